@@ -253,8 +253,8 @@ const (
 	ConstInfinity                  // Infinity, -Infinity
 )
 
-// Constant is a literal. Text is the literal without quotes and with ''
-// unescaped; numbers keep their sign; booleans are lower-cased; hex keeps "0x".
+// Constant is a literal. Text is the literal without quotes and with doubled
+// quotes unescaped; numbers keep their sign; booleans are lower-cased; hex keeps "0x".
 type Constant struct {
 	Kind ConstKind
 	Text string
