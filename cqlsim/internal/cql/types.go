@@ -1,6 +1,11 @@
 package cql
 
 import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/datastax/go-cassandra-native-protocol/datatype"
 )
 
@@ -57,18 +62,347 @@ type Field struct {
 	Type *Type
 }
 
-// ParseType parses a CQL type such as "frozen<map<text, list<int>>>",
-// "vector<float, 3>", a UDT name (quoted or not) or "varchar".
-func ParseType(s string) (*Type, error) { panic("todo") }
-
-// String renders t exactly as Cassandra 4 writes it in system_schema.columns.type.
-func (t *Type) String() string { panic("todo") }
-
-// ResolveUDTs replaces UDT references (by name) with their definitions from
-// lookup, recursively; it fails if a UDT is unknown.
-func (t *Type) ResolveUDTs(keyspace string, lookup func(keyspace, name string) (*Type, bool)) (*Type, error) {
-	panic("todo")
+var nativeKinds = map[string]Kind{
+	"ascii": Ascii, "bigint": Bigint, "blob": Blob, "boolean": Boolean, "counter": Counter,
+	"date": Date, "decimal": Decimal, "double": Double, "duration": Duration, "float": Float,
+	"inet": Inet, "int": Int, "smallint": Smallint, "text": Text, "varchar": Text, "time": Time,
+	"timestamp": Timestamp, "timeuuid": Timeuuid, "tinyint": Tinyint, "uuid": Uuid, "varint": Varint,
 }
 
-// DataType is the protocol representation of t for result and prepared metadata.
-func (t *Type) DataType() datatype.DataType { panic("todo") }
+var kindNames = [...]string{
+	Ascii: "ascii", Bigint: "bigint", Blob: "blob", Boolean: "boolean", Counter: "counter",
+	Date: "date", Decimal: "decimal", Double: "double", Duration: "duration", Float: "float",
+	Inet: "inet", Int: "int", Smallint: "smallint", Text: "text", Time: "time",
+	Timestamp: "timestamp", Timeuuid: "timeuuid", Tinyint: "tinyint", Uuid: "uuid", Varint: "varint",
+	List: "list", Set: "set", Map: "map", Tuple: "tuple", UDT: "udt", Vector: "vector", Custom: "custom",
+}
+
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseType parses a CQL type such as "frozen<map<text, list<int>>>",
+// "vector<float, 3>", a UDT name (quoted or not, optionally keyspace-qualified)
+// or "varchar" (which becomes text). Tuples are always frozen, as in Cassandra 4.
+func ParseType(s string) (*Type, error) {
+	toks, err := lex(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{src: s, toks: toks}
+	var t *Type
+	err = p.guard(func() {
+		t = p.typ()
+		if p.peek().kind != tEOF {
+			p.failExpecting("end of type")
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("invalid type %q: %w", s, err)
+	}
+	return t, nil
+}
+
+// typ parses a type at the current position.
+func (p *parser) typ() *Type {
+	t := p.peek()
+	if t.kind == tString {
+		p.i++
+		return &Type{Kind: Custom, Name: t.val}
+	}
+	if t.kind == tIdent {
+		if k, ok := nativeKinds[t.val]; ok {
+			p.i++
+			return &Type{Kind: k}
+		}
+		if p.peekN(1).kind == tPunct && p.peekN(1).val == "<" {
+			switch t.val {
+			case "frozen", "list", "set", "map", "tuple", "vector":
+				p.i += 2
+				typ := p.typeArgs(t)
+				p.expectPunct(">")
+				return typ
+			}
+		}
+	}
+	ks, name := p.qualifiedName()
+	return &Type{Kind: UDT, Keyspace: ks, Name: name}
+}
+
+// typeArgs parses the arguments of a parameterized type after its '<'.
+func (p *parser) typeArgs(t token) *Type {
+	switch t.val {
+	case "frozen":
+		inner := p.typ()
+		switch inner.Kind {
+		case List, Set, Map, Tuple, UDT:
+			inner.Frozen = true
+		case Vector:
+			// vectors are never multi-cell; frozen<> changes nothing
+		default:
+			panic(p.errAt(t, "frozen<> is only allowed on collections, tuples, and user-defined types"))
+		}
+		return inner
+	case "list", "set":
+		k := List
+		if t.val == "set" {
+			k = Set
+		}
+		return &Type{Kind: k, Elems: []*Type{p.typ()}}
+	case "map":
+		key := p.typ()
+		p.expectPunct(",")
+		return &Type{Kind: Map, Elems: []*Type{key, p.typ()}}
+	case "tuple":
+		elems := []*Type{p.typ()}
+		for p.acceptPunct(",") {
+			elems = append(elems, p.typ())
+		}
+		return &Type{Kind: Tuple, Elems: elems, Frozen: true}
+	default: // vector
+		elem := p.typ()
+		p.expectPunct(",")
+		dt := p.peek()
+		if dt.kind != tInteger {
+			p.failExpecting("vector dimension")
+		}
+		p.i++
+		n, err := strconv.Atoi(dt.val)
+		if err != nil || n <= 0 {
+			panic(p.errAt(dt, "vectors must have a dimension greater than 0"))
+		}
+		return &Type{Kind: Vector, Elems: []*Type{elem}, Dim: n}
+	}
+}
+
+// guard runs fn, turning a raised *SyntaxError or *UnsupportedError into an error.
+func (p *parser) guard(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch e := r.(type) {
+			case *SyntaxError:
+				err = e
+			case *UnsupportedError:
+				err = e
+			default:
+				panic(r)
+			}
+		}
+	}()
+	fn()
+	return nil
+}
+
+// String renders t exactly as Cassandra 4 writes it in
+// system_schema.columns.type: "frozen<map<text, list<int>>>", "text" for
+// varchar, a UDT by its bare (quoted if needed) name.
+func (t *Type) String() string {
+	var b strings.Builder
+	t.write(&b)
+	return b.String()
+}
+
+func (t *Type) write(b *strings.Builder) {
+	if t.Kind < List {
+		b.WriteString(kindNames[t.Kind])
+		return
+	}
+	switch t.Kind {
+	case Custom:
+		b.WriteString("'" + strings.ReplaceAll(t.Name, "'", "''") + "'")
+		return
+	case Vector:
+		b.WriteString("vector<")
+		t.Elems[0].write(b)
+		b.WriteString(", " + strconv.Itoa(t.Dim) + ">")
+		return
+	}
+	if t.Frozen {
+		b.WriteString("frozen<")
+	}
+	if t.Kind == UDT {
+		b.WriteString(QuoteIdent(t.Name))
+	} else {
+		b.WriteString(kindNames[t.Kind])
+		b.WriteByte('<')
+		for i, e := range t.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			e.write(b)
+		}
+		b.WriteByte('>')
+	}
+	if t.Frozen {
+		b.WriteByte('>')
+	}
+}
+
+// QuoteIdent returns name as CQL source: bare if it is a lower-case
+// identifier that is not a reserved keyword, else double-quoted.
+func QuoteIdent(name string) string {
+	plain := name != "" && !reserved[name] && name[0] >= 'a' && name[0] <= 'z'
+	for i := 0; plain && i < len(name); i++ {
+		c := name[i]
+		plain = c >= 'a' && c <= 'z' || isDigit(c) || c == '_'
+	}
+	if plain {
+		return name
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// IsCollection reports whether t is a list, set or map.
+func (t *Type) IsCollection() bool { return t.Kind == List || t.Kind == Set || t.Kind == Map }
+
+// IsMultiCell reports whether t is a non-frozen collection or UDT, whose
+// elements Cassandra stores (and updates) separately.
+func (t *Type) IsMultiCell() bool {
+	return !t.Frozen && (t.IsCollection() || t.Kind == UDT)
+}
+
+// ResolveUDTs returns a copy of t in which every UDT reference is replaced by
+// its definition from lookup (a Type of Kind UDT with Fields), recursively.
+// References without a keyspace are looked up in keyspace. It fails if a UDT
+// is unknown.
+func (t *Type) ResolveUDTs(keyspace string, lookup func(keyspace, name string) (*Type, bool)) (*Type, error) {
+	return t.resolve(keyspace, lookup, 0)
+}
+
+// maxTypeDepth bounds resolution so that a (malformed) self-referencing UDT
+// set cannot recurse forever.
+const maxTypeDepth = 64
+
+func (t *Type) resolve(keyspace string, lookup func(keyspace, name string) (*Type, bool), depth int) (*Type, error) {
+	if depth > maxTypeDepth {
+		return nil, fmt.Errorf("type %s nests too deeply (recursive user type?)", t)
+	}
+	c := *t
+	if t.Kind == UDT {
+		ks := t.Keyspace
+		if ks == "" {
+			ks = keyspace
+		}
+		def, ok := lookup(ks, t.Name)
+		if !ok || def == nil {
+			return nil, fmt.Errorf("unknown type %s.%s", ks, t.Name)
+		}
+		c.Keyspace = ks
+		c.Fields = make([]Field, len(def.Fields))
+		for i, f := range def.Fields {
+			ft, err := f.Type.resolve(ks, lookup, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("field %s of %s.%s: %w", f.Name, ks, t.Name, err)
+			}
+			c.Fields[i] = Field{Name: f.Name, Type: ft}
+		}
+		return &c, nil
+	}
+	if t.Elems != nil {
+		c.Elems = make([]*Type, len(t.Elems))
+		for i, e := range t.Elems {
+			r, err := e.resolve(keyspace, lookup, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			c.Elems[i] = r
+		}
+	}
+	return &c, nil
+}
+
+var primitiveDataTypes = [...]datatype.DataType{
+	Ascii: datatype.Ascii, Bigint: datatype.Bigint, Blob: datatype.Blob, Boolean: datatype.Boolean,
+	Counter: datatype.Counter, Date: datatype.Date, Decimal: datatype.Decimal, Double: datatype.Double,
+	Duration: datatype.Duration, Float: datatype.Float, Inet: datatype.Inet, Int: datatype.Int,
+	Smallint: datatype.Smallint, Text: datatype.Varchar, Time: datatype.Time, Timestamp: datatype.Timestamp,
+	Timeuuid: datatype.Timeuuid, Tinyint: datatype.Tinyint, Uuid: datatype.Uuid, Varint: datatype.Varint,
+}
+
+// marshalClasses name Cassandra's marshal classes, for the custom type string of vectors.
+var marshalClasses = [...]string{
+	Ascii: "AsciiType", Bigint: "LongType", Blob: "BytesType", Boolean: "BooleanType",
+	Counter: "CounterColumnType", Date: "SimpleDateType", Decimal: "DecimalType", Double: "DoubleType",
+	Duration: "DurationType", Float: "FloatType", Inet: "InetAddressType", Int: "Int32Type",
+	Smallint: "ShortType", Text: "UTF8Type", Time: "TimeType", Timestamp: "TimestampType",
+	Timeuuid: "TimeUUIDType", Tinyint: "ByteType", Uuid: "UUIDType", Varint: "IntegerType",
+}
+
+// DataType is the protocol representation of t for result and prepared
+// metadata. Vectors travel as the custom type
+// "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 3)".
+// A UDT must have been resolved (ResolveUDTs) to carry its fields.
+func (t *Type) DataType() datatype.DataType {
+	if t.Kind < List {
+		return primitiveDataTypes[t.Kind]
+	}
+	switch t.Kind {
+	case List:
+		return datatype.NewList(t.Elems[0].DataType())
+	case Set:
+		return datatype.NewSet(t.Elems[0].DataType())
+	case Map:
+		return datatype.NewMap(t.Elems[0].DataType(), t.Elems[1].DataType())
+	case Tuple:
+		elems := make([]datatype.DataType, len(t.Elems))
+		for i, e := range t.Elems {
+			elems[i] = e.DataType()
+		}
+		return datatype.NewTuple(elems...)
+	case UDT:
+		names := make([]string, len(t.Fields))
+		types := make([]datatype.DataType, len(t.Fields))
+		for i, f := range t.Fields {
+			names[i], types[i] = f.Name, f.Type.DataType()
+		}
+		// NewUserDefined only fails when the two slices differ in length.
+		udt, _ := datatype.NewUserDefined(t.Keyspace, t.Name, names, types)
+		return udt
+	case Vector:
+		return datatype.NewCustom(t.marshalClass())
+	}
+	return datatype.NewCustom(t.Name)
+}
+
+// marshalClass is the fully qualified Cassandra marshal class of t, as used in
+// custom type strings.
+func (t *Type) marshalClass() string {
+	const pkg = "org.apache.cassandra.db.marshal."
+	if t.Kind < List {
+		return pkg + marshalClasses[t.Kind]
+	}
+	var b strings.Builder
+	switch t.Kind {
+	case Vector:
+		b.WriteString(pkg + "VectorType(" + t.Elems[0].marshalClass() + ", " + strconv.Itoa(t.Dim) + ")")
+		return b.String()
+	case Custom:
+		return t.Name
+	case UDT:
+		b.WriteString(pkg + "UserType(" + t.Keyspace + "," + hex.EncodeToString([]byte(t.Name)))
+		for _, f := range t.Fields {
+			b.WriteString("," + hex.EncodeToString([]byte(f.Name)) + ":" + f.Type.marshalClass())
+		}
+		b.WriteByte(')')
+		return b.String()
+	}
+	names := map[Kind]string{List: "ListType", Set: "SetType", Map: "MapType", Tuple: "TupleType"}
+	if t.Frozen && t.Kind != Tuple {
+		b.WriteString(pkg + "FrozenType(")
+	}
+	b.WriteString(pkg + names[t.Kind] + "(")
+	for i, e := range t.Elems {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(e.marshalClass())
+	}
+	b.WriteByte(')')
+	if t.Frozen && t.Kind != Tuple {
+		b.WriteByte(')')
+	}
+	return b.String()
+}
