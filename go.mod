@@ -1,6 +1,6 @@
 module github.com/cqlload/cqlload
 
-go 1.25
+go 1.26.0
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.1.2 // indirect
