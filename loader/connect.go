@@ -1,0 +1,73 @@
+package loader
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/gocql/gocql"
+)
+
+// Connect opens a session the way cqlload needs it: token-aware routing
+// (shard-aware too on ScyllaDB, through the scylladb driver), no driver
+// retries (the loader retries itself, per batch, and counts them), and
+// the data center preference of LocalDC.
+func Connect(o Options) (*gocql.Session, error) {
+	hosts := make([]string, 0, len(o.Hosts))
+	for _, h := range o.Hosts {
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(h, strconv.Itoa(o.Port))
+		}
+		hosts = append(hosts, h)
+	}
+	c := gocql.NewCluster(hosts...)
+	c.Port = o.Port
+	c.Keyspace = o.Keyspace
+	c.Consistency = o.Consistency
+	c.ConnectTimeout = o.ConnectTimeout
+	c.Timeout = o.RequestTimeout
+	c.WriteTimeout = o.RequestTimeout
+	c.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 0}
+	if o.LocalDC != "" {
+		c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(o.LocalDC))
+	} else {
+		c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	}
+	if o.Username != "" {
+		c.Authenticator = gocql.PasswordAuthenticator{Username: o.Username, Password: o.Password}
+	}
+	if o.TLS != nil {
+		c.SslOpts = &gocql.SslOptions{Config: o.TLS, EnableHostVerification: !o.TLS.InsecureSkipVerify}
+	}
+	s, err := c.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("connect to %v: %w", hosts, err)
+	}
+	return s, nil
+}
+
+// loadRing builds the replica map of keyspace from the hosts and tokens
+// the driver discovered.
+func loadRing(s *gocql.Session, keyspace string) (*ring, error) {
+	ks, err := s.KeyspaceMetadata(keyspace)
+	if err != nil {
+		return nil, fmt.Errorf("keyspace %s: %w", keyspace, err)
+	}
+	repl, err := parseReplication(ks.StrategyClass, ks.StrategyOptions)
+	if err != nil {
+		return nil, fmt.Errorf("keyspace %s: %w", keyspace, err)
+	}
+	var nodes []node
+	for _, h := range s.GetHosts() {
+		n := node{ID: h.HostID(), DC: h.DataCenter(), Rack: h.Rack()}
+		for _, t := range h.Tokens() {
+			v, err := strconv.ParseInt(t, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("host %s has token %q: only Murmur3Partitioner is supported", h.ConnectAddress(), t)
+			}
+			n.Tokens = append(n.Tokens, v)
+		}
+		nodes = append(nodes, n)
+	}
+	return newRing(nodes, repl), nil
+}

@@ -1,0 +1,231 @@
+package loader
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/murmur3"
+	"github.com/cqlload/cqlload/schema"
+)
+
+// cell is one bound value, already serialized. Rows bind *cell so that
+// putting a value into an interface does not allocate, and a nil *cell
+// is a null (gocql marshals nil pointers as null).
+type cell struct{ b []byte }
+
+// MarshalCQL hands gocql the bytes the converter produced: no reflection
+// and no second conversion on the hot path.
+func (c *cell) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return c.b, nil }
+
+// row is a converted record waiting to be written.
+type row struct {
+	values []any
+	raw    []byte // the record as read, for the error file
+	line   int64
+	token  int64
+}
+
+// plan says how the fields of a record become the bound values of one
+// prepared statement. There is one per distinct file layout (one for the
+// whole run unless files with headers name their columns differently).
+type plan struct {
+	stmt    string
+	nfields int
+	fields  []planField // per file field
+	nbind   int
+	pk      []int // bind positions of the partition key, in key order
+	counter bool
+}
+
+type planField struct {
+	col  *schema.Column // nil: skipped by SKIPCOLS
+	bind int
+	conv schema.Converter
+	key  bool // primary key column: a null is an error
+}
+
+// newPlan builds the statement and field mapping for fileCols, the table
+// columns in the order the file holds them (nil for a skipped field).
+func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, error) {
+	var loaded []*schema.Column
+	present := map[string]bool{}
+	for _, c := range fileCols {
+		if c == nil {
+			continue
+		}
+		if present[c.Name] {
+			return nil, fmt.Errorf("column %s is listed twice", c.Name)
+		}
+		present[c.Name] = true
+		loaded = append(loaded, c)
+	}
+	var missing []string
+	for _, c := range append(append([]*schema.Column{}, t.PartitionKey...), t.Clustering...) {
+		if !present[c.Name] {
+			missing = append(missing, c.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("primary key column(s) %s missing from the input's columns", strings.Join(missing, ", "))
+	}
+	p := &plan{nfields: len(fileCols), counter: t.Counter}
+	var names []string
+	if t.Counter {
+		p.stmt, names = schema.CounterStatement(t, loaded)
+	} else {
+		p.stmt, names = schema.InsertStatement(t, loaded, o.TTL)
+	}
+	pos := make(map[string]int, len(names))
+	for i, n := range names {
+		pos[n] = i
+	}
+	p.nbind = len(names)
+	isKey := map[string]bool{}
+	for _, c := range t.PartitionKey {
+		p.pk = append(p.pk, pos[c.Name])
+		isKey[c.Name] = true
+	}
+	for _, c := range t.Clustering {
+		isKey[c.Name] = true
+	}
+	for _, c := range fileCols {
+		if c == nil {
+			p.fields = append(p.fields, planField{bind: -1})
+			continue
+		}
+		conv, err := schema.NewConverter(c.Type, o.Formats)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", c.Name, err)
+		}
+		b, ok := pos[c.Name]
+		if !ok {
+			return nil, fmt.Errorf("column %s is not bound by the statement %q", c.Name, p.stmt)
+		}
+		p.fields = append(p.fields, planField{col: c, bind: b, conv: conv, key: isKey[c.Name]})
+	}
+	return p, nil
+}
+
+// converted is the output of one chunk's conversion.
+type converted struct {
+	rows  []row
+	file  string
+	state *chunkState
+	plan  *plan
+}
+
+// convertChunk parses and converts every record of a chunk. Rejected
+// records go to the error file at once; the rest come back as rows. All
+// of a chunk's values live in a few slabs allocated here, so the cost per
+// row is parsing and converting, not allocation.
+func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) converted {
+	n := p.nbind
+	rows := make([]row, 0, c.Records)
+	values := make([]any, c.Records*n)
+	cells := make([]cell, c.Records*n)
+	arena := make([]byte, 0, len(c.Data)*2+c.Records*n*8)
+	nullMarker := []byte(l.opts.Null)
+
+	rd := csvparse.NewReader(c, l.opts.Dialect)
+	k := 0 // rows kept
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csvparse.ParseError
+			where := fmt.Sprintf("%s:?", c.File)
+			if errors.As(err, &pe) {
+				where = fmt.Sprintf("%s:%d:%d", pe.File, pe.Line, pe.Column)
+				err = pe.Err
+			}
+			l.rejectParse(cs, where, err.Error(), rd.Raw())
+			continue
+		}
+		if len(rec.Fields) != p.nfields {
+			where := fmt.Sprintf("%s:%d:1", c.File, rec.Line)
+			l.rejectParse(cs, where, fmt.Sprintf("expected %d fields, found %d", p.nfields, len(rec.Fields)), rec.Raw)
+			continue
+		}
+		vals := values[k*n : (k+1)*n : (k+1)*n]
+		var bad string
+		badField := 0
+		start0 := len(arena)
+		for i, f := range rec.Fields {
+			pf := &p.fields[i]
+			if pf.bind < 0 {
+				continue
+			}
+			if !rec.Quoted[i] && bytes.Equal(f, nullMarker) {
+				if pf.key {
+					bad, badField = fmt.Sprintf("column %s: null value for a primary key column", pf.col.Name), i
+					break
+				}
+				if l.opts.NullMode == NullUnset || p.counter {
+					vals[pf.bind] = gocql.UnsetValue
+				} else {
+					vals[pf.bind] = (*cell)(nil)
+				}
+				continue
+			}
+			start := len(arena)
+			arena, err = pf.conv(arena, f)
+			if err != nil {
+				bad, badField = fmt.Sprintf("column %s: %v", pf.col.Name, err), i
+				break
+			}
+			cl := &cells[k*n+pf.bind]
+			cl.b = arena[start:len(arena):len(arena)]
+			if len(cl.b) == 0 && pf.key && pf.col.Kind == schema.PartitionKey {
+				bad, badField = fmt.Sprintf("column %s: empty value for a partition key column", pf.col.Name), i
+				break
+			}
+			vals[pf.bind] = cl
+		}
+		if bad != "" {
+			arena = arena[:start0]
+			clear(vals)
+			where := fmt.Sprintf("%s:%d:%d", c.File, rec.Line, rec.FieldColumn(badField))
+			l.rejectParse(cs, where, bad, rec.Raw)
+			continue
+		}
+		rk := routingKey(&arena, p, cells[k*n:(k+1)*n])
+		raw := len(arena)
+		arena = append(arena, rec.Raw...)
+		rows = append(rows, row{
+			values: vals,
+			raw:    arena[raw:len(arena):len(arena)],
+			line:   rec.Line,
+			token:  murmur3.Token(rk),
+		})
+		k++
+	}
+	return converted{rows: rows, file: c.File, state: cs, plan: p}
+}
+
+// routingKey is the serialized partition key: the value itself for one
+// column, else each component as <uint16 length><bytes><0x00>, which is
+// what Cassandra hashes (CompositeType).
+func routingKey(arena *[]byte, p *plan, cells []cell) []byte {
+	if len(p.pk) == 1 {
+		return cells[p.pk[0]].b
+	}
+	start := len(*arena)
+	a := *arena
+	for _, b := range p.pk {
+		v := cells[b].b
+		a = binary.BigEndian.AppendUint16(a, uint16(len(v)))
+		a = append(a, v...)
+		a = append(a, 0)
+	}
+	*arena = a
+	return a[start:]
+}

@@ -1,0 +1,307 @@
+package loader
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/schema"
+)
+
+// NullMode says what a field equal to the NULL marker becomes.
+type NullMode int
+
+const (
+	// NullWrite binds null, as cqlsh does (it writes a tombstone).
+	NullWrite NullMode = iota
+	// NullUnset leaves the column unset: no tombstone, and an existing
+	// value is kept.
+	NullUnset
+)
+
+// Options configure a load. DefaultOptions returns cqlsh COPY FROM's
+// defaults; the few deliberate differences are noted on each field.
+type Options struct {
+	// Connection. Session, when set, is used as is and the other
+	// connection fields are ignored (the caller owns it).
+	Session        *gocql.Session
+	Hosts          []string // "host" or "host:port"
+	Port           int      // default 9042
+	Username       string
+	Password       string
+	TLS            *tls.Config
+	ConnectTimeout time.Duration // default 5s (cqlsh's --connect-timeout)
+	RequestTimeout time.Duration // default 10s (cqlsh's --request-timeout)
+	Consistency    gocql.Consistency
+	LocalDC        string // prefer coordinators in this data center
+
+	// What to load.
+	Keyspace, Table string
+	Columns         []string // the COPY column list; empty means all, in cqlsh's order (or by header name)
+	Files           []string // cqlsh FROM specs: lists, globs, directories, "-" or "STDIN"
+	Stdin           io.Reader
+
+	Dialect  csvparse.Dialect
+	Formats  schema.Formats
+	Null     string // NULL: the marker for a null value, default ""
+	NullMode NullMode
+	SkipCols []string // SKIPCOLS: file columns not loaded
+
+	// Throughput.
+	ChunkSize     int // CHUNKSIZE: records per chunk handed to a worker, default 5000
+	Workers       int // NUMPROCESSES: parse/convert workers, default the CPU count (cqlsh: CPUs-1, at most 16)
+	MaxInFlight   int // requests awaiting the cluster at once
+	IngestRate    int // INGESTRATE rows/s; 0 = unlimited (cqlsh: 100000)
+	MinBatchSize  int // MINBATCHSIZE: a partition with at least this many rows gets batches of its own, default 10
+	MaxBatchSize  int // MAXBATCHSIZE: rows per batch, default 20
+	MaxBatchBytes int // serialized value bytes per batch, default 16 KiB (Cassandra fails multi-partition batches over 50 KiB)
+	MaxAttempts   int // MAXATTEMPTS per batch, default 5
+	TTL           int // TTL in seconds; < 0 none (default -1)
+
+	// Errors.
+	MaxParseErrors  int    // MAXPARSEERRORS: rows; < 0 unlimited (default -1)
+	MaxInsertErrors int    // MAXINSERTERRORS: rows; < 0 unlimited (default 1000)
+	ErrFile         string // ERRFILE: default import_<ks>_<table>.err
+
+	ReportFrequency time.Duration // REPORTFREQUENCY, default 0.25s
+	RateFile        string        // RATEFILE: progress lines are appended here too
+
+	// Backoff is the first retry delay; it doubles per attempt with full
+	// jitter, capped at MaxBackoff.
+	Backoff, MaxBackoff time.Duration
+}
+
+// DefaultOptions returns cqlsh COPY FROM's defaults.
+func DefaultOptions() Options {
+	return Options{
+		Port:            9042,
+		ConnectTimeout:  5 * time.Second,
+		RequestTimeout:  10 * time.Second,
+		Consistency:     gocql.LocalOne,
+		Dialect:         csvparse.DefaultDialect(),
+		Formats:         schema.DefaultFormats(),
+		ChunkSize:       5000,
+		Workers:         runtime.NumCPU(),
+		MaxInFlight:     128,
+		MinBatchSize:    10,
+		MaxBatchSize:    20,
+		MaxBatchBytes:   16 << 10,
+		MaxAttempts:     5,
+		TTL:             -1,
+		MaxParseErrors:  -1,
+		MaxInsertErrors: 1000,
+		ReportFrequency: 250 * time.Millisecond,
+		Backoff:         50 * time.Millisecond,
+		MaxBackoff:      5 * time.Second,
+	}
+}
+
+// Validate reports every problem with the options at once.
+func (o *Options) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if o.Session == nil && len(o.Hosts) == 0 {
+		bad("no hosts given")
+	}
+	if o.Keyspace == "" || o.Table == "" {
+		bad("the table must be given as keyspace.table")
+	}
+	if len(o.Files) == 0 {
+		bad("no input files given")
+	}
+	if err := o.Dialect.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Formats.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	positive := []struct {
+		name string
+		v    int
+	}{
+		{"CHUNKSIZE", o.ChunkSize}, {"NUMPROCESSES", o.Workers}, {"max-in-flight", o.MaxInFlight},
+		{"MINBATCHSIZE", o.MinBatchSize}, {"MAXBATCHSIZE", o.MaxBatchSize},
+		{"max-batch-bytes", o.MaxBatchBytes}, {"MAXATTEMPTS", o.MaxAttempts},
+	}
+	for _, p := range positive {
+		if p.v < 1 {
+			bad("%s must be at least 1, got %d", p.name, p.v)
+		}
+	}
+	if o.MinBatchSize > o.MaxBatchSize {
+		bad("MINBATCHSIZE (%d) is larger than MAXBATCHSIZE (%d)", o.MinBatchSize, o.MaxBatchSize)
+	}
+	if o.IngestRate < 0 {
+		bad("INGESTRATE must not be negative, got %d", o.IngestRate)
+	}
+	if o.ReportFrequency <= 0 {
+		bad("REPORTFREQUENCY must be positive")
+	}
+	return errors.Join(errs...)
+}
+
+// cqlsh option names that only apply to COPY TO: accepted by cqlsh in a
+// COPY FROM too (and ignored there), so cqlload says so instead of failing.
+var copyToOnly = map[string]bool{
+	"pagesize": true, "pagetimeout": true, "begintoken": true, "endtoken": true,
+	"maxrequests": true, "maxoutputsize": true, "floatprecision": true, "doubleprecision": true,
+}
+
+// SetOption applies one cqlsh COPY FROM option (name case-insensitive,
+// value as written in the WITH clause without quotes). Flags of the CLI
+// go through here too, so both forms share one meaning per option.
+// CONFIGFILE is handled by the caller, since it reads more options.
+func (o *Options) SetOption(name, value string) error {
+	n := strings.ToLower(strings.TrimSpace(name))
+	intv := func() (int, error) {
+		v, err := strconv.Atoi(strings.TrimSpace(value))
+		if err != nil {
+			return 0, fmt.Errorf("option %s: %q is not an integer", strings.ToUpper(n), value)
+		}
+		return v, nil
+	}
+	char := func() (byte, error) {
+		if len(value) != 1 || value[0] >= 0x80 {
+			return 0, fmt.Errorf("option %s: want a single ASCII character, got %q", strings.ToUpper(n), value)
+		}
+		return value[0], nil
+	}
+	var err error
+	switch n {
+	case "header":
+		o.Dialect.Header, err = parseBool(n, value)
+	case "delimiter":
+		o.Dialect.Delimiter, err = char()
+	case "quote":
+		o.Dialect.Quote, err = char()
+	case "escape":
+		if value == "" {
+			o.Dialect.Escape = 0
+		} else {
+			o.Dialect.Escape, err = char()
+		}
+	case "null", "nullval":
+		o.Null = value
+	case "nullmode", "null-mode":
+		switch strings.ToLower(value) {
+		case "null":
+			o.NullMode = NullWrite
+		case "unset":
+			o.NullMode = NullUnset
+		default:
+			err = fmt.Errorf("option null-mode: want null or unset, got %q", value)
+		}
+	case "datetimeformat":
+		o.Formats.DateTimeFormat = value
+	case "timezone":
+		loc, lerr := time.LoadLocation(value)
+		if lerr != nil {
+			err = fmt.Errorf("option timezone: %w", lerr)
+		}
+		o.Formats.TimeZone = loc
+	case "decimalsep":
+		o.Formats.DecimalSep = value
+	case "thousandssep":
+		o.Formats.ThousandsSep = value
+	case "boolstyle":
+		t, f, ok := strings.Cut(value, ",")
+		if !ok || strings.TrimSpace(t) == "" || strings.TrimSpace(f) == "" {
+			return fmt.Errorf("option BOOLSTYLE: want two words separated by a comma, got %q", value)
+		}
+		o.Formats.BoolStyle = [2]string{strings.TrimSpace(t), strings.TrimSpace(f)}
+	case "encoding":
+		o.Dialect.Encoding = value
+	case "maxattempts":
+		o.MaxAttempts, err = intv()
+	case "reportfrequency":
+		f, ferr := strconv.ParseFloat(value, 64)
+		if ferr != nil || f <= 0 {
+			return fmt.Errorf("option REPORTFREQUENCY: want seconds > 0, got %q", value)
+		}
+		o.ReportFrequency = time.Duration(f * float64(time.Second))
+	case "numprocesses", "workers":
+		o.Workers, err = intv()
+	case "chunksize":
+		o.ChunkSize, err = intv()
+	case "ingestrate":
+		o.IngestRate, err = intv()
+	case "minbatchsize":
+		o.MinBatchSize, err = intv()
+	case "maxbatchsize":
+		o.MaxBatchSize, err = intv()
+	case "maxbatchbytes", "max-batch-bytes":
+		o.MaxBatchBytes, err = intv()
+	case "maxinflight", "max-in-flight":
+		o.MaxInFlight, err = intv()
+	case "maxrows":
+		o.Dialect.MaxRows, err = intv()
+	case "skiprows":
+		o.Dialect.SkipRows, err = intv()
+	case "skipcols":
+		o.SkipCols = splitList(value)
+	case "maxparseerrors":
+		o.MaxParseErrors, err = intv()
+	case "maxinserterrors":
+		o.MaxInsertErrors, err = intv()
+	case "errfile":
+		o.ErrFile = value
+	case "ttl":
+		o.TTL, err = intv()
+	case "ratefile":
+		o.RateFile = value
+	case "preparedstatements":
+		var prepared bool
+		prepared, err = parseBool(n, value)
+		if err == nil && !prepared {
+			// cqlsh's unprepared mode exists for its own performance
+			// problems; every value here is bound, so it has no meaning.
+			err = errors.New("option PREPAREDSTATEMENTS = false is not supported: cqlload always uses prepared statements")
+		}
+	case "consistency":
+		c, cerr := ParseConsistency(value)
+		o.Consistency, err = c, cerr
+	default:
+		if copyToOnly[n] {
+			return fmt.Errorf("option %s applies to COPY TO only", strings.ToUpper(n))
+		}
+		return fmt.Errorf("unknown COPY FROM option %s", strings.ToUpper(name))
+	}
+	return err
+}
+
+// ParseConsistency parses a consistency level name such as LOCAL_ONE.
+func ParseConsistency(s string) (gocql.Consistency, error) {
+	c, err := gocql.ParseConsistencyWrapper(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("unknown consistency level %q", s)
+	}
+	return c, nil
+}
+
+func parseBool(name, v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("option %s: want true or false, got %q", strings.ToUpper(name), v)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,209 @@
+package loader
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// node is what replica placement needs to know of a host.
+type node struct {
+	ID, DC, Rack string
+	Tokens       []int64
+}
+
+// ring maps a token to the set of replicas that own it, as an int id, so
+// rows can be grouped by replica set without comparing host lists per row.
+// Ranges are (ends[i-1], ends[i]]; a token past the last end wraps to the
+// first range, as on Cassandra's ring.
+type ring struct {
+	ends []int64
+	set  []int      // replica set id of each range
+	sets [][]string // host ids of each replica set, for tests and messages
+}
+
+// replicaSet returns the id of the replica set owning token.
+func (r *ring) replicaSet(token int64) int {
+	if len(r.ends) == 0 {
+		return 0
+	}
+	i := sort.Search(len(r.ends), func(i int) bool { return r.ends[i] >= token })
+	if i == len(r.ends) {
+		i = 0
+	}
+	return r.set[i]
+}
+
+type replication struct {
+	class string         // short class name: SimpleStrategy, NetworkTopologyStrategy, …
+	rf    int            // SimpleStrategy
+	dcRF  map[string]int // NetworkTopologyStrategy
+}
+
+// parseReplication reads the driver's keyspace metadata (strategy class and
+// options, whose values may be strings or numbers depending on the driver).
+func parseReplication(class string, opts map[string]any) (replication, error) {
+	r := replication{class: class[strings.LastIndexByte(class, '.')+1:]}
+	num := func(v any) (int, error) {
+		switch x := v.(type) {
+		case int:
+			return x, nil
+		case string:
+			// NTS options may be "3" or, with transient replication, "3/1".
+			full, _, _ := strings.Cut(x, "/")
+			return strconv.Atoi(strings.TrimSpace(full))
+		}
+		return 0, fmt.Errorf("unexpected replication value %v", v)
+	}
+	switch r.class {
+	case "SimpleStrategy":
+		n, err := num(opts["replication_factor"])
+		if err != nil {
+			return r, fmt.Errorf("SimpleStrategy replication_factor: %w", err)
+		}
+		r.rf = n
+	case "NetworkTopologyStrategy":
+		r.dcRF = map[string]int{}
+		for k, v := range opts {
+			if k == "class" || k == "replication_factor" {
+				continue
+			}
+			n, err := num(v)
+			if err != nil {
+				return r, fmt.Errorf("NetworkTopologyStrategy %s: %w", k, err)
+			}
+			r.dcRF[k] = n
+		}
+	}
+	return r, nil
+}
+
+type tokenOwner struct {
+	token int64
+	node  int
+}
+
+// newRing places replicas the way Cassandra does for the vnode ring:
+// SimpleStrategy takes the next distinct nodes clockwise; NTS does so per
+// data center, preferring racks not yet used, then the skipped nodes in
+// ring order. Any other strategy (LocalStrategy, EverywhereStrategy…) is
+// grouped by primary owner only, which is still a valid grouping.
+func newRing(nodes []node, repl replication) *ring {
+	var owners []tokenOwner
+	for i, n := range nodes {
+		for _, t := range n.Tokens {
+			owners = append(owners, tokenOwner{t, i})
+		}
+	}
+	sort.Slice(owners, func(a, b int) bool { return owners[a].token < owners[b].token })
+	r := &ring{}
+	ids := map[string]int{}
+	for i := range owners {
+		reps := replicasAt(nodes, owners, i, repl)
+		hostIDs := make([]string, len(reps))
+		for j, n := range reps {
+			hostIDs[j] = nodes[n].ID
+		}
+		sort.Strings(hostIDs)
+		key := strings.Join(hostIDs, ",")
+		id, ok := ids[key]
+		if !ok {
+			id = len(r.sets)
+			ids[key] = id
+			r.sets = append(r.sets, hostIDs)
+		}
+		r.ends = append(r.ends, owners[i].token)
+		r.set = append(r.set, id)
+	}
+	return r
+}
+
+func replicasAt(nodes []node, owners []tokenOwner, start int, repl replication) []int {
+	var out []int
+	seen := map[int]bool{}
+	walk := func(visit func(n int) bool) {
+		for k := 0; k < len(owners); k++ {
+			if !visit(owners[(start+k)%len(owners)].node) {
+				return
+			}
+		}
+	}
+	switch repl.class {
+	case "SimpleStrategy":
+		walk(func(n int) bool {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+			return len(out) < repl.rf
+		})
+	case "NetworkTopologyStrategy":
+		dcs := make([]string, 0, len(repl.dcRF))
+		for dc := range repl.dcRF {
+			dcs = append(dcs, dc)
+		}
+		sort.Strings(dcs)
+		for _, dc := range dcs {
+			out = append(out, ntsReplicas(nodes, owners, start, dc, repl.dcRF[dc])...)
+		}
+	default:
+		out = append(out, owners[start].node)
+	}
+	return out
+}
+
+func ntsReplicas(nodes []node, owners []tokenOwner, start int, dc string, rf int) []int {
+	racks := map[string]bool{}
+	inDC := 0
+	seenNode := map[int]bool{}
+	for _, o := range owners {
+		if nodes[o.node].DC == dc && !seenNode[o.node] {
+			seenNode[o.node] = true
+			inDC++
+			racks[nodes[o.node].Rack] = true
+		}
+	}
+	if rf > inDC {
+		rf = inDC
+	}
+	var out, skipped []int
+	chosen := map[int]bool{}
+	usedRacks := map[string]bool{}
+	for k := 0; k < len(owners) && len(out) < rf; k++ {
+		n := owners[(start+k)%len(owners)].node
+		if nodes[n].DC != dc || chosen[n] {
+			continue
+		}
+		if usedRacks[nodes[n].Rack] && len(usedRacks) < len(racks) {
+			if !contains(skipped, n) {
+				skipped = append(skipped, n)
+			}
+			continue
+		}
+		chosen[n] = true
+		out = append(out, n)
+		usedRacks[nodes[n].Rack] = true
+		if len(usedRacks) == len(racks) {
+			// Every rack has a replica: the nodes passed over for rack
+			// diversity come next, in the order they were met.
+			for _, s := range skipped {
+				if len(out) < rf && !chosen[s] {
+					chosen[s] = true
+					out = append(out, s)
+				}
+			}
+			skipped = nil
+		}
+	}
+	return out
+}
+
+func contains(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,133 @@
+package loader
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Progress is a snapshot of a run. Every row count moves only when the
+// row's fate is final: RowsWritten when the cluster acknowledged it.
+type Progress struct {
+	RowsRead         int64         `json:"rows_read"`
+	RowsWritten      int64         `json:"rows_written"`
+	RowsSkipped      int64         `json:"rows_skipped"`
+	RowsFailedParse  int64         `json:"rows_failed_parse"`
+	RowsFailedInsert int64         `json:"rows_failed_insert"`
+	RowsAborted      int64         `json:"rows_aborted"` // read but never sent because the run was aborted
+	BytesDone        int64         `json:"bytes_read"`   // input bytes whose rows are all resolved (proportionally within a chunk)
+	BytesTotal       int64         `json:"bytes_total"`  // -1 when unknown (stdin)
+	Retries          int64         `json:"retries"`
+	Requests         int64         `json:"requests"` // acknowledged requests (batches and single-row writes)
+	Elapsed          time.Duration `json:"-"`
+}
+
+// RowsInFlight is the number of rows read but not yet resolved.
+func (p Progress) RowsInFlight() int64 {
+	return p.RowsRead - p.RowsWritten - p.RowsSkipped - p.RowsFailedParse - p.RowsFailedInsert - p.RowsAborted
+}
+
+// tracker owns the run's counters. Counters are atomics so that workers
+// and senders never contend on a lock per row; the latency histogram takes
+// a lock once per request.
+type tracker struct {
+	start time.Time
+
+	read, written, skipped, failedParse, failedInsert, aborted atomic.Int64
+	bytesDone, retries, requests                               atomic.Int64
+	bytesTotal                                                 int64
+
+	mu   sync.Mutex
+	hist *hdrhistogram.Histogram // request latency in microseconds
+}
+
+func newTracker(bytesTotal int64) *tracker {
+	return &tracker{
+		start:      time.Now(),
+		bytesTotal: bytesTotal,
+		hist:       hdrhistogram.New(1, int64(10*time.Minute/time.Microsecond), 3),
+	}
+}
+
+func (t *tracker) observe(d time.Duration) {
+	us := d.Microseconds()
+	if us < 1 {
+		us = 1
+	}
+	t.mu.Lock()
+	_ = t.hist.RecordValue(us) // values over the maximum are dropped; ten minutes is past any request timeout
+	t.mu.Unlock()
+}
+
+// latency returns percentiles in milliseconds.
+func (t *tracker) latency() Latency {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Latency{
+		P50: ms(t.hist.ValueAtQuantile(50)),
+		P95: ms(t.hist.ValueAtQuantile(95)),
+		P99: ms(t.hist.ValueAtQuantile(99)),
+		Max: ms(t.hist.Max()),
+	}
+}
+
+func (t *tracker) snapshot() Progress {
+	// Resolved counts are loaded before RowsRead so that a snapshot never
+	// shows more rows resolved than read.
+	p := Progress{
+		RowsWritten:      t.written.Load(),
+		RowsSkipped:      t.skipped.Load(),
+		RowsFailedParse:  t.failedParse.Load(),
+		RowsFailedInsert: t.failedInsert.Load(),
+		RowsAborted:      t.aborted.Load(),
+		BytesDone:        t.bytesDone.Load(),
+		BytesTotal:       t.bytesTotal,
+		Retries:          t.retries.Load(),
+		Requests:         t.requests.Load(),
+		Elapsed:          time.Since(t.start),
+	}
+	p.RowsRead = t.read.Load()
+	return p
+}
+
+// chunkState follows one chunk until all its rows are resolved, so that
+// percent done advances with acknowledged rows, not with rows read.
+type chunkState struct {
+	records    int64
+	inputBytes int64
+	resolved   atomic.Int64
+}
+
+// resolve accounts n more rows of c as final and credits the matching
+// share of the chunk's input bytes. Each call credits the bytes between
+// its own before/after counts, so the shares add up to exactly inputBytes.
+func (t *tracker) resolve(c *chunkState, n int) {
+	if n == 0 {
+		return
+	}
+	after := c.resolved.Add(int64(n))
+	before := after - int64(n)
+	t.bytesDone.Add(c.inputBytes*after/c.records - c.inputBytes*before/c.records)
+}
+
+// Latency percentiles of requests, in milliseconds.
+type Latency struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Summary is the result of a run.
+type Summary struct {
+	Progress
+	Files      int     `json:"files"`
+	ElapsedS   float64 `json:"elapsed_s"`
+	RowsPerSec float64 `json:"rows_per_s"`
+	Latency    Latency `json:"latency_ms"`
+	ErrFile    string  `json:"err_file,omitempty"` // set when rows were rejected
+	Aborted    string  `json:"aborted,omitempty"`  // why the run stopped early
+}
