@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/cqlload/cqlload/loader"
+)
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// reporter draws the loader's progress; the loader itself never prints.
+type reporter struct {
+	done chan struct{}
+	wg   sync.WaitGroup
+	bar  *progressbar.ProgressBar
+}
+
+func startReporter(l *loader.Loader, mode string, every time.Duration, w io.Writer) *reporter {
+	r := &reporter{done: make(chan struct{})}
+	if mode == "none" {
+		return r
+	}
+	if mode == "bar" {
+		r.bar = progressbar.NewOptions64(-1,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionFullWidth(),
+		)
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.done:
+				r.draw(l.Progress(), w)
+				if r.bar != nil {
+					_ = r.bar.Finish()
+					fmt.Fprintln(w)
+				}
+				return
+			case <-t.C:
+				r.draw(l.Progress(), w)
+			}
+		}
+	}()
+	return r
+}
+
+func (r *reporter) draw(p loader.Progress, w io.Writer) {
+	rate := 0.0
+	if s := p.Elapsed.Seconds(); s > 0 {
+		rate = float64(p.RowsWritten) / s
+	}
+	rejected := p.RowsFailedParse + p.RowsFailedInsert
+	if r.bar != nil {
+		if p.BytesTotal > 0 && r.bar.GetMax64() != p.BytesTotal {
+			r.bar.ChangeMax64(p.BytesTotal)
+		}
+		r.bar.Describe(fmt.Sprintf("%d rows written, %.0f rows/s, %d rejected", p.RowsWritten, rate, rejected))
+		_ = r.bar.Set64(p.BytesDone)
+		return
+	}
+	pct := ""
+	if p.BytesTotal > 0 {
+		pct = fmt.Sprintf(" (%.1f%%)", 100*float64(p.BytesDone)/float64(p.BytesTotal))
+	}
+	fmt.Fprintf(w, "Processed: %d rows; Rate: %.0f rows/s; Rejected: %d; Elapsed: %.1fs%s\n",
+		p.RowsWritten, rate, rejected, p.Elapsed.Seconds(), pct)
+}
+
+func (r *reporter) stop() {
+	close(r.done)
+	r.wg.Wait()
+}

@@ -1,0 +1,415 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/cqlload/cqlload/loader"
+)
+
+// Exit statuses, as documented in the README.
+const (
+	exitOK       = 0
+	exitRejected = 1  // finished, but some rows were rejected
+	exitAborted  = 2  // a limit was crossed, the cluster was unreachable, the schema did not match
+	exitUsage    = 64 // bad command line
+)
+
+// optionFlags maps flags to cqlsh COPY option names, so that both forms
+// go through loader.Options.SetOption and mean the same thing.
+var optionFlags = []struct{ flag, option, help string }{
+	{"header", "HEADER", "the first line of each file holds column names"},
+	{"delimiter", "DELIMITER", "field delimiter"},
+	{"quote", "QUOTE", "quote character"},
+	{"escape", "ESCAPE", "escape character inside fields; empty for none (plain RFC 4180 files with backslashes in data)"},
+	{"null", "NULL", "the text of a null value (unquoted)"},
+	{"null-mode", "NULLMODE", "null: write nulls as cqlsh does; unset: leave those columns unset (no tombstones)"},
+	{"datetime-format", "DATETIMEFORMAT", "timestamp format, strftime syntax as in cqlsh"},
+	{"timezone", "TIMEZONE", "time zone of timestamps that carry none"},
+	{"decimal-sep", "DECIMALSEP", "decimal separator"},
+	{"thousands-sep", "THOUSANDSSEP", "thousands separator (none by default)"},
+	{"bool-style", "BOOLSTYLE", "true and false words, comma separated"},
+	{"encoding", "ENCODING", "input encoding: utf-8, latin-1, utf-16, utf-16le, utf-16be"},
+	{"max-attempts", "MAXATTEMPTS", "attempts per batch for retryable errors"},
+	{"report-frequency", "REPORTFREQUENCY", "seconds between progress reports"},
+	{"workers", "NUMPROCESSES", "parse/convert workers (NUMPROCESSES)"},
+	{"chunk-size", "CHUNKSIZE", "records per chunk handed to a worker"},
+	{"ingest-rate", "INGESTRATE", "rows per second at most; 0 = unlimited (cqlsh's default is 100000)"},
+	{"min-batch-size", "MINBATCHSIZE", "a partition with at least this many rows gets batches of its own"},
+	{"max-batch-size", "MAXBATCHSIZE", "rows per batch at most"},
+	{"max-batch-bytes", "MAXBATCHBYTES", "value bytes per batch at most (Cassandra fails multi-partition batches over 50 KiB)"},
+	{"max-in-flight", "MAXINFLIGHT", "requests awaiting the cluster at once"},
+	{"max-rows", "MAXROWS", "records read per file at most; -1 = all"},
+	{"skip-rows", "SKIPROWS", "records skipped at the start of each file"},
+	{"skip-cols", "SKIPCOLS", "comma-separated columns of the file not to load"},
+	{"max-parse-errors", "MAXPARSEERRORS", "abort after this many rows fail to parse; -1 = no limit"},
+	{"max-insert-errors", "MAXINSERTERRORS", "abort after this many rows fail to insert; -1 = no limit"},
+	{"err-file", "ERRFILE", "file receiving rejected rows (default import_<ks>_<table>.err)"},
+	{"ttl", "TTL", "time to live of written rows in seconds; -1 = none"},
+	{"rate-file", "RATEFILE", "file to append progress lines to"},
+	{"consistency", "CONSISTENCY", "write consistency level"},
+}
+
+func defaultText(o loader.Options, option string) string {
+	switch option {
+	case "HEADER":
+		return strconv.FormatBool(o.Dialect.Header)
+	case "DELIMITER":
+		return string(o.Dialect.Delimiter)
+	case "QUOTE":
+		return string(o.Dialect.Quote)
+	case "ESCAPE":
+		return string(o.Dialect.Escape)
+	case "NULL":
+		return o.Null
+	case "NULLMODE":
+		return "null"
+	case "DATETIMEFORMAT":
+		return o.Formats.DateTimeFormat
+	case "TIMEZONE":
+		return "UTC"
+	case "DECIMALSEP":
+		return o.Formats.DecimalSep
+	case "THOUSANDSSEP":
+		return o.Formats.ThousandsSep
+	case "BOOLSTYLE":
+		return o.Formats.BoolStyle[0] + "," + o.Formats.BoolStyle[1]
+	case "ENCODING":
+		return "utf-8"
+	case "MAXATTEMPTS":
+		return strconv.Itoa(o.MaxAttempts)
+	case "REPORTFREQUENCY":
+		return strconv.FormatFloat(o.ReportFrequency.Seconds(), 'f', -1, 64)
+	case "NUMPROCESSES":
+		return strconv.Itoa(o.Workers)
+	case "CHUNKSIZE":
+		return strconv.Itoa(o.ChunkSize)
+	case "INGESTRATE":
+		return strconv.Itoa(o.IngestRate)
+	case "MINBATCHSIZE":
+		return strconv.Itoa(o.MinBatchSize)
+	case "MAXBATCHSIZE":
+		return strconv.Itoa(o.MaxBatchSize)
+	case "MAXBATCHBYTES":
+		return strconv.Itoa(o.MaxBatchBytes)
+	case "MAXINFLIGHT":
+		return strconv.Itoa(o.MaxInFlight)
+	case "MAXROWS":
+		return strconv.Itoa(o.Dialect.MaxRows)
+	case "SKIPROWS":
+		return strconv.Itoa(o.Dialect.SkipRows)
+	case "MAXPARSEERRORS":
+		return strconv.Itoa(o.MaxParseErrors)
+	case "MAXINSERTERRORS":
+		return strconv.Itoa(o.MaxInsertErrors)
+	case "TTL":
+		return strconv.Itoa(o.TTL)
+	case "CONSISTENCY":
+		return o.Consistency.String()
+	}
+	return ""
+}
+
+type cli struct {
+	execute, table, columns, hosts, keyspace string
+	username, password, passwordFile         string
+	ssl, sslNoVerify                         bool
+	sslCA, sslCert, sslKey                   string
+	port                                     int
+	connectTimeout, requestTimeout           time.Duration
+	dc, summaryJSON, progress                string
+	help                                     bool
+}
+
+const usageHead = `cqlload loads CSV files into Apache Cassandra or ScyllaDB.
+
+Usage:
+  cqlload [flags] [HOST [PORT]] -e "COPY ks.table [(c1, c2, ...)] FROM 'file.csv' [WITH opt = value [AND ...]]"
+  cqlload [flags] --table ks.table [--columns c1,c2] FILE|GLOB|DIR|- ...
+
+Every cqlsh COPY FROM option is accepted in the WITH clause (names are
+case-insensitive) and as a flag of the same name in kebab case; flags
+override the statement. Exit status: 0 all rows written, 1 some rows
+rejected (see the error file), 2 aborted, 64 usage error.
+
+Flags:
+`
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	opts := loader.DefaultOptions()
+	fs := pflag.NewFlagSet("cqlload", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	var c cli
+	fs.StringVarP(&c.execute, "execute", "e", "", "a cqlsh COPY ... FROM statement")
+	fs.StringVar(&c.table, "table", "", "the table to load, as keyspace.table")
+	fs.StringVar(&c.columns, "columns", "", "comma-separated columns in file order (default: all, or the header's names)")
+	fs.StringVar(&c.hosts, "hosts", "", "comma-separated contact points, host or host:port (default 127.0.0.1)")
+	fs.IntVar(&c.port, "port", 9042, "CQL native port")
+	fs.StringVarP(&c.keyspace, "keyspace", "k", "", "keyspace of a COPY statement that names none")
+	fs.StringVarP(&c.username, "username", "u", "", "user name (PasswordAuthenticator)")
+	fs.StringVarP(&c.password, "password", "p", "", "password (better: CQLLOAD_PASSWORD or --password-file)")
+	fs.StringVar(&c.passwordFile, "password-file", "", "read the password from this file's first line")
+	fs.BoolVar(&c.ssl, "ssl", false, "connect with TLS")
+	fs.StringVar(&c.sslCA, "ssl-ca", "", "CA certificate file (PEM) to verify the nodes")
+	fs.StringVar(&c.sslCert, "ssl-cert", "", "client certificate file (PEM)")
+	fs.StringVar(&c.sslKey, "ssl-key", "", "client key file (PEM)")
+	fs.BoolVar(&c.sslNoVerify, "ssl-no-verify", false, "do not verify node certificates")
+	fs.DurationVar(&c.connectTimeout, "connect-timeout", opts.ConnectTimeout, "connection timeout")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", opts.RequestTimeout, "per-request timeout")
+	fs.StringVar(&c.dc, "dc", "", "local data center: coordinators are chosen there")
+	fs.StringVar(&c.summaryJSON, "summary-json", "", "write the summary as JSON to this file (- for standard output)")
+	fs.StringVar(&c.progress, "progress", "auto", "progress display: auto (a bar on a terminal, else log lines), bar, log, none")
+	optVals := make(map[string]*string, len(optionFlags))
+	for _, f := range optionFlags {
+		v := new(string)
+		optVals[f.flag] = v
+		help := fmt.Sprintf("%s (%s)", f.help, f.option)
+		fs.StringVar(v, f.flag, defaultText(opts, f.option), help)
+	}
+	fs.StringVar(new(string), "config-file", "", "cqlshrc-style file with [copy] / [copy-from] sections (CONFIGFILE)")
+	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageHead)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if c.help {
+		fmt.Fprint(stdout, usageHead)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return exitOK
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "cqlload: "+format+"\n", a...)
+		fmt.Fprintln(stderr, "Run cqlload --help for usage.")
+		return exitUsage
+	}
+
+	pos := fs.Args()
+	var copyStmt *loader.CopyStatement
+	switch {
+	case c.execute != "" && c.table != "":
+		return usage("give either -e COPY ... or --table, not both")
+	case c.execute != "":
+		cs, err := loader.ParseCopy(c.execute)
+		if err != nil {
+			return usage("%v", err)
+		}
+		copyStmt = cs
+		if len(pos) > 2 {
+			return usage("unexpected arguments %v (only HOST and PORT may precede -e)", pos[2:])
+		}
+		if len(pos) >= 1 {
+			c.hosts = pos[0]
+		}
+		if len(pos) == 2 {
+			p, err := strconv.Atoi(pos[1])
+			if err != nil {
+				return usage("port %q is not a number", pos[1])
+			}
+			c.port = p
+		}
+	case c.table != "":
+		ks, t, ok := strings.Cut(c.table, ".")
+		if !ok || ks == "" || t == "" {
+			return usage("--table wants keyspace.table, got %q", c.table)
+		}
+		opts.Keyspace, opts.Table = strings.ToLower(ks), strings.ToLower(t)
+		if c.columns != "" {
+			for _, col := range strings.Split(c.columns, ",") {
+				opts.Columns = append(opts.Columns, strings.TrimSpace(col))
+			}
+		}
+		if len(pos) == 0 {
+			return usage("no input files given")
+		}
+		opts.Files = pos
+	default:
+		return usage("nothing to do: give -e \"COPY ...\" or --table ks.table FILE...")
+	}
+
+	// Precedence, low to high: defaults, CONFIGFILE, WITH options, flags.
+	configFile := ""
+	if copyStmt != nil {
+		configFile = copyStmt.ConfigFile()
+	}
+	if f := fs.Lookup("config-file"); f.Changed {
+		configFile = f.Value.String()
+	}
+	if copyStmt != nil {
+		ks := copyStmt.Keyspace
+		if ks == "" {
+			ks = c.keyspace
+		}
+		if configFile != "" {
+			if err := loader.ApplyConfigFile(&opts, configFile, ks, copyStmt.Table); err != nil {
+				return usage("%v", err)
+			}
+		}
+		if err := copyStmt.Apply(&opts, c.keyspace); err != nil {
+			return usage("%v", err)
+		}
+	} else if configFile != "" {
+		if err := loader.ApplyConfigFile(&opts, configFile, opts.Keyspace, opts.Table); err != nil {
+			return usage("%v", err)
+		}
+	}
+	var optErrs []string
+	for _, f := range optionFlags {
+		if fs.Lookup(f.flag).Changed {
+			if err := opts.SetOption(f.option, *optVals[f.flag]); err != nil {
+				optErrs = append(optErrs, err.Error())
+			}
+		}
+	}
+	if len(optErrs) > 0 {
+		return usage("%s", strings.Join(optErrs, "; "))
+	}
+
+	// Connection.
+	if c.hosts == "" {
+		c.hosts = "127.0.0.1"
+	}
+	for _, h := range strings.Split(c.hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			opts.Hosts = append(opts.Hosts, h)
+		}
+	}
+	opts.Port = c.port
+	opts.Username = c.username
+	opts.ConnectTimeout, opts.RequestTimeout = c.connectTimeout, c.requestTimeout
+	opts.LocalDC = c.dc
+	opts.Stdin = stdin
+	pw, err := password(c)
+	if err != nil {
+		return usage("%v", err)
+	}
+	opts.Password = pw
+	if c.ssl || c.sslCA != "" || c.sslCert != "" {
+		t, err := tlsConfig(c)
+		if err != nil {
+			return usage("%v", err)
+		}
+		opts.TLS = t
+	}
+	if err := opts.Validate(); err != nil {
+		return usage("%v", err)
+	}
+
+	l, err := loader.New(opts)
+	if err != nil {
+		return usage("%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	mode := c.progress
+	if mode == "auto" {
+		mode = "log"
+		if isTerminal(stderr) {
+			mode = "bar"
+		}
+	}
+	rep := startReporter(l, mode, opts.ReportFrequency, stderr)
+	sum, runErr := l.Run(ctx)
+	rep.stop()
+
+	printSummary(stdout, sum, runErr)
+	if c.summaryJSON != "" {
+		if err := writeJSON(c.summaryJSON, stdout, sum); err != nil {
+			fmt.Fprintf(stderr, "cqlload: %v\n", err)
+		}
+	}
+	switch {
+	case runErr != nil:
+		fmt.Fprintf(stderr, "cqlload: %v\n", runErr)
+		return exitAborted
+	case sum.RowsFailedParse+sum.RowsFailedInsert > 0:
+		return exitRejected
+	}
+	return exitOK
+}
+
+func password(c cli) (string, error) {
+	switch {
+	case c.password != "":
+		return c.password, nil
+	case c.passwordFile != "":
+		b, err := os.ReadFile(c.passwordFile)
+		if err != nil {
+			return "", fmt.Errorf("password file: %w", err)
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		return strings.TrimRight(first, "\r"), nil
+	}
+	return os.Getenv("CQLLOAD_PASSWORD"), nil
+}
+
+func tlsConfig(c cli) (*tls.Config, error) {
+	t := &tls.Config{InsecureSkipVerify: c.sslNoVerify, MinVersion: tls.VersionTLS12}
+	if c.sslCA != "" {
+		pem, err := os.ReadFile(c.sslCA)
+		if err != nil {
+			return nil, fmt.Errorf("--ssl-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--ssl-ca %s: no PEM certificate found", c.sslCA)
+		}
+		t.RootCAs = pool
+	}
+	if c.sslCert != "" || c.sslKey != "" {
+		cert, err := tls.LoadX509KeyPair(c.sslCert, c.sslKey)
+		if err != nil {
+			return nil, fmt.Errorf("--ssl-cert/--ssl-key: %w", err)
+		}
+		t.Certificates = []tls.Certificate{cert}
+	}
+	return t, nil
+}
+
+func printSummary(w io.Writer, s loader.Summary, runErr error) {
+	fmt.Fprintf(w, "%d rows imported from %d files in %.3f seconds (%d skipped).\n", s.RowsWritten, s.Files, s.ElapsedS, s.RowsSkipped)
+	if rej := s.RowsFailedParse + s.RowsFailedInsert + s.RowsAborted; rej > 0 {
+		fmt.Fprintf(w, "%d rows rejected: %d failed to parse, %d failed to insert, %d not sent (aborted); see %s and %s.log\n",
+			rej, s.RowsFailedParse, s.RowsFailedInsert, s.RowsAborted, s.ErrFile, s.ErrFile)
+	}
+	fmt.Fprintf(w, "%d rows read, %.0f rows/s, %d requests, %d retries; latency ms p50 %.2f p95 %.2f p99 %.2f max %.2f\n",
+		s.RowsRead, s.RowsPerSec, s.Requests, s.Retries, s.Latency.P50, s.Latency.P95, s.Latency.P99, s.Latency.Max)
+	var ae *loader.AbortError
+	if errors.As(runErr, &ae) {
+		fmt.Fprintf(w, "Aborted: %s\n", ae.Reason)
+	}
+}
+
+func writeJSON(path string, stdout io.Writer, s loader.Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if path == "-" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,308 @@
+package loader
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode"
+)
+
+// CopyStatement is a parsed cqlsh COPY … FROM statement.
+type CopyStatement struct {
+	Keyspace, Table string
+	Columns         []string
+	Files           []string    // one spec (cqlsh allows a comma-separated list inside the quotes); "STDIN" for standard input
+	Options         [][2]string // WITH options in order, names as written
+}
+
+// ParseCopy parses `COPY [ks.]table [(c1, c2, …)] FROM 'file' | STDIN
+// [WITH opt = value [AND opt = value …]] [;]` as cqlsh accepts it.
+// Identifiers are case-insensitive unless "double-quoted".
+func ParseCopy(stmt string) (*CopyStatement, error) {
+	p := &copyParser{src: stmt}
+	cs, err := p.parse()
+	if err != nil {
+		return nil, fmt.Errorf("COPY statement: %w", err)
+	}
+	return cs, nil
+}
+
+// Apply sets the statement's table, columns, files and options on o.
+// defaultKeyspace is used when the statement names no keyspace.
+func (c *CopyStatement) Apply(o *Options, defaultKeyspace string) error {
+	o.Keyspace, o.Table = c.Keyspace, c.Table
+	if o.Keyspace == "" {
+		o.Keyspace = defaultKeyspace
+	}
+	if o.Keyspace == "" {
+		return fmt.Errorf("COPY %s: no keyspace given (write keyspace.table)", c.Table)
+	}
+	o.Columns = c.Columns
+	o.Files = c.Files
+	var errs []string
+	for _, kv := range c.Options {
+		if strings.EqualFold(kv[0], "configfile") {
+			continue // applied by the caller before the rest
+		}
+		if err := o.SetOption(kv[0], kv[1]); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// ConfigFile returns the CONFIGFILE option's value, if any.
+func (c *CopyStatement) ConfigFile() string {
+	for _, kv := range c.Options {
+		if strings.EqualFold(kv[0], "configfile") {
+			return kv[1]
+		}
+	}
+	return ""
+}
+
+type copyParser struct {
+	src string
+	pos int
+}
+
+func (p *copyParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("at character %d: %s", p.pos+1, fmt.Sprintf(format, args...))
+}
+
+func (p *copyParser) skipSpace() {
+	for p.pos < len(p.src) && unicode.IsSpace(rune(p.src[p.pos])) {
+		p.pos++
+	}
+}
+
+// word reads a bare word (letters, digits, _ . - + /) or returns "".
+func (p *copyParser) word() string {
+	p.skipSpace()
+	start := p.pos
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		if c == '_' || c == '-' || c == '+' || c == '.' || c == '/' || c == ':' || unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) {
+			p.pos++
+			continue
+		}
+		break
+	}
+	return p.src[start:p.pos]
+}
+
+func (p *copyParser) keyword(kw string) bool {
+	save := p.pos
+	if strings.EqualFold(p.word(), kw) {
+		return true
+	}
+	p.pos = save
+	return false
+}
+
+func (p *copyParser) peek() byte {
+	p.skipSpace()
+	if p.pos < len(p.src) {
+		return p.src[p.pos]
+	}
+	return 0
+}
+
+// ident reads an identifier: bare (lower-cased) or "quoted" ("" escapes).
+func (p *copyParser) ident() (string, error) {
+	if p.peek() == '"' {
+		p.pos++
+		var b strings.Builder
+		for p.pos < len(p.src) {
+			c := p.src[p.pos]
+			p.pos++
+			if c == '"' {
+				if p.pos < len(p.src) && p.src[p.pos] == '"' {
+					b.WriteByte('"')
+					p.pos++
+					continue
+				}
+				return b.String(), nil
+			}
+			b.WriteByte(c)
+		}
+		return "", p.errorf("unterminated quoted identifier")
+	}
+	p.skipSpace()
+	start := p.pos
+	for p.pos < len(p.src) && (p.src[p.pos] == '_' || unicode.IsLetter(rune(p.src[p.pos])) || unicode.IsDigit(rune(p.src[p.pos]))) {
+		p.pos++
+	}
+	if start == p.pos {
+		return "", p.errorf("expected an identifier")
+	}
+	return strings.ToLower(p.src[start:p.pos]), nil
+}
+
+// str reads a 'single-quoted' string with ” escapes.
+func (p *copyParser) str() (string, error) {
+	if p.peek() != '\'' {
+		return "", p.errorf("expected a quoted string")
+	}
+	p.pos++
+	var b strings.Builder
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		p.pos++
+		if c == '\'' {
+			if p.pos < len(p.src) && p.src[p.pos] == '\'' {
+				b.WriteByte('\'')
+				p.pos++
+				continue
+			}
+			return b.String(), nil
+		}
+		b.WriteByte(c)
+	}
+	return "", p.errorf("unterminated string")
+}
+
+func (p *copyParser) parse() (*CopyStatement, error) {
+	cs := &CopyStatement{}
+	if !p.keyword("copy") {
+		return nil, p.errorf("expected COPY")
+	}
+	name, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek() == '.' {
+		p.pos++
+		cs.Keyspace = name
+		if name, err = p.ident(); err != nil {
+			return nil, err
+		}
+	}
+	cs.Table = name
+	if p.peek() == '(' {
+		p.pos++
+		for {
+			c, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			cs.Columns = append(cs.Columns, c)
+			switch p.peek() {
+			case ',':
+				p.pos++
+				continue
+			case ')':
+				p.pos++
+			default:
+				return nil, p.errorf("expected , or ) in the column list")
+			}
+			break
+		}
+	}
+	switch {
+	case p.keyword("from"):
+	case p.keyword("to"):
+		return nil, fmt.Errorf("COPY TO is not supported: cqlload only loads (COPY FROM)")
+	default:
+		return nil, p.errorf("expected FROM")
+	}
+	switch {
+	case p.peek() == '\'':
+		f, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		cs.Files = []string{f}
+	case p.keyword("stdin"):
+		cs.Files = []string{"STDIN"}
+	default:
+		return nil, p.errorf("expected a quoted file name or STDIN after FROM")
+	}
+	if p.keyword("with") {
+		for {
+			name := p.word()
+			if name == "" {
+				return nil, p.errorf("expected an option name")
+			}
+			if p.peek() != '=' {
+				return nil, p.errorf("expected = after %s", name)
+			}
+			p.pos++
+			var val string
+			if p.peek() == '\'' {
+				if val, err = p.str(); err != nil {
+					return nil, err
+				}
+			} else if val = p.word(); val == "" {
+				return nil, p.errorf("expected a value for %s", name)
+			}
+			cs.Options = append(cs.Options, [2]string{name, val})
+			if !p.keyword("and") {
+				break
+			}
+		}
+	}
+	if p.peek() == ';' {
+		p.pos++
+	}
+	if p.peek() != 0 {
+		return nil, p.errorf("unexpected %q", p.src[p.pos:])
+	}
+	return cs, nil
+}
+
+// ApplyConfigFile applies the COPY options of a cqlshrc-style file, as
+// cqlsh's CONFIGFILE does: sections [copy], [copy-from], then
+// [copy:ks.table] and [copy-from:ks.table], later ones overriding.
+func ApplyConfigFile(o *Options, path, keyspace, table string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("CONFIGFILE: %w", err)
+	}
+	defer f.Close()
+	sections, err := readINI(f)
+	if err != nil {
+		return fmt.Errorf("CONFIGFILE %s: %w", path, err)
+	}
+	qualified := keyspace + "." + table
+	for _, name := range []string{"copy", "copy-from", "copy:" + qualified, "copy-from:" + qualified} {
+		for _, kv := range sections[name] {
+			if err := o.SetOption(kv[0], kv[1]); err != nil {
+				return fmt.Errorf("CONFIGFILE %s [%s]: %w", path, name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func readINI(r io.Reader) (map[string][][2]string, error) {
+	out := map[string][][2]string{}
+	sc := bufio.NewScanner(r)
+	section := ""
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || s[0] == '#' || s[0] == ';' {
+			continue
+		}
+		if s[0] == '[' && s[len(s)-1] == ']' {
+			section = strings.TrimSpace(s[1 : len(s)-1])
+			continue
+		}
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			k, v, ok = strings.Cut(s, ":")
+		}
+		if !ok {
+			return nil, fmt.Errorf("line %d: expected name = value", line)
+		}
+		out[section] = append(out[section], [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
+	}
+	return out, sc.Err()
+}

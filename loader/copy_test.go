@@ -1,0 +1,113 @@
+package loader
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseCopy(t *testing.T) {
+	tests := []struct {
+		in   string
+		want CopyStatement
+	}{
+		{`COPY ks.t FROM 'data.csv'`, CopyStatement{Keyspace: "ks", Table: "t", Files: []string{"data.csv"}}},
+		{`copy T (A, "Bc") from 'a.csv, dir/*.csv' with header = true and DELIMITER='|';`, CopyStatement{
+			Table: "t", Columns: []string{"a", "Bc"}, Files: []string{"a.csv, dir/*.csv"},
+			Options: [][2]string{{"header", "true"}, {"DELIMITER", "|"}},
+		}},
+		{`COPY ks.t FROM STDIN WITH NULL = 'N/A' AND ESCAPE = '' AND QUOTE = ''''`, CopyStatement{
+			Keyspace: "ks", Table: "t", Files: []string{"STDIN"},
+			Options: [][2]string{{"NULL", "N/A"}, {"ESCAPE", ""}, {"QUOTE", "'"}},
+		}},
+		{`COPY ks.t FROM 'x.csv' WITH CHUNKSIZE = 5000 AND INGESTRATE=100 AND BOOLSTYLE = 'yes,no' AND REPORTFREQUENCY = 0.5`, CopyStatement{
+			Keyspace: "ks", Table: "t", Files: []string{"x.csv"},
+			Options: [][2]string{{"CHUNKSIZE", "5000"}, {"INGESTRATE", "100"}, {"BOOLSTYLE", "yes,no"}, {"REPORTFREQUENCY", "0.5"}},
+		}},
+	}
+	for _, tt := range tests {
+		got, err := ParseCopy(tt.in)
+		if err != nil {
+			t.Errorf("ParseCopy(%q): %v", tt.in, err)
+			continue
+		}
+		if !reflect.DeepEqual(*got, tt.want) {
+			t.Errorf("ParseCopy(%q) = %+v, want %+v", tt.in, *got, tt.want)
+		}
+	}
+}
+
+func TestParseCopyErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`SELECT * FROM t`, "expected COPY"},
+		{`COPY ks.t TO 'x.csv'`, "COPY TO is not supported"},
+		{`COPY ks.t FROM x.csv`, "expected a quoted file name or STDIN"},
+		{`COPY ks.t FROM 'x.csv' WITH header`, "expected = after header"},
+		{`COPY ks.t (a, b FROM 'x'`, "expected , or )"},
+		{`COPY ks.t FROM 'x.csv' junk`, "unexpected"},
+		{`COPY ks.t FROM 'x.csv`, "unterminated string"},
+	}
+	for _, tt := range tests {
+		_, err := ParseCopy(tt.in)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseCopy(%q) error = %v, want it to contain %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestSetOption(t *testing.T) {
+	o := DefaultOptions()
+	set := [][2]string{
+		{"HEADER", "TRUE"}, {"delimiter", "|"}, {"quote", "'"}, {"escape", ""}, {"null", "NULL"},
+		{"maxattempts", "7"}, {"chunksize", "100"}, {"ingestrate", "2000"}, {"minbatchsize", "2"},
+		{"maxbatchsize", "30"}, {"maxrows", "10"}, {"skiprows", "1"}, {"skipcols", "a, b"},
+		{"maxparseerrors", "5"}, {"maxinserterrors", "6"}, {"errfile", "e.err"}, {"ttl", "3600"},
+		{"numprocesses", "3"}, {"reportfrequency", "2"}, {"boolstyle", "Y,N"}, {"decimalsep", ","},
+		{"thousandssep", "."}, {"datetimeformat", "%d/%m/%Y"}, {"preparedstatements", "true"},
+		{"encoding", "latin-1"}, {"ratefile", "r.txt"},
+	}
+	for _, kv := range set {
+		if err := o.SetOption(kv[0], kv[1]); err != nil {
+			t.Fatalf("SetOption(%s, %q): %v", kv[0], kv[1], err)
+		}
+	}
+	if !o.Dialect.Header || o.Dialect.Delimiter != '|' || o.Dialect.Quote != '\'' || o.Dialect.Escape != 0 ||
+		o.Null != "NULL" || o.MaxAttempts != 7 || o.ChunkSize != 100 || o.IngestRate != 2000 ||
+		o.MinBatchSize != 2 || o.MaxBatchSize != 30 || o.Dialect.MaxRows != 10 || o.Dialect.SkipRows != 1 ||
+		!reflect.DeepEqual(o.SkipCols, []string{"a", "b"}) || o.MaxParseErrors != 5 || o.MaxInsertErrors != 6 ||
+		o.ErrFile != "e.err" || o.TTL != 3600 || o.Workers != 3 || o.ReportFrequency.Seconds() != 2 ||
+		o.Formats.BoolStyle != [2]string{"Y", "N"} || o.Formats.DecimalSep != "," || o.Formats.ThousandsSep != "." ||
+		o.Formats.DateTimeFormat != "%d/%m/%Y" || o.Dialect.Encoding != "latin-1" || o.RateFile != "r.txt" {
+		t.Fatalf("options not applied: %+v", o)
+	}
+	bad := []struct{ name, value, want string }{
+		{"NOSUCH", "1", "unknown COPY FROM option NOSUCH"},
+		{"PAGESIZE", "10", "applies to COPY TO only"},
+		{"chunksize", "x", "not an integer"},
+		{"delimiter", "ab", "single ASCII character"},
+		{"preparedstatements", "false", "not supported"},
+		{"header", "maybe", "want true or false"},
+		{"boolstyle", "yes", "two words"},
+	}
+	for _, b := range bad {
+		err := o.SetOption(b.name, b.value)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("SetOption(%s, %q) error = %v, want %q", b.name, b.value, err, b.want)
+		}
+	}
+}
+
+func TestApplyConfigFile(t *testing.T) {
+	path := t.TempDir() + "/cqlshrc"
+	content := "[copy]\nheader = true\n[copy-from]\nchunksize = 10\n[copy-from:ks.t]\nchunksize = 20\n[copy:other.t]\nmaxrows = 3\n"
+	if err := writeFile(path, content); err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	if err := ApplyConfigFile(&o, path, "ks", "t"); err != nil {
+		t.Fatal(err)
+	}
+	if !o.Dialect.Header || o.ChunkSize != 20 || o.Dialect.MaxRows != -1 {
+		t.Fatalf("config not applied as cqlsh does: header=%v chunksize=%d maxrows=%d", o.Dialect.Header, o.ChunkSize, o.Dialect.MaxRows)
+	}
+}
