@@ -181,6 +181,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.StringVar(v, f.flag, defaultText(opts, f.option), help)
 	}
 	fs.StringVar(new(string), "config-file", "", "cqlshrc-style file with [copy] / [copy-from] sections (CONFIGFILE)")
+	fs.BoolVar(&c.count, "count", false, "after loading, read back SELECT count(*) of the table (a full scan: for small tables and demos)")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
@@ -331,6 +332,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rep.stop()
 
 	printSummary(stdout, sum, runErr)
+	if c.count && runErr == nil {
+		n, err := countRows(opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "cqlload: count: %v\n", err)
+		} else {
+			fmt.Fprintf(stdout, "%s.%s now holds %d rows (SELECT count(*)).\n", opts.Keyspace, opts.Table, n)
+		}
+	}
 	if c.summaryJSON != "" {
 		if err := writeJSON(c.summaryJSON, stdout, sum); err != nil {
 			fmt.Fprintf(stderr, "cqlload: %v\n", err)
@@ -344,6 +353,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitRejected
 	}
 	return exitOK
+}
+
+func countRows(o loader.Options) (int64, error) {
+	s, err := loader.Connect(o)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	var n int64
+	q := fmt.Sprintf("SELECT count(*) FROM %q.%q", o.Keyspace, o.Table)
+	if err := s.Query(q).Scan(&n); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 func password(c cli) (string, error) {

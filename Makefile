@@ -1,0 +1,54 @@
+# cqlload — see README.md. Every target works on a machine with only Go.
+GO       ?= go
+BIN      := bin
+PKGS     := ./...
+FUZZTIME ?= 10s
+DEMO_PORT ?= 19042
+
+.PHONY: all build test test-short bench demo lint fuzz integration up down clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+# Unit and end-to-end tests (the latter start cqlsim in-process), with the
+# race detector.
+test:
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+test-short:
+	$(GO) test -count=1 $(PKGS)
+
+# Benchmarks of the whole loader against cqlsim beside the raw-driver
+# ceiling; BENCH_ROWS sets the dataset size.
+bench: build
+	$(GO) run ./bench $(BENCH_ARGS)
+
+# Starts cqlsim, applies the demo schema, loads testdata/ with a progress
+# bar, prints the summary and the row counts read back, stops cqlsim.
+demo: build
+	DEMO_PORT=$(DEMO_PORT) ./scripts/demo.sh
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 $(PKGS)
+
+# Each fuzz target for FUZZTIME.
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+# Against a real cluster: CQL_HOSTS=127.0.0.1 make integration (see `make up`).
+integration:
+	@if [ -z "$$CQL_HOSTS" ]; then echo "CQL_HOSTS is not set: start a cluster (make up) and set CQL_HOSTS=127.0.0.1"; exit 1; fi
+	$(GO) test -count=1 -run Integration -v ./loader/
+
+up:
+	docker compose up -d --wait
+
+down:
+	docker compose down -v
+
+clean:
+	rm -rf $(BIN) bench/results.json
