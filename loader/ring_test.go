@@ -1,0 +1,61 @@
+package loader
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestRingReplicas(t *testing.T) {
+	nodes := []node{
+		{ID: "a", DC: "dc1", Rack: "r1", Tokens: []int64{-100, 200}},
+		{ID: "b", DC: "dc1", Rack: "r1", Tokens: []int64{0}},
+		{ID: "c", DC: "dc1", Rack: "r2", Tokens: []int64{100}},
+		{ID: "d", DC: "dc2", Rack: "r1", Tokens: []int64{50}},
+	}
+	tests := []struct {
+		name  string
+		repl  replication
+		token int64
+		want  []string
+	}{
+		{"simple rf1 exact token", replication{class: "SimpleStrategy", rf: 1}, 0, []string{"b"}},
+		{"simple rf1 between tokens", replication{class: "SimpleStrategy", rf: 1}, 1, []string{"d"}},
+		{"simple rf1 wraps", replication{class: "SimpleStrategy", rf: 1}, 300, []string{"a"}},
+		{"simple rf2 distinct nodes", replication{class: "SimpleStrategy", rf: 2}, 150, []string{"a", "b"}},
+		{"simple rf larger than ring", replication{class: "SimpleStrategy", rf: 9}, 0, []string{"a", "b", "c", "d"}},
+		// From token 1: d(50, dc2) c(100, r2) a(200, r1) …: dc1 takes c, then a (new rack r1).
+		{"nts dc1:2 prefers racks", replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 2}}, 1, []string{"a", "c"}},
+		// From -100: a(r1) b(r1, skipped: rack used) c(r2): a, c.
+		{"nts skips same rack", replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 2}}, -150, []string{"a", "c"}},
+		// All racks used after a, c: the skipped b comes next.
+		{"nts fills skipped", replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 3}}, -150, []string{"a", "b", "c"}},
+		{"nts two dcs", replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 1, "dc2": 1}}, 150, []string{"a", "d"}},
+		{"local strategy groups by owner", replication{class: "LocalStrategy"}, 150, []string{"a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRing(nodes, tt.repl)
+			got := r.sets[r.replicaSet(tt.token)]
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("replicas of %d = %v, want %v", tt.token, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseReplication(t *testing.T) {
+	r, err := parseReplication("org.apache.cassandra.locator.NetworkTopologyStrategy", map[string]any{"dc1": "3", "dc2": 2, "class": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.class != "NetworkTopologyStrategy" || !reflect.DeepEqual(r.dcRF, map[string]int{"dc1": 3, "dc2": 2}) {
+		t.Fatalf("got %+v", r)
+	}
+	r, err = parseReplication("SimpleStrategy", map[string]any{"replication_factor": "2"})
+	if err != nil || r.rf != 2 {
+		t.Fatalf("got %+v, %v", r, err)
+	}
+	if _, err := parseReplication("SimpleStrategy", map[string]any{"replication_factor": "x"}); err == nil {
+		t.Fatal("bad replication factor accepted")
+	}
+}
