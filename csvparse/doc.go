@@ -1,0 +1,66 @@
+// Package csvparse reads CSV the way cqlsh COPY FROM's options describe
+// it, in chunks that many goroutines can parse at once.
+//
+// One goroutine calls Splitter.Next in a loop. The Splitter only reads
+// (decompressing .gz and .zst, decoding the Encoding to UTF-8, stripping
+// a UTF-8 BOM) and finds where records end; it hands out Chunks of whole
+// records. Workers parse a chunk with NewReader. Memory is bounded by the
+// chunks in flight, never by the file size.
+//
+// # Records
+//
+// A record ends at a line feed outside quotes, or at the end of the
+// input. CRLF and LF both end records; a CR elsewhere is data (inside or
+// outside quotes), except a CR just before the end of the input, which
+// ends the record as encoding/csv does. Blank lines ("" before the
+// terminator) are not records, but line numbers count them: Line and
+// FirstLine are 1-based lines of the physical (decoded) file.
+//
+// A field is quoted if it starts with Quote. Inside it, delimiters and
+// line breaks are data, a doubled quote is one quote (RFC 4180), and with
+// an Escape the escape makes the next character literal (`\"` is a quote,
+// `\\` a backslash: what cqlsh COPY TO writes). The closing quote must be
+// followed by a delimiter, a line break or the end; anything else is
+// ErrQuote (the rest of the field is then read as unquoted, as Python's
+// csv does, so the record still ends where the Splitter says). A quoted
+// field that never closes runs to the end of the input and is ErrQuote
+// at its opening quote.
+//
+// Outside quotes the escape also makes the next character literal, so
+// `a\,b` is one field and an escaped line feed continues the record, as
+// in Python's csv. A quote that does not start a field is data (cqlsh
+// loads `12" pipe`), or ErrBareQuote with StrictQuotes.
+//
+// Escape before a character other than Quote, Escape, Delimiter, CR or LF
+// is kept with it: `C:\temp` loads as written. Python's csv (and so
+// cqlsh) would drop the backslash and load `C:temp`; cqlsh COPY TO never
+// writes such pairs, so keeping them only saves data. With Escape = 0
+// (ESCAPE = ''), backslashes are plain data and only RFC 4180 doubling
+// applies.
+//
+// Fields are not trimmed (cqlsh keeps spaces); header names are.
+//
+// # Per-file options
+//
+// With Header, the first record of each file is its header, exposed as
+// Chunk.Header and counted by neither SkipRows nor MaxRows. SkipRows and
+// MaxRows count records (not lines) and apply to each file separately:
+// cqlsh applies them across files only as a side effect of how it reads,
+// and per file is what a directory of exports with headers needs. Records
+// after MaxRows are not read at all.
+//
+// # Accounting
+//
+// Chunk.Records is exactly the number of records the Reader yields for
+// the chunk, malformed ones included, and Chunk.Skipped the records
+// SkipRows dropped, so rows read = written + rejected + skipped can be
+// checked. Chunk.InputBytes add up to Splitter.TotalBytes.
+//
+// # Limits
+//
+// A record longer than MaxRecordBytes (16 MiB by default), usually an
+// unbalanced quote swallowing the file, comes as a chunk of its own with
+// TooLong set and its first MaxRecordBytes bytes; the Reader reports it as
+// ErrRecordTooLong. Splitting then resumes after the first line feed past
+// the limit, so one bad quote costs one record plus a line, not the file.
+package csvparse

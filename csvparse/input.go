@@ -1,0 +1,97 @@
+package csvparse
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/transform"
+)
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// countingReader counts the raw bytes read from a source, before
+// decompression, for percent-done progress.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// input is one opened source: raw bytes → decompression → decoding.
+type input struct {
+	raw   io.ReadCloser
+	count *countingReader
+	r     io.Reader // decoded UTF-8 stream
+	close []func() error
+}
+
+// openInput opens src and stacks decompression (by magic bytes, or by
+// extension so a corrupt .gz fails loudly instead of loading garbage)
+// and decoding to UTF-8 on it.
+func openInput(src Source, enc encoding.Encoding) (*input, error) {
+	if src.Open == nil {
+		return nil, fmt.Errorf("%s: source cannot be opened", src.Name)
+	}
+	rc, err := src.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Name, err)
+	}
+	in := &input{raw: rc, count: &countingReader{r: rc}}
+	br := bufio.NewReaderSize(in.count, 64<<10)
+	in.r = br
+	// A read error here comes back from the next Read.
+	magic, _ := br.Peek(len(zstdMagic))
+	name := strings.ToLower(src.Name)
+	switch {
+	case len(magic) == 0:
+		// Empty: nothing to decompress, whatever the name says.
+	case bytes.HasPrefix(magic, gzipMagic) || strings.HasSuffix(name, ".gz"):
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			_ = rc.Close()
+			return nil, fmt.Errorf("%s: gzip: %w", src.Name, err)
+		}
+		in.r = zr
+		in.close = append(in.close, zr.Close)
+	case bytes.HasPrefix(magic, zstdMagic) || strings.HasSuffix(name, ".zst") || strings.HasSuffix(name, ".zstd"):
+		// One decoder goroutine-free stream: the splitter is the only
+		// reader, and the workers already use the other cores.
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			_ = rc.Close()
+			return nil, fmt.Errorf("%s: zstd: %w", src.Name, err)
+		}
+		in.r = zr
+		in.close = append(in.close, func() error { zr.Close(); return nil })
+	}
+	if enc != nil {
+		in.r = transform.NewReader(in.r, enc.NewDecoder())
+	}
+	in.close = append(in.close, rc.Close)
+	return in, nil
+}
+
+func (in *input) Close() error {
+	var first error
+	for _, f := range in.close {
+		if err := f(); err != nil && first == nil {
+			first = err
+		}
+	}
+	in.close = nil
+	return first
+}

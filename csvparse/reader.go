@@ -1,0 +1,342 @@
+package csvparse
+
+import (
+	"bytes"
+	"io"
+	"unicode/utf8"
+)
+
+// Record is one record of a chunk. The Reader reuses it: it and all its
+// slices are valid only until the next call to Next.
+type Record struct {
+	Line int64 // line where the record starts
+	// Raw is the record as read (decoded to UTF-8), without its final
+	// line terminator; written to an error file it loads again as it is.
+	Raw []byte
+	// Fields are the values with quotes removed and escapes and doubled
+	// quotes resolved. After a ParseError they are best effort.
+	Fields [][]byte
+	// Quoted tells, per field, whether it was quoted: a quoted empty field
+	// is an empty string, only an unquoted one can be the NULL marker.
+	Quoted []bool
+
+	data   []byte // the chunk's Data, for positions
+	start  int    // Raw's offset in data
+	starts []int  // offset in data where each field starts
+}
+
+// FieldPos returns the 1-based line and character column where field i
+// starts (at its opening quote if quoted), for error messages.
+func (r *Record) FieldPos(i int) (line int64, column int) {
+	if i < 0 || i >= len(r.starts) {
+		return r.Line, 1
+	}
+	return position(r.data, r.start, r.Line, r.starts[i])
+}
+
+// FieldColumn returns the 1-based character column where field i starts
+// in its line (see FieldPos for the line, which differs from Line only
+// after a quoted line break).
+func (r *Record) FieldColumn(i int) int {
+	_, col := r.FieldPos(i)
+	return col
+}
+
+// position converts byte offset p of data, inside the record that starts
+// at recStart on line recLine, to a line and a character column. Records
+// start at line starts, so the column never needs bytes before recStart.
+func position(data []byte, recStart int, recLine int64, p int) (int64, int) {
+	seg := data[recStart:p]
+	line := recLine + int64(bytes.Count(seg, []byte{'\n'}))
+	ls := bytes.LastIndexByte(seg, '\n') + 1
+	return line, utf8.RuneCount(seg[ls:]) + 1
+}
+
+type fieldLoc struct {
+	start, end int // in the chunk's data, or in Reader.buf if buffered
+	buffered   bool
+	quoted     bool
+}
+
+// Reader yields the records of one chunk. It allocates nothing per
+// record once its buffers have grown: fields are sub-slices of the
+// chunk's Data where no unescaping is needed, else of a reused buffer.
+type Reader struct {
+	c       *codes
+	file    string
+	data    []byte
+	pos     int
+	line    int64
+	tooLong bool
+	done    bool
+
+	rec Record
+	buf []byte // unescaped field contents of the current record
+	fl  []fieldLoc
+	raw []byte
+
+	// first error of the current record
+	errAt  int
+	errErr error
+}
+
+// NewReader returns a Reader over c.Data. Line numbers start at
+// c.FirstLine (1 if unset). d should be the Dialect the chunk was split
+// with; it is not validated here.
+func NewReader(c *Chunk, d Dialect) *Reader {
+	return newReader(c, compile(d))
+}
+
+func newReader(c *Chunk, cd *codes) *Reader {
+	r := &Reader{c: cd, file: c.File, data: c.Data, line: c.FirstLine, tooLong: c.TooLong}
+	if r.line < 1 {
+		r.line = 1
+	}
+	return r
+}
+
+// Raw returns the raw bytes of the record that produced the last error
+// (the last record returned, in fact), valid until the next call to Next.
+func (r *Reader) Raw() []byte { return r.raw }
+
+// Next returns the next record, or io.EOF after the last one. A malformed
+// record comes back together with a *ParseError (the Record is non-nil,
+// with Line and Raw set) and the following call continues with the next
+// record.
+func (r *Reader) Next() (*Record, error) {
+	if r.done {
+		return nil, io.EOF
+	}
+	if r.tooLong {
+		r.done = true
+		raw := r.data
+		r.raw = raw
+		r.rec = Record{Line: r.line, Raw: raw, Fields: r.rec.Fields[:0], Quoted: r.rec.Quoted[:0], data: raw, starts: r.rec.starts[:0]}
+		return &r.rec, &ParseError{File: r.file, Line: r.line, Column: 1, Err: ErrRecordTooLong}
+	}
+	d, n := r.data, len(r.data)
+	// Blank lines are not records; CR at the very end counts as a
+	// terminator, as encoding/csv does.
+	for r.pos < n {
+		switch {
+		case d[r.pos] == '\n':
+			r.pos++
+			r.line++
+			continue
+		case d[r.pos] == '\r' && r.pos+1 == n:
+			r.pos++
+			continue
+		case d[r.pos] == '\r' && d[r.pos+1] == '\n':
+			r.pos += 2
+			r.line++
+			continue
+		}
+		break
+	}
+	if r.pos >= n {
+		r.done = true
+		return nil, io.EOF
+	}
+	rawEnd := r.parse()
+	rec := &r.rec
+	rec.Raw = d[rec.start:rawEnd:rawEnd]
+	r.raw = rec.Raw
+	rec.Fields = rec.Fields[:0]
+	rec.Quoted = rec.Quoted[:0]
+	for _, f := range r.fl {
+		src := d
+		if f.buffered {
+			src = r.buf
+		}
+		rec.Fields = append(rec.Fields, src[f.start:f.end:f.end])
+		rec.Quoted = append(rec.Quoted, f.quoted)
+	}
+	if r.errErr != nil {
+		line, col := position(d, rec.start, rec.Line, r.errAt)
+		return rec, &ParseError{File: r.file, Line: line, Column: col, Err: r.errErr}
+	}
+	return rec, nil
+}
+
+func (r *Reader) fail(at int, err error) {
+	if r.errErr == nil {
+		r.errAt, r.errErr = at, err
+	}
+}
+
+// parse reads the record at r.pos, fills r.fl and r.buf, advances r.pos
+// and r.line past the terminator and returns where Raw ends.
+func (r *Reader) parse() (rawEnd int) {
+	c, d, n := r.c, r.data, len(r.data)
+	rec := &r.rec
+	rec.Line, rec.start, rec.data = r.line, r.pos, d
+	rec.starts = rec.starts[:0]
+	r.fl = r.fl[:0]
+	r.buf = r.buf[:0]
+	r.errErr = nil
+	i := r.pos
+	line := r.line
+	for {
+		rec.starts = append(rec.starts, i)
+		f := fieldLoc{start: i}
+		seg := i // start of the bytes not yet copied when buffered
+		if i < n && d[i] == c.quote {
+			f.quoted = true
+			open := i
+			i++
+			f.start, seg = i, i
+			closed := false
+			for !closed {
+				for i < n && !c.readQt[d[i]] {
+					i++
+				}
+				if i == n {
+					r.fail(open, ErrQuote)
+					break
+				}
+				switch b := d[i]; {
+				case b == '\n':
+					line++
+					i++
+				case b == c.quote:
+					if i+1 < n && d[i+1] == c.quote {
+						r.bufferField(&f, d[seg:i+1])
+						i += 2
+						seg = i
+						continue
+					}
+					closed = true
+				default: // escape
+					r.bufferField(&f, d[seg:i])
+					i, line = r.unescape(i, line)
+					seg = i
+				}
+			}
+			if !closed {
+				r.endField(&f, d[seg:n], n)
+				r.fl = append(r.fl, f)
+				r.pos, r.line = n, line
+				return n
+			}
+			// d[i] is the closing quote.
+			r.endField(&f, d[seg:i], i)
+			i++
+			if i == n {
+				r.fl = append(r.fl, f)
+				r.pos, r.line = n, line
+				return n
+			}
+			switch b := d[i]; {
+			case b == c.delim:
+				r.fl = append(r.fl, f)
+				i++
+				continue
+			case b == '\n':
+				r.fl = append(r.fl, f)
+				r.pos, r.line = i+1, line+1
+				return i
+			case b == '\r' && (i+1 == n || d[i+1] == '\n'):
+				r.fl = append(r.fl, f)
+				return r.endRecordCR(i, line)
+			}
+			// Text after the closing quote: report it, then read on as
+			// unquoted so the record ends where the scanner says.
+			r.fail(i, ErrQuote)
+			if !f.buffered {
+				r.bufferField(&f, d[f.start:f.end])
+			}
+			seg = i
+		}
+		// Unquoted field, or the rest of a malformed quoted one.
+		for {
+			for i < n && !c.readUnq[d[i]] {
+				i++
+			}
+			if i == n {
+				r.endField(&f, d[seg:n], n)
+				r.fl = append(r.fl, f)
+				r.pos, r.line = n, line
+				return n
+			}
+			b := d[i]
+			switch {
+			case b == c.delim:
+				r.endField(&f, d[seg:i], i)
+				r.fl = append(r.fl, f)
+				i++
+			case b == '\n':
+				r.endField(&f, d[seg:i], i)
+				r.fl = append(r.fl, f)
+				r.pos, r.line = i+1, line+1
+				return i
+			case b == '\r':
+				if i+1 == n || d[i+1] == '\n' {
+					r.endField(&f, d[seg:i], i)
+					r.fl = append(r.fl, f)
+					return r.endRecordCR(i, line)
+				}
+				i++
+				continue
+			case b == c.quote: // only with StrictQuotes
+				r.fail(i, ErrBareQuote)
+				i++
+				continue
+			default: // escape
+				r.bufferField(&f, d[seg:i])
+				i, line = r.unescape(i, line)
+				seg = i
+				continue
+			}
+			break // delimiter: next field
+		}
+	}
+}
+
+// endRecordCR finishes a record whose terminator starts with the CR at i.
+func (r *Reader) endRecordCR(i int, line int64) int {
+	if i+1 < len(r.data) {
+		r.pos, r.line = i+2, line+1
+	} else {
+		r.pos, r.line = i+1, line
+	}
+	return i
+}
+
+// unescape handles the escape at d[i], appending its meaning to r.buf,
+// and returns the index after it and the updated line.
+func (r *Reader) unescape(i int, line int64) (int, int64) {
+	c, d := r.c, r.data
+	if i+1 == len(d) {
+		r.buf = append(r.buf, c.esc) // dangling at the end: literal
+		return i + 1, line
+	}
+	b := d[i+1]
+	if !c.escapable(b) {
+		r.buf = append(r.buf, c.esc)
+	}
+	r.buf = append(r.buf, b)
+	if b == '\n' {
+		line++
+	}
+	return i + 2, line
+}
+
+// bufferField switches f to r.buf (if not yet) and appends p.
+func (r *Reader) bufferField(f *fieldLoc, p []byte) {
+	if !f.buffered {
+		f.buffered = true
+		f.start = len(r.buf)
+	}
+	r.buf = append(r.buf, p...)
+}
+
+// endField sets f's end: the tail p goes to r.buf if f is buffered,
+// else the field is data[f.start:end].
+func (r *Reader) endField(f *fieldLoc, p []byte, end int) {
+	if f.buffered {
+		r.buf = append(r.buf, p...)
+		f.end = len(r.buf)
+		return
+	}
+	f.end = end
+}

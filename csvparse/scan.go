@@ -1,0 +1,154 @@
+package csvparse
+
+// codes is a Dialect compiled into the byte tables the hot loops use.
+// The Reader and the Splitter's scanner are built from the same codes
+// and follow the same transitions, so a record ends at the same byte in
+// both; FuzzSplitConsistency holds them to it.
+type codes struct {
+	delim, quote, esc byte
+	hasEsc            bool
+	strict            bool
+	// Bytes that stop a run of ordinary bytes in the Reader: unquoted
+	// ('\n', '\r', delimiter, escape, and quote with StrictQuotes) and
+	// quoted (quote, escape, '\n' for line counting).
+	readUnq, readQt [256]bool
+	// The same for the boundary scanner, which ignores CR and bare quotes.
+	scanUnq, scanQt [256]bool
+}
+
+func compile(d Dialect) *codes {
+	c := &codes{delim: d.Delimiter, quote: d.Quote, esc: d.Escape, strict: d.StrictQuotes}
+	// An escape equal to the quote would be ambiguous with "" doubling,
+	// which is always on; treat it as no escape.
+	c.hasEsc = d.Escape != 0 && d.Escape != d.Quote
+	for _, t := range []*[256]bool{&c.readUnq, &c.readQt, &c.scanUnq, &c.scanQt} {
+		t['\n'] = true
+		if c.hasEsc {
+			t[c.esc] = true
+		}
+	}
+	c.readUnq['\r'] = true
+	c.readUnq[c.delim] = true
+	c.scanUnq[c.delim] = true
+	if c.strict {
+		c.readUnq[c.quote] = true
+	}
+	c.readQt[c.quote] = true
+	c.scanQt[c.quote] = true
+	return c
+}
+
+// escapable reports whether esc+b stands for b alone; before any other
+// byte the escape is kept, so backslashes in paths and regexes survive.
+func (c *codes) escapable(b byte) bool {
+	return b == c.quote || b == c.esc || b == c.delim || b == '\n' || b == '\r'
+}
+
+type scanState uint8
+
+const (
+	stFieldStart scanState = iota
+	stUnquoted
+	stUnquotedEsc
+	stQuoted
+	stQuotedEsc
+	stAfterQuote
+)
+
+// scanner finds where records end without extracting fields. It keeps
+// its state between calls so a record may arrive in pieces.
+type scanner struct {
+	c     *codes
+	st    scanState
+	lines int64 // '\n' bytes consumed since reset
+}
+
+func (s *scanner) reset() {
+	s.st = stFieldStart
+	s.lines = 0
+}
+
+// scan consumes p from the saved state and returns the index just past
+// the '\n' that ends the record, or -1 if p ends first.
+func (s *scanner) scan(p []byte) int {
+	c := s.c
+	st := s.st
+	i, n := 0, len(p)
+loop:
+	for i < n {
+		switch st {
+		case stFieldStart:
+			if p[i] == c.quote {
+				st = stQuoted
+				i++
+				continue
+			}
+			st = stUnquoted
+		case stUnquoted:
+			for i < n && !c.scanUnq[p[i]] {
+				i++
+			}
+			if i == n {
+				break loop
+			}
+			b := p[i]
+			i++
+			switch b {
+			case '\n':
+				s.lines++
+				s.st = stFieldStart
+				return i
+			case c.delim:
+				st = stFieldStart
+			default:
+				st = stUnquotedEsc
+			}
+		case stUnquotedEsc, stQuotedEsc:
+			if p[i] == '\n' {
+				s.lines++
+			}
+			i++
+			if st == stUnquotedEsc {
+				st = stUnquoted
+			} else {
+				st = stQuoted
+			}
+		case stQuoted:
+			for i < n && !c.scanQt[p[i]] {
+				i++
+			}
+			if i == n {
+				break loop
+			}
+			b := p[i]
+			i++
+			switch b {
+			case c.quote:
+				st = stAfterQuote
+			case '\n':
+				s.lines++
+			default:
+				st = stQuotedEsc
+			}
+		case stAfterQuote:
+			switch p[i] {
+			case c.quote:
+				st = stQuoted
+				i++
+			case c.delim:
+				st = stFieldStart
+				i++
+			case '\n':
+				s.lines++
+				s.st = stFieldStart
+				return i + 1
+			default:
+				// Malformed (the Reader reports ErrQuote); like Python's
+				// csv, the rest of the field is read as unquoted.
+				st = stUnquoted
+			}
+		}
+	}
+	s.st = st
+	return -1
+}

@@ -1,0 +1,126 @@
+package csvparse
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Source is one input.
+type Source struct {
+	Name string // as the user wrote it (or as a glob or directory expanded it), for messages
+	Size int64  // bytes on disk; -1 when unknown (stdin)
+	Open func() (io.ReadCloser, error)
+}
+
+// Sources expands cqlsh-style FROM specs. Each spec may be a
+// comma-separated list ('a.csv, dir/*.csv'); each item is a glob, a
+// directory (its regular files, sorted, not recursive), a file, or "-" or
+// "STDIN" (any case) for stdin, which may appear once. A leading "~/" is
+// the home directory, as in cqlsh. An item that matches nothing is an
+// error naming it; all such errors are returned together.
+func Sources(specs []string, stdin io.Reader) ([]Source, error) {
+	var out []Source
+	var errs []error
+	usedStdin := false
+	for _, spec := range specs {
+		for _, item := range strings.Split(spec, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			if item == "-" || strings.EqualFold(item, "stdin") {
+				switch {
+				case stdin == nil:
+					errs = append(errs, fmt.Errorf("%s: no standard input available", item))
+				case usedStdin:
+					errs = append(errs, fmt.Errorf("%s: standard input can be read only once", item))
+				default:
+					usedStdin = true
+					out = append(out, Source{Name: item, Size: -1, Open: func() (io.ReadCloser, error) {
+						return io.NopCloser(stdin), nil
+					}})
+				}
+				continue
+			}
+			srcs, err := expand(item)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			out = append(out, srcs...)
+		}
+	}
+	if len(out) == 0 && len(errs) == 0 {
+		errs = append(errs, errors.New("no input files given"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func expand(item string) ([]Source, error) {
+	path := item
+	if strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, path[2:])
+		}
+	}
+	if !strings.ContainsAny(path, "*?[") {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: no such file or directory: %w", item, err)
+		}
+		if !fi.IsDir() {
+			return []Source{fileSource(item, path, fi.Size())}, nil
+		}
+		ents, err := os.ReadDir(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", item, err)
+		}
+		var out []Source
+		for _, e := range ents { // ReadDir sorts by name
+			if !e.Type().IsRegular() {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", item, err)
+			}
+			p := filepath.Join(path, e.Name())
+			out = append(out, fileSource(filepath.Join(item, e.Name()), p, fi.Size()))
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("%s: directory has no files", item)
+		}
+		return out, nil
+	}
+	matches, err := filepath.Glob(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", item, err)
+	}
+	sort.Strings(matches)
+	var out []Source
+	for _, m := range matches {
+		fi, err := os.Stat(m)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue // vanished, or a directory the pattern also matched
+		}
+		out = append(out, fileSource(m, m, fi.Size()))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no file matches", item)
+	}
+	return out, nil
+}
+
+func fileSource(name, path string, size int64) Source {
+	return Source{Name: name, Size: size, Open: func() (io.ReadCloser, error) {
+		return os.Open(path)
+	}}
+}

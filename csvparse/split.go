@@ -1,0 +1,472 @@
+package csvparse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/text/encoding"
+)
+
+// DefaultChunkRecords is cqlsh's CHUNKSIZE, used when NewSplitter gets
+// chunkRecords <= 0.
+const DefaultChunkRecords = 5000
+
+// defaultBlockSize is how much input the Splitter reads at a time;
+// chunks are sub-slices of these blocks, so a block lives as long as the
+// last chunk cut from it.
+const defaultBlockSize = 1 << 20
+
+var errClosed = errors.New("csvparse: splitter closed")
+
+// Chunk holds whole records of one file.
+type Chunk struct {
+	Seq    int64  // 0, 1, 2, … over the whole run, in read order
+	Source int    // index into the sources slice
+	File   string // Source.Name
+	// Header holds the file's header names, trimmed, with Dialect.Header;
+	// the same slice for every chunk of the file.
+	Header []string
+	// FirstLine is the 1-based line where the first record starts (with
+	// no records: where the next would have).
+	FirstLine int64
+	// Offset is the byte offset of the first record in the decompressed,
+	// decoded stream; a stripped UTF-8 BOM counts, so for a plain UTF-8
+	// file it is the offset in the file.
+	Offset int64
+	// Data holds whole records with their line terminators; it starts at
+	// a record and ends after one. Blank lines between records stay in
+	// it; the Reader skips them.
+	Data []byte
+	// Records is the number of records in Data, blank lines excluded;
+	// the Reader yields exactly this many.
+	Records int
+	// Skipped is the number of records SkipRows dropped while this chunk
+	// was filled; they are in no chunk's Data.
+	Skipped int
+	// InputBytes is the raw bytes (as stored: compressed if compressed)
+	// consumed since the previous chunk. Over a run they add up to
+	// Splitter.TotalBytes when that is known.
+	InputBytes int64
+	// LastOfFile marks the file's last chunk. Every file yields at least
+	// one chunk, possibly with Records == 0, so per-file counts arrive.
+	LastOfFile bool
+	// TooLong means Data is the first MaxRecordBytes bytes of a single
+	// record over the limit; the Reader yields it with ErrRecordTooLong.
+	TooLong bool
+}
+
+// Splitter reads sources one after another and cuts them into chunks of
+// whole records. It does only I/O and boundary finding (quote-aware, the
+// same rules as Reader) so that one goroutine keeps many parsing workers
+// busy. It is not safe for concurrent use.
+type Splitter struct {
+	sources       []Source
+	d             Dialect
+	c             *codes
+	enc           encoding.Encoding
+	chunkRecords  int
+	maxChunkBytes int
+	blockSize     int
+	seq           int64
+	next          int // index of the next source to open
+	f             *fileState
+	err           error // final
+}
+
+// NewSplitter returns a Splitter over sources. Chunks hold at most
+// chunkRecords records (DefaultChunkRecords if <= 0) and, if
+// maxChunkBytes > 0, at most maxChunkBytes bytes unless one record alone
+// is larger; a record is never split. Inputs are decompressed (.gz and
+// .zst, by magic bytes or extension), decoded from d.Encoding to UTF-8
+// and stripped of a UTF-8 BOM. An invalid d makes Next fail.
+func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes int) *Splitter {
+	s := &Splitter{
+		sources:       sources,
+		d:             d,
+		c:             compile(d),
+		chunkRecords:  chunkRecords,
+		maxChunkBytes: maxChunkBytes,
+		blockSize:     defaultBlockSize,
+	}
+	if s.chunkRecords <= 0 {
+		s.chunkRecords = DefaultChunkRecords
+	}
+	if err := d.Validate(); err != nil {
+		s.err = fmt.Errorf("csv options: %w", err)
+	}
+	s.enc, _ = lookupEncoding(d.Encoding)
+	return s
+}
+
+// TotalBytes is the sum of the sources' sizes, -1 if any is unknown.
+func (s *Splitter) TotalBytes() int64 {
+	var t int64
+	for _, src := range s.sources {
+		if src.Size < 0 {
+			return -1
+		}
+		t += src.Size
+	}
+	return t
+}
+
+// Close closes the open source, if any. Next fails afterwards.
+func (s *Splitter) Close() error {
+	var err error
+	if s.f != nil {
+		err = s.f.in.Close()
+		s.f = nil
+	}
+	if s.err == nil {
+		s.err = errClosed
+	}
+	return err
+}
+
+// Next returns the next chunk, or io.EOF after the last one. An I/O or
+// decompression error is returned wrapped with the file name, and a
+// malformed header as a *ParseError; both are final.
+func (s *Splitter) Next() (*Chunk, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.f == nil {
+		if s.next >= len(s.sources) {
+			return nil, io.EOF
+		}
+		f, err := s.open(s.next)
+		s.next++
+		if err != nil {
+			s.err = err
+			return nil, err
+		}
+		s.f = f
+	}
+	f := s.f
+	c, err := s.fill(f)
+	if err != nil || c.LastOfFile {
+		// A read-only file's close error says nothing the reads did not.
+		_ = f.in.Close()
+		s.f = nil
+	}
+	if err != nil {
+		s.err = err
+		return nil, err
+	}
+	s.seq++
+	return c, nil
+}
+
+func (s *Splitter) open(idx int) (*fileState, error) {
+	src := s.sources[idx]
+	in, err := openInput(src, s.enc)
+	if err != nil {
+		return nil, err
+	}
+	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord()}
+	f.sc.c = s.c
+	for f.avail() < 3 && !f.eof {
+		if err := f.more(0); err != nil {
+			_ = in.Close()
+			return nil, fmt.Errorf("%s: %w", src.Name, err)
+		}
+	}
+	if f.avail() >= 3 && bytes.Equal(f.slice(0, 3), []byte{0xef, 0xbb, 0xbf}) {
+		f.pos = 3
+	}
+	return f, nil
+}
+
+// fill cuts the next chunk of f.
+func (s *Splitter) fill(f *fileState) (*Chunk, error) {
+	d := s.d
+	ch := &Chunk{Seq: s.seq, Source: f.idx, File: f.src.Name}
+	if d.Header && !f.headerDone {
+		f.headerDone = true
+		if err := s.readHeader(f); err != nil {
+			return nil, err
+		}
+	}
+	ch.Header = f.header
+	chunkStart, chunkEnd := int64(-1), int64(-1)
+	for !f.finished && ch.Records+ch.Skipped < s.chunkRecords {
+		rec := f.pending
+		if rec != nil {
+			f.pending = nil
+		} else {
+			if f.maxRowsReached(d) {
+				f.finished = true
+				break
+			}
+			r, ok, err := f.readRecord(chunkStart)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.src.Name, err)
+			}
+			if !ok {
+				f.finished = true
+				break
+			}
+			if f.skipped < d.SkipRows {
+				f.skipped++
+				ch.Skipped++
+				continue
+			}
+			rec = &r
+		}
+		if rec.tooLong {
+			if ch.Records > 0 {
+				f.pending = rec
+				break
+			}
+			ch.Data, ch.TooLong = rec.data, true
+			chunkStart, ch.FirstLine = rec.start, rec.line
+			ch.Records = 1
+			f.taken++
+			break
+		}
+		if ch.Records > 0 && s.maxChunkBytes > 0 && rec.end-chunkStart > int64(s.maxChunkBytes) {
+			f.pending = rec
+			break
+		}
+		if chunkStart < 0 {
+			chunkStart, ch.FirstLine = rec.start, rec.line
+		}
+		chunkEnd = rec.end
+		ch.Records++
+		f.taken++
+	}
+	if chunkStart < 0 {
+		ch.FirstLine, ch.Offset = f.line, f.pos
+	} else {
+		ch.Offset = chunkStart
+		if !ch.TooLong {
+			ch.Data = f.slice(chunkStart, chunkEnd)
+		}
+	}
+	// Look ahead past blank lines so the chunk knows whether it is the
+	// file's last; Data is already cut, so nothing needs keeping.
+	if !f.finished && f.pending == nil {
+		if f.maxRowsReached(d) {
+			f.finished = true
+		} else {
+			more, err := f.skipBlank(-1)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.src.Name, err)
+			}
+			f.finished = !more
+		}
+	}
+	ch.LastOfFile = f.finished
+	ch.InputBytes = f.inputBytes(ch.LastOfFile)
+	return ch, nil
+}
+
+func (s *Splitter) readHeader(f *fileState) error {
+	rec, ok, err := f.readRecord(-1)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.src.Name, err)
+	}
+	if !ok {
+		return nil
+	}
+	if rec.tooLong {
+		return &ParseError{File: f.src.Name, Line: rec.line, Column: 1, Err: ErrRecordTooLong}
+	}
+	r := newReader(&Chunk{File: f.src.Name, FirstLine: rec.line, Data: f.slice(rec.start, rec.end)}, s.c)
+	hr, err := r.Next()
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(hr.Fields))
+	for i, b := range hr.Fields {
+		names[i] = strings.TrimSpace(string(b))
+	}
+	f.header = names
+	return nil
+}
+
+// recSpan is a record found by the scanner, in stream offsets.
+type recSpan struct {
+	start, end int64 // end is past the terminator
+	line       int64
+	tooLong    bool
+	data       []byte // with tooLong: the record's first MaxRecordBytes bytes
+}
+
+// fileState is the Splitter's position in one open source. Offsets are
+// in the decoded stream; buf holds [base, base+end) of it.
+type fileState struct {
+	idx        int
+	src        Source
+	in         *input
+	eof        bool
+	buf        []byte
+	base       int64
+	end        int
+	pos        int64 // next byte to look at
+	line       int64 // line of pos
+	sc         scanner
+	blockSize  int
+	maxRecord  int
+	headerDone bool
+	header     []string
+	skipped    int
+	taken      int
+	reported   int64 // InputBytes handed out so far
+	finished   bool  // no more chunks after the current one
+	pending    *recSpan
+}
+
+func (f *fileState) avail() int              { return int(f.base + int64(f.end) - f.pos) }
+func (f *fileState) at(off int64) byte       { return f.buf[off-f.base] }
+func (f *fileState) slice(a, b int64) []byte { return f.buf[a-f.base : b-f.base : b-f.base] }
+func (f *fileState) maxRowsReached(d Dialect) bool {
+	return d.MaxRows >= 0 && f.skipped >= d.SkipRows && f.taken >= d.MaxRows
+}
+
+// more reads more input, keeping [keep, end) in the buffer. It never
+// writes where a chunk already handed out points: when the block is
+// full it moves the kept bytes to a new one.
+func (f *fileState) more(keep int64) error {
+	if f.eof {
+		return nil
+	}
+	if keep < 0 || keep > f.pos {
+		keep = f.pos
+	}
+	minFree := max(f.blockSize/16, 1)
+	if len(f.buf)-f.end < minFree {
+		kept := int(f.base + int64(f.end) - keep)
+		nb := make([]byte, max(f.blockSize, 2*kept+minFree))
+		copy(nb, f.buf[keep-f.base:f.end])
+		f.buf, f.end, f.base = nb, kept, keep
+	}
+	for range 100 {
+		n, err := f.in.r.Read(f.buf[f.end:])
+		f.end += n
+		if err == io.EOF {
+			f.eof = true
+			return nil
+		}
+		if err != nil || n > 0 {
+			return err
+		}
+	}
+	return io.ErrNoProgress
+}
+
+// skipBlank moves past blank lines ("\n", "\r\n", a final "\r") and
+// reports whether a record follows.
+func (f *fileState) skipBlank(keep int64) (bool, error) {
+	for {
+		a := f.avail()
+		if a < 2 && !f.eof {
+			if err := f.more(keep); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if a == 0 {
+			return false, nil
+		}
+		switch b := f.at(f.pos); {
+		case b == '\n':
+			f.pos++
+			f.line++
+			continue
+		case b == '\r' && a == 1:
+			f.pos++
+			continue
+		case b == '\r' && f.at(f.pos+1) == '\n':
+			f.pos += 2
+			f.line++
+			continue
+		}
+		return true, nil
+	}
+}
+
+// readRecord finds the next record, keeping [keep, …) buffered (or only
+// the record if keep < 0). It returns false at the end of the input.
+func (f *fileState) readRecord(keep int64) (recSpan, bool, error) {
+	ok, err := f.skipBlank(keep)
+	if err != nil || !ok {
+		return recSpan{}, false, err
+	}
+	start := f.pos
+	if keep < 0 {
+		keep = start
+	}
+	rec := recSpan{start: start, line: f.line}
+	f.sc.reset()
+	limit := start + int64(f.maxRecord)
+	for {
+		wend := min(f.base+int64(f.end), limit)
+		if f.pos < wend {
+			k := f.sc.scan(f.slice(f.pos, wend))
+			if k >= 0 {
+				f.pos += int64(k)
+				f.line += f.sc.lines
+				rec.end = f.pos
+				return rec, true, nil
+			}
+			f.pos = wend
+		}
+		switch {
+		case f.pos == limit:
+			f.line += f.sc.lines
+			rec.end, rec.tooLong, rec.data = limit, true, f.slice(start, limit)
+			return rec, true, f.discardLine()
+		case f.eof:
+			f.line += f.sc.lines
+			rec.end = f.pos
+			return rec, true, nil
+		}
+		if err := f.more(keep); err != nil {
+			return rec, false, err
+		}
+	}
+}
+
+// discardLine drops input up to and including the next '\n': after a
+// record over the limit, splitting starts again at a line start.
+func (f *fileState) discardLine() error {
+	for {
+		p := f.slice(f.pos, f.base+int64(f.end))
+		if i := bytes.IndexByte(p, '\n'); i >= 0 {
+			f.pos += int64(i + 1)
+			f.line++
+			return nil
+		}
+		f.pos += int64(len(p))
+		if f.eof {
+			return nil
+		}
+		if err := f.more(f.pos); err != nil {
+			return err
+		}
+	}
+}
+
+// inputBytes returns the raw bytes consumed since the last chunk. The
+// last chunk of a file of known size gets whatever the others did not,
+// so the sum is exact even if the file changed or reading stopped early
+// (MaxRows).
+func (f *fileState) inputBytes(last bool) int64 {
+	size := f.src.Size
+	var n int64
+	if last && size >= 0 {
+		n = size - f.reported
+	} else {
+		n = f.in.count.n - f.reported
+		if size >= 0 && f.reported+n > size {
+			n = size - f.reported
+		}
+	}
+	n = max(n, 0)
+	f.reported += n
+	return n
+}
