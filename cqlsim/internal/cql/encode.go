@@ -599,4 +599,3 @@ func encodeVector(t *Type, elems []Term, now func() time.Time) ([]byte, error) {
 	}
 	return out, nil
 }
-
