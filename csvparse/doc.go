@@ -35,7 +35,7 @@
 // is kept with it: `C:\temp` loads as written. Python's csv (and so
 // cqlsh) would drop the backslash and load `C:temp`; cqlsh COPY TO never
 // writes such pairs, so keeping them only saves data. With Escape = 0
-// (ESCAPE = ''), backslashes are plain data and only RFC 4180 doubling
+// (an empty ESCAPE), backslashes are plain data and only RFC 4180 doubling
 // applies.
 //
 // Fields are not trimmed (cqlsh keeps spaces); header names are.
