@@ -118,14 +118,13 @@ func (p *parser) typ() *Type {
 			p.i++
 			return &Type{Kind: k}
 		}
-		if p.peekN(1).kind == tPunct && p.peekN(1).val == "<" {
-			switch t.val {
-			case "frozen", "list", "set", "map", "tuple", "vector":
-				p.i += 2
-				typ := p.typeArgs(t)
-				p.expectPunct(">")
-				return typ
-			}
+		switch t.val {
+		case "frozen", "list", "set", "map", "tuple", "vector":
+			p.i++
+			p.expectPunct("<")
+			typ := p.typeArgs(t)
+			p.expectPunct(">")
+			return typ
 		}
 	}
 	ks, name := p.qualifiedName()
