@@ -30,6 +30,7 @@ type row struct {
 	raw    []byte // the record as read, for the error file
 	line   int64
 	token  int64
+	size   int // serialized value bytes
 }
 
 // plan says how the fields of a record become the bound values of one

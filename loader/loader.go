@@ -150,6 +150,11 @@ func (l *Loader) summary() Summary {
 	if s.ElapsedS > 0 {
 		s.RowsPerSec = float64(p.RowsWritten) / s.ElapsedS
 	}
+	if p.Requests > 0 {
+		s.RowsPerBatch = float64(p.RowsWritten) / float64(p.Requests)
+	}
+	s.BatchRowsMax = int(l.tracker.batchRowsMax.Load())
+	s.BatchBytesMax = int(l.tracker.batchBytesMax.Load())
 	if l.errs.used() {
 		s.ErrFile = l.errs.path
 	}
@@ -325,6 +330,7 @@ func (l *Loader) batchesOf(c converted) []*batch {
 				size += len(cl.b)
 			}
 		}
+		r.size = size
 		g[i] = groupRow{partition: string(partitionKey(c.plan, r)), replicas: l.ring.replicaSet(r.token), size: size}
 	}
 	lim := batchLimits{minRows: l.opts.MinBatchSize, maxRows: l.opts.MaxBatchSize, maxBytes: l.opts.MaxBatchBytes}

@@ -37,6 +37,7 @@ type tracker struct {
 
 	read, written, skipped, failedParse, failedInsert, aborted atomic.Int64
 	bytesDone, retries, requests                               atomic.Int64
+	batchRowsMax, batchBytesMax                                atomic.Int64
 	bytesTotal                                                 int64
 
 	mu   sync.Mutex
@@ -128,6 +129,28 @@ type Summary struct {
 	ElapsedS   float64 `json:"elapsed_s"`
 	RowsPerSec float64 `json:"rows_per_s"`
 	Latency    Latency `json:"latency_ms"`
-	ErrFile    string  `json:"err_file,omitempty"` // set when rows were rejected
-	Aborted    string  `json:"aborted,omitempty"`  // why the run stopped early
+	// BatchRowsMax and BatchBytesMax are the largest request acknowledged.
+	BatchRowsMax  int     `json:"max_batch_rows"`
+	BatchBytesMax int     `json:"max_batch_bytes"`
+	RowsPerBatch  float64 `json:"mean_rows_per_request"`
+	ErrFile       string  `json:"err_file,omitempty"` // set when rows were rejected
+	Aborted       string  `json:"aborted,omitempty"`  // why the run stopped early
+}
+
+// acked accounts for a request the cluster acknowledged.
+func (t *tracker) acked(c *chunkState, rows, bytes int) {
+	t.requests.Add(1)
+	t.written.Add(int64(rows))
+	t.resolve(c, rows)
+	storeMax(&t.batchRowsMax, int64(rows))
+	storeMax(&t.batchBytesMax, int64(bytes))
+}
+
+func storeMax(v *atomic.Int64, x int64) {
+	for {
+		cur := v.Load()
+		if x <= cur || v.CompareAndSwap(cur, x) {
+			return
+		}
+	}
 }

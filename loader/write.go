@@ -85,9 +85,11 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row) {
 		err := l.exec(ctx, b.plan, rows)
 		l.tracker.observe(time.Since(start))
 		if err == nil {
-			l.tracker.requests.Add(1)
-			l.tracker.written.Add(int64(len(rows)))
-			l.tracker.resolve(b.state, len(rows))
+			bytes := 0
+			for _, r := range rows {
+				bytes += r.size
+			}
+			l.tracker.acked(b.state, len(rows), bytes)
 			return
 		}
 		if ctx.Err() != nil {

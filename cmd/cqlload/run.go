@@ -131,7 +131,7 @@ type cli struct {
 	port                                     int
 	connectTimeout, requestTimeout           time.Duration
 	dc, summaryJSON, progress                string
-	help                                     bool
+	help, count                              bool
 }
 
 const usageHead = `cqlload loads CSV files into Apache Cassandra or ScyllaDB.

@@ -1,0 +1,481 @@
+package loader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlload/cqlload/cqlsim"
+)
+
+// startCluster starts an in-process cqlsim with a keyspace ks of the given
+// replication factor and the tables of schema.
+func startCluster(t *testing.T, nodes, rf int, schema string, tweak func(*cqlsim.Config)) *cqlsim.Cluster {
+	t.Helper()
+	cfg := cqlsim.Config{
+		Nodes: nodes,
+		Seed:  1,
+		Schema: []string{fmt.Sprintf(
+			"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d};\n%s", rf, schema)},
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := cqlsim.Start(ctx, cfg)
+	if err != nil {
+		t.Fatalf("start cqlsim: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func testOptions(t *testing.T, c *cqlsim.Cluster, table string, files ...string) Options {
+	o := DefaultOptions()
+	o.Hosts = c.Hosts()
+	o.Port = c.Port()
+	o.Keyspace, o.Table = "ks", table
+	o.Files = files
+	o.ErrFile = filepath.Join(t.TempDir(), "errors.err")
+	o.Backoff = time.Millisecond
+	o.MaxBackoff = 10 * time.Millisecond
+	return o
+}
+
+// checkAccounting asserts the invariant every run must keep.
+func checkAccounting(t *testing.T, s Summary) {
+	t.Helper()
+	if got := s.RowsWritten + s.RowsSkipped + s.RowsFailedParse + s.RowsFailedInsert + s.RowsAborted; got != s.RowsRead {
+		t.Fatalf("rows read %d != written %d + skipped %d + failed parse %d + failed insert %d + aborted %d",
+			s.RowsRead, s.RowsWritten, s.RowsSkipped, s.RowsFailedParse, s.RowsFailedInsert, s.RowsAborted)
+	}
+	if s.BytesTotal > 0 && s.Aborted == "" && s.BytesDone != s.BytesTotal {
+		t.Fatalf("bytes done %d != total %d at the end of a complete run", s.BytesDone, s.BytesTotal)
+	}
+}
+
+func runLoad(t *testing.T, o Options) (Summary, error) {
+	t.Helper()
+	l, err := New(o)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	s, err := l.Run(ctx)
+	checkAccounting(t, s)
+	return s, err
+}
+
+func session(t *testing.T, c *cqlsim.Cluster) *gocql.Session {
+	t.Helper()
+	cc := gocql.NewCluster(c.Hosts()...)
+	cc.Port = c.Port()
+	cc.Timeout = 30 * time.Second
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatalf("session: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+const wideTable = `CREATE TABLE ks.t (id bigint PRIMARY KEY, name text, n int, d double, ts timestamp, ok boolean, u uuid);`
+
+func genRow(i int) string {
+	ts := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
+	name := fmt.Sprintf("name %d", i)
+	if i%7 == 0 {
+		name = fmt.Sprintf(`"quoted, ""%d"""`, i) // delimiter and doubled quotes inside quotes
+	}
+	return fmt.Sprintf("%d,%s,%d,%g,%s,%v,%08x-0000-4000-8000-%012x\n",
+		i, name, i%100000-50000, float64(i)*0.25, ts.Format("2006-01-02 15:04:05-0700"), i%2 == 0, i, i)
+}
+
+func expectedName(i int) string {
+	if i%7 == 0 {
+		return fmt.Sprintf(`quoted, "%d"`, i)
+	}
+	return fmt.Sprintf("name %d", i)
+}
+
+func writeCSV(t *testing.T, name string, rows int, gen func(int) string) string {
+	t.Helper()
+	var b bytes.Buffer
+	for i := range rows {
+		b.WriteString(gen(i))
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLoadEndToEnd loads 100,000 generated rows into 3 nodes and reads
+// every one back, with RF 1 and RF 3.
+func TestLoadEndToEnd(t *testing.T) {
+	const rows = 100_000
+	path := writeCSV(t, "data.csv", rows, genRow)
+	for _, rf := range []int{1, 3} {
+		t.Run(fmt.Sprintf("rf%d", rf), func(t *testing.T) {
+			c := startCluster(t, 3, rf, wideTable, nil)
+			o := testOptions(t, c, "t", path)
+			s, err := runLoad(t, o)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if s.RowsRead != rows || s.RowsWritten != rows {
+				t.Fatalf("read %d written %d, want %d", s.RowsRead, s.RowsWritten, rows)
+			}
+			if s.ErrFile != "" {
+				t.Fatalf("error file written for a clean load: %s", s.ErrFile)
+			}
+			if s.BatchRowsMax > o.MaxBatchSize || s.BatchBytesMax > o.MaxBatchBytes {
+				t.Fatalf("largest batch %d rows / %d bytes exceeds limits %d / %d", s.BatchRowsMax, s.BatchBytesMax, o.MaxBatchSize, o.MaxBatchBytes)
+			}
+
+			st := c.Stats().Total()
+			if st.RowsWritten != rows {
+				t.Fatalf("cluster coordinated %d row writes, want %d", st.RowsWritten, rows)
+			}
+			if share := float64(st.RowsWrittenAsReplica) / float64(st.RowsWritten); share < 0.99 {
+				t.Fatalf("only %.2f%% of rows written through a replica coordinator", share*100)
+			}
+			if st.BatchesRejected != 0 {
+				t.Fatalf("%d batches rejected by the cluster", st.BatchesRejected)
+			}
+
+			sess := session(t, c)
+			iter := sess.Query(`SELECT id, name, n, d, ts, ok, u FROM ks.t`).PageSize(5000).Iter()
+			var (
+				id    int64
+				name  string
+				n     int
+				d     float64
+				ts    time.Time
+				ok    bool
+				u     gocql.UUID
+				found = make([]bool, rows)
+			)
+			for iter.Scan(&id, &name, &n, &d, &ts, &ok, &u) {
+				i := int(id)
+				if i < 0 || i >= rows || found[i] {
+					t.Fatalf("unexpected or repeated id %d", id)
+				}
+				found[i] = true
+				wantTS := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
+				wantU := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
+				if name != expectedName(i) || n != i%100000-50000 || d != float64(i)*0.25 || !ts.Equal(wantTS) || ok != (i%2 == 0) || u.String() != wantU {
+					t.Fatalf("row %d = (%q, %d, %g, %v, %v, %v), want (%q, %d, %g, %v, %v, %s)",
+						i, name, n, d, ts, ok, u, expectedName(i), i%100000-50000, float64(i)*0.25, wantTS, i%2 == 0, wantU)
+				}
+			}
+			if err := iter.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range found {
+				if !f {
+					t.Fatalf("row %d missing", i)
+				}
+			}
+		})
+	}
+}
+
+// TestBadRows: good rows load, each bad row lands in the error file with
+// its original bytes and its reason in the log, and the run says so.
+func TestBadRows(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text, n bigint);`, nil)
+	good := "1,one,10\n2,\"two, quoted\",20\n3,three,30\n"
+	bad := []string{
+		"4,four,notanumber",   // convert error, column 3
+		"5,five",              // too few fields
+		"x6,six,60",           // bad key
+		",empty key,70",       // null primary key
+		"7,seven,8,extra",     // too many fields
+		"9999999999,big,1",    // int out of range
+		"8,\"unterminated,80", // quote never closed: last record of the file
+	}
+	content := "1,one,10\n" + bad[0] + "\n2,\"two, quoted\",20\n" + bad[1] + "\n" + bad[2] + "\n3,three,30\n" +
+		bad[3] + "\n" + bad[4] + "\n" + bad[5] + "\n" + bad[6] + "\n"
+	_ = good
+	path := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, c, "b", path)
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if s.RowsWritten != 3 || s.RowsFailedParse != int64(len(bad)) {
+		t.Fatalf("written %d failed %d, want 3 and %d", s.RowsWritten, s.RowsFailedParse, len(bad))
+	}
+	errData, err := os.ReadFile(o.ErrFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotLines := strings.Split(strings.TrimSuffix(string(errData), "\n"), "\n")
+	if len(gotLines) != len(bad) {
+		t.Fatalf("error file has %d records, want %d:\n%s", len(gotLines), len(bad), errData)
+	}
+	for _, b := range bad {
+		if !strings.Contains(string(errData), b+"\n") {
+			t.Errorf("error file lacks the original record %q:\n%s", b, errData)
+		}
+	}
+	logData, err := os.ReadFile(o.ErrFile + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := path
+	for _, want := range []string{
+		base + ":2:10: parse error: column n:",
+		base + ":4:1: parse error: expected 3 fields, found 2",
+		base + ":5:1: parse error: column k:",
+		base + ":7:1: parse error: column k: null value for a primary key column",
+		base + ":8:1: parse error: expected 3 fields, found 4",
+		base + ":9:1: parse error: column k:",
+		base + ":10:",
+	} {
+		if !strings.Contains(string(logData), want) {
+			t.Errorf("error log lacks %q:\n%s", want, logData)
+		}
+	}
+
+	// The error file loads again as it is once fixed: here, reloading it
+	// unchanged rejects the same rows again and writes nothing.
+	o2 := testOptions(t, c, "b", o.ErrFile)
+	s2, err := runLoad(t, o2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.RowsRead != int64(len(bad)) || s2.RowsFailedParse != int64(len(bad)) {
+		t.Fatalf("reloading the error file: read %d failed %d, want %d", s2.RowsRead, s2.RowsFailedParse, len(bad))
+	}
+}
+
+func TestMaxParseErrorsAborts(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	path := writeCSV(t, "bad.csv", 50, func(i int) string {
+		if i%2 == 1 {
+			return fmt.Sprintf("bad%d,x\n", i)
+		}
+		return fmt.Sprintf("%d,x\n", i)
+	})
+	o := testOptions(t, c, "b", path)
+	o.MaxParseErrors = 3
+	o.ChunkSize = 5
+	o.Workers = 1
+	s, err := runLoad(t, o)
+	var ae *AbortError
+	if !errors.As(err, &ae) || !strings.Contains(ae.Reason, "MAXPARSEERRORS") {
+		t.Fatalf("Run error = %v, want an abort naming MAXPARSEERRORS", err)
+	}
+	if s.RowsFailedParse <= 3 || s.RowsRead == 50 && s.RowsWritten == 25 {
+		t.Fatalf("summary %+v: want more than 3 parse errors and an early stop", s.Progress)
+	}
+}
+
+// TestOversizedBatchesBisected: batches the cluster refuses as too large
+// are split until they fit, and every row lands.
+func TestOversizedBatchesBisected(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.w (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) { cfg.BatchFailKB = 20 })
+	big := strings.Repeat("x", 3000)
+	path := writeCSV(t, "wide.csv", 400, func(i int) string { return fmt.Sprintf("%d,%s\n", i, big) })
+	o := testOptions(t, c, "w", path)
+	o.MaxBatchBytes = 1 << 20 // let the loader build batches the cluster refuses
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsWritten != 400 || s.RowsFailedInsert != 0 {
+		t.Fatalf("written %d failed %d, want all 400 written", s.RowsWritten, s.RowsFailedInsert)
+	}
+	if c.Stats().Total().BatchesRejected == 0 {
+		t.Fatal("the cluster rejected no batch: the test did not exercise splitting")
+	}
+
+	// With the default byte cap, the cluster never has to refuse one.
+	c2 := startCluster(t, 3, 1, `CREATE TABLE ks.w (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) { cfg.BatchFailKB = 20 })
+	o2 := testOptions(t, c2, "w", path)
+	if s, err := runLoad(t, o2); err != nil || s.RowsWritten != 400 {
+		t.Fatalf("default byte cap: written %d, err %v", s.RowsWritten, err)
+	}
+	if n := c2.Stats().Total().BatchesRejected; n != 0 {
+		t.Fatalf("%d batches over the cluster's limit with the default --max-batch-bytes", n)
+	}
+}
+
+func TestInsertErrorsAbort(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) {
+		cfg.FailRate = 1
+		cfg.FailWith = "unavailable"
+	})
+	path := writeCSV(t, "rows.csv", 2000, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
+	o := testOptions(t, c, "b", path)
+	o.MaxInsertErrors = 10
+	o.MaxAttempts = 2
+	s, err := runLoad(t, o)
+	var ae *AbortError
+	if !errors.As(err, &ae) || !strings.Contains(ae.Reason, "MAXINSERTERRORS") {
+		t.Fatalf("Run error = %v, want an abort naming MAXINSERTERRORS", err)
+	}
+	if s.RowsWritten != 0 || s.RowsFailedInsert <= 10 || s.Retries == 0 {
+		t.Fatalf("summary %+v: want no rows written, more than 10 insert failures, retries", s.Progress)
+	}
+}
+
+// TestRetriesRecover: with a share of requests failing as overloaded, the
+// retries get every row in.
+func TestRetriesRecover(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) {
+		cfg.FailRate = 0.2
+		cfg.FailWith = "overloaded"
+	})
+	path := writeCSV(t, "rows.csv", 5000, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
+	o := testOptions(t, c, "b", path)
+	o.MaxAttempts = 20
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsWritten != 5000 || s.Retries == 0 {
+		t.Fatalf("written %d retries %d, want 5000 and some retries", s.RowsWritten, s.Retries)
+	}
+}
+
+func TestIngestRate(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	const rows, rate = 12000, 4000
+	path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
+	o := testOptions(t, c, "b", path)
+	o.IngestRate = rate
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := float64(s.RowsWritten) / s.ElapsedS
+	if got > rate*1.05 {
+		t.Fatalf("INGESTRATE %d: achieved %.0f rows/s over %.2fs", rate, got, s.ElapsedS)
+	}
+	if got < rate*0.5 {
+		t.Fatalf("INGESTRATE %d: only %.0f rows/s: the limiter throttles far too much", rate, got)
+	}
+}
+
+// TestProgressNeverAhead polls progress during a run: the rows it reports
+// written never exceed what the cluster has received.
+func TestProgressNeverAhead(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) {
+		cfg.LatencyMin, cfg.LatencyMax = 0, 2*time.Millisecond
+	})
+	path := writeCSV(t, "rows.csv", 20000, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
+	o := testOptions(t, c, "b", path)
+	o.IngestRate = 40000
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	var checks, violations int
+	var firstViolation string
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			p := l.Progress()
+			cluster := c.Stats().Total().RowsWritten
+			checks++
+			if p.RowsWritten > cluster {
+				violations++
+				if firstViolation == "" {
+					firstViolation = fmt.Sprintf("progress says %d written, cluster has %d", p.RowsWritten, cluster)
+				}
+			}
+			if p.RowsInFlight() < 0 {
+				violations++
+				firstViolation = fmt.Sprintf("more rows resolved than read: %+v", p)
+			}
+		}
+	}()
+	s, err := l.Run(context.Background())
+	close(done)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, s)
+	if violations > 0 {
+		t.Fatalf("%d of %d progress checks ahead of the cluster; first: %s", violations, checks, firstViolation)
+	}
+	if checks < 10 || s.RowsWritten != 20000 {
+		t.Fatalf("only %d checks, %d rows written", checks, s.RowsWritten)
+	}
+}
+
+func TestCounterTable(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.c (k text PRIMARY KEY, hits counter, misses counter);`, nil)
+	path := writeCSV(t, "counts.csv", 300, func(i int) string { return fmt.Sprintf("key%d,%d,-%d\n", i%100, i, 1) })
+	o := testOptions(t, c, "c", path)
+	s, err := runLoad(t, o)
+	if err != nil || s.RowsWritten != 300 {
+		t.Fatalf("written %d, err %v", s.RowsWritten, err)
+	}
+	sess := session(t, c)
+	var hits, misses int64
+	if err := sess.Query(`SELECT hits, misses FROM ks.c WHERE k = 'key7'`).Scan(&hits, &misses); err != nil {
+		t.Fatal(err)
+	}
+	if hits != 7+107+207 || misses != -3 {
+		t.Fatalf("key7 hits=%d misses=%d, want %d and -3", hits, misses, 7+107+207)
+	}
+}
+
+func TestHeaderMapsByName(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.h (k int PRIMARY KEY, a text, b int);`, nil)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "1.csv"), []byte("b,k,junk\n5,1,zz\n6,2,zz\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "2.csv"), []byte("k,a\n3,three\n"), 0o644)
+	o := testOptions(t, c, "h", dir)
+	o.Dialect.Header = true
+	o.SkipCols = []string{"junk"}
+	s, err := runLoad(t, o)
+	if err != nil || s.RowsWritten != 3 || s.Files != 2 {
+		t.Fatalf("written %d files %d err %v", s.RowsWritten, s.Files, err)
+	}
+	sess := session(t, c)
+	var a string
+	var b int
+	if err := sess.Query(`SELECT a, b FROM ks.h WHERE k = 1`).Scan(&a, &b); err != nil || b != 5 || a != "" {
+		t.Fatalf("k=1: a=%q b=%d err %v", a, b, err)
+	}
+	if err := sess.Query(`SELECT a FROM ks.h WHERE k = 3`).Scan(&a); err != nil || a != "three" {
+		t.Fatalf("k=3: a=%q err %v", a, err)
+	}
+
+	// An unknown header name is an error naming it.
+	o2 := testOptions(t, c, "h", filepath.Join(dir, "1.csv"))
+	o2.Dialect.Header = true
+	_, err = runLoad(t, o2)
+	if err == nil || !strings.Contains(err.Error(), "junk") {
+		t.Fatalf("unknown header column: err = %v, want one naming junk", err)
+	}
+}
