@@ -1,0 +1,262 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Converter appends the protocol-v4 serialized form of one CSV field to dst
+// and returns it. The field has its CSV quotes removed and is never the
+// NULL marker (the loader handles nulls). Scalar converters do not allocate
+// beyond growing dst; on error dst is returned unchanged in length.
+type Converter func(dst, field []byte) ([]byte, error)
+
+// ConvertError is the error every converter returns: the CQL type, the
+// offending text (at most maxErrValue bytes) and the reason.
+type ConvertError struct {
+	Type  string
+	Value string
+	Err   error
+}
+
+func (e *ConvertError) Error() string {
+	var re *RangeError
+	if errors.As(e.Err, &re) && re.direct {
+		return fmt.Sprintf("%s %s %v", e.Type, e.Value, re)
+	}
+	return fmt.Sprintf("invalid %s %q: %v", e.Type, e.Value, e.Err)
+}
+
+func (e *ConvertError) Unwrap() error { return e.Err }
+
+// RangeError says a number is outside its type's range. Min and Max are the
+// bounds as CQL writes them.
+type RangeError struct {
+	Min, Max string
+	// direct is set when the range error is the converter's own, so that
+	// ConvertError prints "int 3000000000 out of range [...]"; a range error
+	// of a collection element keeps the "invalid list<int> ..." form.
+	direct bool
+}
+
+func (e *RangeError) Error() string {
+	return "out of range [" + e.Min + ", " + e.Max + "]"
+}
+
+// Reasons shared by many converters. They are values, not formatted
+// strings, so that returning them costs nothing until the error is printed.
+var (
+	errEmpty       = errors.New("empty value")
+	errNotNumber   = errors.New("not a number")
+	errNotInteger  = errors.New("not an integer")
+	errNotUTF8     = errors.New("not valid UTF-8")
+	errNotASCII    = errors.New("not ASCII")
+	errNotBool     = errors.New("not a boolean")
+	errBlobPrefix  = errors.New("a blob must be 0x followed by hex digits")
+	errBlobHex     = errors.New("not an even number of hex digits after 0x")
+	errNotUUID     = errors.New("not a UUID")
+	errNotInet     = errors.New("not an IPv4 or IPv6 address")
+	errNotDate     = errors.New("not a date (yyyy-mm-dd or days since 1970-01-01)")
+	errNotTime     = errors.New("not a time (hh:mm:ss[.fffffffff] or nanoseconds since midnight)")
+	errNotDuration = errors.New("not a duration (like 1h30m, P1DT2H, P2W or P0001-02-03T04:05:06)")
+	errDecimalNaN  = errors.New("NaN and Infinity are not decimal values")
+)
+
+// maxErrValue bounds the text an error carries: a 10 MB blob should not
+// end up in an error file twice.
+const maxErrValue = 64
+
+func newConvertError(t *Type, field []byte, err error) *ConvertError {
+	return &ConvertError{Type: t.String(), Value: truncate(field), Err: err}
+}
+
+func truncate(b []byte) string {
+	if len(b) <= maxErrValue {
+		return string(b)
+	}
+	n := maxErrValue
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n]) + "…"
+}
+
+// NewConverter builds the converter for values of type t.
+func NewConverter(t *Type, f Formats) (Converter, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	layout, err := compileStrftime(f.DateTimeFormat)
+	if err != nil {
+		return nil, err
+	}
+	b := builder{f: f, layout: layout}
+	return b.build(t, 0)
+}
+
+// builder carries what all converters of one run share.
+type builder struct {
+	f      Formats
+	layout strftimeLayout
+}
+
+func (b *builder) build(t *Type, depth int) (Converter, error) {
+	if t == nil {
+		return nil, errors.New("nil type")
+	}
+	if depth > maxTypeDepth {
+		return nil, fmt.Errorf("type nested deeper than %d", maxTypeDepth)
+	}
+	if fn := b.scalar(t); fn != nil {
+		return wrapScalar(t, fn), nil
+	}
+	switch t.Kind {
+	case KindList, KindSet, KindMap, KindTuple, KindUDT, KindVector:
+		c, err := b.composite(t, depth)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	case KindCustom:
+		return nil, fmt.Errorf("cannot load values of custom type %s", t)
+	}
+	return nil, fmt.Errorf("no converter for type %s", t)
+}
+
+// scalarFunc converts one scalar value; it returns a bare reason on error,
+// which wrapScalar turns into a ConvertError. Keeping the reason bare lets
+// collection converters reuse scalar functions for their elements.
+type scalarFunc func(dst, field []byte) ([]byte, error)
+
+func wrapScalar(t *Type, fn scalarFunc) Converter {
+	return func(dst, field []byte) ([]byte, error) {
+		n := len(dst)
+		out, err := fn(dst, field)
+		if err != nil {
+			var re *RangeError
+			if errors.As(err, &re) {
+				err = &RangeError{Min: re.Min, Max: re.Max, direct: true}
+			}
+			return dst[:n], newConvertError(t, field, err)
+		}
+		return out, nil
+	}
+}
+
+func (b *builder) scalar(t *Type) scalarFunc {
+	switch t.Kind {
+	case KindAscii:
+		return convertASCII
+	case KindText:
+		return convertText
+	case KindBlob:
+		return convertBlob
+	case KindBoolean:
+		return b.convertBool
+	case KindTinyint:
+		return b.intConverter(8)
+	case KindSmallint:
+		return b.intConverter(16)
+	case KindInt:
+		return b.intConverter(32)
+	case KindBigint, KindCounter:
+		return b.intConverter(64)
+	case KindVarint:
+		return b.convertVarint
+	case KindFloat:
+		return b.convertFloat
+	case KindDouble:
+		return b.convertDouble
+	case KindDecimal:
+		return b.convertDecimal
+	case KindTimestamp:
+		return b.convertTimestamp
+	case KindDate:
+		return convertDate
+	case KindTime:
+		return convertTime
+	case KindDuration:
+		return convertDuration
+	case KindUUID:
+		return convertUUID
+	case KindTimeuuid:
+		return convertTimeUUID
+	case KindInet:
+		return convertInet
+	}
+	return nil
+}
+
+func convertText(dst, field []byte) ([]byte, error) {
+	if !utf8.Valid(field) {
+		return dst, errNotUTF8
+	}
+	return append(dst, field...), nil
+}
+
+func convertASCII(dst, field []byte) ([]byte, error) {
+	for _, c := range field {
+		if c >= 0x80 {
+			return dst, errNotASCII
+		}
+	}
+	return append(dst, field...), nil
+}
+
+func convertBlob(dst, field []byte) ([]byte, error) {
+	if len(field) < 2 || field[0] != '0' || (field[1] != 'x' && field[1] != 'X') {
+		return dst, errBlobPrefix
+	}
+	hex := field[2:]
+	if len(hex)%2 != 0 {
+		return dst, errBlobHex
+	}
+	n := len(dst)
+	for i := 0; i < len(hex); i += 2 {
+		hi, ok1 := unhex(hex[i])
+		lo, ok2 := unhex(hex[i+1])
+		if !ok1 || !ok2 {
+			return dst[:n], errBlobHex
+		}
+		dst = append(dst, hi<<4|lo)
+	}
+	return dst, nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+func (b *builder) convertBool(dst, field []byte) ([]byte, error) {
+	switch {
+	case equalFold(field, b.f.BoolStyle[0]):
+		return append(dst, 1), nil
+	case equalFold(field, b.f.BoolStyle[1]):
+		return append(dst, 0), nil
+	}
+	return dst, errNotBool
+}
+
+// equalFold compares case-insensitively without allocating; BOOLSTYLE words
+// may be non-ASCII ("oui", "ja", "да").
+func equalFold(b []byte, s string) bool {
+	return strings.EqualFold(bstr(b), s)
+}
+
+// bstr views b as a string without copying. Only for calls that neither
+// keep the string nor let it outlive b: strconv and netip parsers, whose
+// errors (which would hold it) are dropped on the spot.
+func bstr(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

@@ -1,0 +1,292 @@
+package schema
+
+import (
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func mustType(t testing.TB, s string) *Type {
+	t.Helper()
+	typ, err := ParseType(s)
+	if err != nil {
+		t.Fatalf("ParseType(%q): %v", s, err)
+	}
+	return typ
+}
+
+type convCase struct {
+	typ  string
+	in   string
+	want string // decoded by the driver, see decode
+}
+
+func runConvCases(t *testing.T, f Formats, cases []convCase) {
+	t.Helper()
+	for _, tc := range cases {
+		typ := mustType(t, tc.typ)
+		conv, err := NewConverter(typ, f)
+		if err != nil {
+			t.Fatalf("NewConverter(%s): %v", tc.typ, err)
+		}
+		prefix := []byte{0xAA}
+		out, err := conv(prefix, []byte(tc.in))
+		if err != nil {
+			t.Errorf("%s %q: unexpected error: %v", tc.typ, tc.in, err)
+			continue
+		}
+		if out[0] != 0xAA {
+			t.Errorf("%s %q: converter overwrote dst", tc.typ, tc.in)
+		}
+		got, err := decode(typ, out[1:])
+		if err != nil {
+			t.Errorf("%s %q: driver cannot decode %x: %v", tc.typ, tc.in, out[1:], err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%s %q = %s, want %s", tc.typ, tc.in, got, tc.want)
+		}
+	}
+}
+
+type errCase struct {
+	typ, in, want string
+}
+
+func runErrCases(t *testing.T, f Formats, cases []errCase) {
+	t.Helper()
+	for _, tc := range cases {
+		typ := mustType(t, tc.typ)
+		conv, err := NewConverter(typ, f)
+		if err != nil {
+			t.Fatalf("NewConverter(%s): %v", tc.typ, err)
+		}
+		dst := []byte{1, 2, 3}
+		out, err := conv(dst, []byte(tc.in))
+		if err == nil {
+			t.Errorf("%s %q: no error, got %x", tc.typ, tc.in, out)
+			continue
+		}
+		var ce *ConvertError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s %q: error %T is not a *ConvertError", tc.typ, tc.in, err)
+		}
+		if err.Error() != tc.want {
+			t.Errorf("%s %q:\n got error %s\nwant error %s", tc.typ, tc.in, err, tc.want)
+		}
+		if len(out) != 3 {
+			t.Errorf("%s %q: dst has %d bytes after an error, want 3", tc.typ, tc.in, len(out))
+		}
+	}
+}
+
+func TestScalarValues(t *testing.T) {
+	runConvCases(t, DefaultFormats(), []convCase{
+		{"text", "hello", "hello"},
+		{"text", "", ""},
+		{"text", "héllo, wörld ✓", "héllo, wörld ✓"},
+		{"varchar", "x", "x"},
+		{"ascii", "plain", "plain"},
+		{"int", "0", "0"},
+		{"int", "42", "42"},
+		{"int", "-42", "-42"},
+		{"int", "+7", "7"},
+		{"int", " 12 ", "12"},
+		{"int", "2147483647", "2147483647"},
+		{"int", "-2147483648", "-2147483648"},
+		{"int", "007", "7"},
+		{"tinyint", "127", "127"},
+		{"tinyint", "-128", "-128"},
+		{"smallint", "32767", "32767"},
+		{"smallint", "-32768", "-32768"},
+		{"bigint", "9223372036854775807", "9223372036854775807"},
+		{"bigint", "-9223372036854775808", "-9223372036854775808"},
+		{"counter", "-5", "-5"},
+		{"varint", "0", "0"},
+		{"varint", "127", "127"},
+		{"varint", "128", "128"},
+		{"varint", "-128", "-128"},
+		{"varint", "-129", "-129"},
+		{"varint", "123456789012345678901234567890", "123456789012345678901234567890"},
+		{"varint", "-123456789012345678901234567890", "-123456789012345678901234567890"},
+		{"varint", "-9223372036854775809", "-9223372036854775809"},
+		{"varint", "18446744073709551616", "18446744073709551616"},
+		{"float", "1.5", "1.5"},
+		{"float", "-0.25", "-0.25"},
+		{"float", "3.4028235e38", "3.4028235e+38"},
+		{"float", "NaN", "NaN"},
+		{"float", "Infinity", "+Inf"},
+		{"float", "-Infinity", "-Inf"},
+		{"float", "inf", "+Inf"},
+		{"float", "1e-50", "0"},
+		{"double", "3.141592653589793", "3.141592653589793"},
+		{"double", "1e308", "1e+308"},
+		{"double", ".5", "0.5"},
+		{"double", "5.", "5"},
+		{"double", "-1.5E-3", "-0.0015"},
+		{"double", "nan", "NaN"},
+		{"double", "-infinity", "-Inf"},
+		{"double", "12", "12"},
+		{"decimal", "1.50", "1.50"},
+		{"decimal", "-0.001", "-0.001"},
+		{"decimal", "100", "100"},
+		{"decimal", "1E+2", "100"},
+		{"decimal", "1.5e-3", "0.0015"},
+		{"decimal", "12345678901234567890.123456789", "12345678901234567890.123456789"},
+		{"decimal", "-12345678901234567890.5", "-12345678901234567890.5"},
+		{"boolean", "True", "true"},
+		{"boolean", "true", "true"},
+		{"boolean", "FALSE", "false"},
+		{"blob", "0x", "0x"},
+		{"blob", "0x00ff10", "0x00ff10"},
+		{"blob", "0XABcd", "0xabcd"},
+		{"uuid", "01234567-89ab-cdef-0123-456789abcdef", "01234567-89ab-cdef-0123-456789abcdef"},
+		{"uuid", "0123456789ABCDEF0123456789ABCDEF", "01234567-89ab-cdef-0123-456789abcdef"},
+		{"uuid", "{01234567-89ab-cdef-0123-456789abcdef}", "01234567-89ab-cdef-0123-456789abcdef"},
+		{"uuid", "urn:uuid:01234567-89ab-cdef-0123-456789abcdef", "01234567-89ab-cdef-0123-456789abcdef"},
+		{"timeuuid", "d2177dd0-eaa2-11de-a572-001b779c76e3", "d2177dd0-eaa2-11de-a572-001b779c76e3"},
+		{"inet", "127.0.0.1", "127.0.0.1"},
+		{"inet", "::1", "::1"},
+		{"inet", "2001:db8::8a2e:370:7334", "2001:db8::8a2e:370:7334"},
+		{"inet", "::ffff:10.0.0.1", "10.0.0.1"},
+	})
+}
+
+func TestScalarErrors(t *testing.T) {
+	runErrCases(t, DefaultFormats(), []errCase{
+		{"int", "12x", `invalid int "12x": not a number`},
+		{"int", "", `invalid int "": empty value`},
+		{"int", "  ", `invalid int "  ": empty value`},
+		{"int", "-", `invalid int "-": not a number`},
+		{"int", "1.5", `invalid int "1.5": not an integer`},
+		{"int", "1e3", `invalid int "1e3": not an integer`},
+		{"int", "NaN", `invalid int "NaN": not a number`},
+		{"int", "3000000000", `int 3000000000 out of range [-2147483648, 2147483647]`},
+		{"int", "-2147483649", `int -2147483649 out of range [-2147483648, 2147483647]`},
+		{"int", "99999999999999999999999", `int 99999999999999999999999 out of range [-2147483648, 2147483647]`},
+		{"tinyint", "128", `tinyint 128 out of range [-128, 127]`},
+		{"smallint", "-32769", `smallint -32769 out of range [-32768, 32767]`},
+		{"bigint", "9223372036854775808", `bigint 9223372036854775808 out of range [-9223372036854775808, 9223372036854775807]`},
+		{"counter", "1,000", `invalid counter "1,000": not a number`},
+		{"varint", "12a", `invalid varint "12a": not a number`},
+		{"float", "1e39", `float 1e39 out of range [-3.4028235e+38, 3.4028235e+38]`},
+		{"double", "1e400", `double 1e400 out of range [-1.7976931348623157e+308, 1.7976931348623157e+308]`},
+		{"double", "0x10", `invalid double "0x10": not a number`},
+		{"double", "1,5", `invalid double "1,5": not a number`},
+		{"double", "abc", `invalid double "abc": not a number`},
+		{"decimal", "NaN", `invalid decimal "NaN": NaN and Infinity are not decimal values`},
+		{"decimal", "1.2.3", `invalid decimal "1.2.3": not a number`},
+		{"decimal", "1e", `invalid decimal "1e": not a number`},
+		{"decimal", "1e99999999999", `invalid decimal "1e99999999999": exponent out of range`},
+		{"boolean", "yes", `invalid boolean "yes": not a boolean`},
+		{"boolean", "", `invalid boolean "": not a boolean`},
+		{"boolean", "1", `invalid boolean "1": not a boolean`},
+		{"blob", "abcd", `invalid blob "abcd": a blob must be 0x followed by hex digits`},
+		{"blob", "0xabc", `invalid blob "0xabc": not an even number of hex digits after 0x`},
+		{"blob", "0xzz", `invalid blob "0xzz": not an even number of hex digits after 0x`},
+		{"uuid", "01234567-89ab-cdef-0123-456789abcde", `invalid uuid "01234567-89ab-cdef-0123-456789abcde": not a UUID`},
+		{"uuid", "0123456789ab-cdef-0123-456789abcdef", `invalid uuid "0123456789ab-cdef-0123-456789abcdef": not a UUID`},
+		{"uuid", "g1234567-89ab-cdef-0123-456789abcdef", `invalid uuid "g1234567-89ab-cdef-0123-456789abcdef": not a UUID`},
+		{"timeuuid", "01234567-89ab-4def-8123-456789abcdef", `invalid timeuuid "01234567-89ab-4def-8123-456789abcdef": version 4 UUID, a timeuuid must be version 1`},
+		{"inet", "1.2.3", `invalid inet "1.2.3": not an IPv4 or IPv6 address`},
+		{"inet", "localhost", `invalid inet "localhost": not an IPv4 or IPv6 address`},
+		{"inet", "fe80::1%eth0", `invalid inet "fe80::1%eth0": not an IPv4 or IPv6 address`},
+		{"ascii", "héllo", `invalid ascii "héllo": not ASCII`},
+		{"text", "a\xffb", `invalid text "a\xffb": not valid UTF-8`},
+	})
+}
+
+func TestNumberFormats(t *testing.T) {
+	eu := DefaultFormats()
+	eu.DecimalSep, eu.ThousandsSep = ",", "."
+	runConvCases(t, eu, []convCase{
+		{"int", "1.234.567", "1234567"},
+		{"bigint", "-1.000", "-1000"},
+		{"varint", "123.456.789.012.345.678.901.234", "123456789012345678901234"},
+		{"double", "1.234,5", "1234.5"},
+		{"float", "0,25", "0.25"},
+		{"decimal", "1.000,50", "1000.50"},
+		{"double", "1.5", "15"}, // "." is the thousands separator here, as in cqlsh
+	})
+	runErrCases(t, eu, []errCase{
+		{"int", "1..000", `invalid int "1..000": not a number`},
+		{"int", ".100", `invalid int ".100": not a number`},
+		{"int", "100.", `invalid int "100.": not a number`},
+		{"int", "1,5", `invalid int "1,5": not an integer`},
+	})
+	us := DefaultFormats()
+	us.ThousandsSep = ","
+	runConvCases(t, us, []convCase{
+		{"int", "1,000", "1000"},
+		{"double", "1,234.5", "1234.5"},
+		{"decimal", "-1,234.50", "-1234.50"},
+	})
+}
+
+func TestBoolStyle(t *testing.T) {
+	f := DefaultFormats()
+	f.BoolStyle = [2]string{"Oui", "Non"}
+	runConvCases(t, f, []convCase{
+		{"boolean", "oui", "true"},
+		{"boolean", "NON", "false"},
+	})
+	runErrCases(t, f, []errCase{
+		{"boolean", "True", `invalid boolean "True": not a boolean`},
+	})
+}
+
+func TestErrorValueTruncated(t *testing.T) {
+	conv, err := NewConverter(mustType(t, "int"), DefaultFormats())
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("é", 100)
+	_, err = conv(nil, []byte(long))
+	var ce *ConvertError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v is not a ConvertError", err)
+	}
+	if want := strings.Repeat("é", 32) + "…"; ce.Value != want {
+		t.Errorf("Value = %q, want %q", ce.Value, want)
+	}
+	if !errors.Is(err, errNotNumber) {
+		t.Errorf("errors.Is(err, errNotNumber) = false for %v", err)
+	}
+}
+
+func TestSerializedBytes(t *testing.T) {
+	// A few exact encodings, independent of the driver.
+	cases := []struct{ typ, in, hex string }{
+		{"int", "1", "00000001"},
+		{"int", "-1", "ffffffff"},
+		{"bigint", "256", "0000000000000100"},
+		{"varint", "128", "0080"},
+		{"varint", "-129", "ff7f"},
+		{"varint", "255", "00ff"},
+		{"varint", "-1", "ff"},
+		{"decimal", "1.50", "00000002" + "0096"},
+		{"decimal", "1E+2", "fffffffe" + "01"},
+		{"date", "1970-01-01", "80000000"},
+		{"duration", "1mo2d3ns", "020406"},
+		{"duration", "-1mo", "010000"},
+		{"vector<float, 2>", "[1, 2]", "3f80000040000000"},
+		{"vector<text, 2>", "['a', 'bc']", "01610262" + "63"},
+		{"list<int>", "[1]", "00000001" + "00000004" + "00000001"},
+		{"tuple<int, text>", "(1, null)", "00000004" + "00000001" + "ffffffff"},
+	}
+	for _, tc := range cases {
+		conv, err := NewConverter(mustType(t, tc.typ), DefaultFormats())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := conv(nil, []byte(tc.in))
+		if err != nil {
+			t.Errorf("%s %q: %v", tc.typ, tc.in, err)
+			continue
+		}
+		if got := hex.EncodeToString(out); got != tc.hex {
+			t.Errorf("%s %q = %s, want %s", tc.typ, tc.in, got, tc.hex)
+		}
+	}
+}

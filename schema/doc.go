@@ -1,0 +1,95 @@
+// Package schema knows the target table and turns CSV text into CQL values.
+//
+// It reads a table's columns and types from the driver's metadata
+// (LoadTable), parses CQL type strings (ParseType), builds one Converter per
+// column that appends the protocol-v4 serialized form of a field's text
+// (NewConverter), and builds the INSERT or counter UPDATE statement
+// (InsertStatement, CounterStatement).
+//
+// # Accepted text
+//
+// Converters accept what cqlsh COPY FROM accepts, with cqlsh's option names
+// and defaults (DECIMALSEP, THOUSANDSSEP, BOOLSTYLE, DATETIMEFORMAT), and
+// read back what cqlsh COPY TO writes. Per type:
+//
+//   - tinyint, smallint, int, bigint, counter, varint: optionally signed
+//     decimal digits, blanks around them allowed (as Python's int() allows),
+//     THOUSANDSSEP between digits.
+//   - float, double, decimal: decimal or exponent notation with DECIMALSEP
+//     and THOUSANDSSEP; NaN, Infinity, -Infinity (any case, also inf) for
+//     float and double.
+//   - boolean: the two BOOLSTYLE words, any case.
+//   - blob: 0x followed by an even number of hex digits.
+//   - timestamp: DATETIMEFORMAT (Python strptime directives %Y %y %m %d %H
+//     %I %M %S %f %z %Z %p %b %B %a %A %j %%); otherwise any CQL literal:
+//     yyyy-mm-dd, then optionally a space or T and hh:mm[:ss[.f…]], then
+//     optionally Z, ±hh, ±hhmm or ±hh:mm; otherwise integer milliseconds
+//     since the epoch. A value without a zone is in Formats.TimeZone (UTC by
+//     default). Fraction digits beyond milliseconds are dropped (rounding
+//     toward the past).
+//   - date: yyyy-mm-dd (one-digit month and day allowed), or a signed
+//     integer counting days from 1970-01-01, the form cqlsh COPY TO writes
+//     for years outside 1–9999.
+//   - time: hh:mm:ss[.fffffffff], or integer nanoseconds since midnight.
+//   - duration: 1y2mo3w4d5h6m7s8ms9us10ns (µs too), ISO 8601 P1Y2M3DT4H5M6S
+//     and P2W, and P0001-02-03T04:05:06; each optionally negative.
+//   - uuid, timeuuid: 32 hex digits, bare or 8-4-4-4-12, optionally in
+//     braces or after urn:uuid:; a timeuuid must be version 1.
+//   - inet: IPv4 or IPv6.
+//   - ascii (7-bit only), text, varchar (valid UTF-8 only).
+//   - list, set, map, tuple, user-defined type, vector: CQL literal syntax
+//     ([…], {…}, {k: v}, (…), {field: v}) nested to any depth, with
+//     single-quoted strings (a doubled single quote for a quote) or JSON-style double-quoted
+//     strings, blanks around elements. UDT fields may come in any order;
+//     missing fields are null; unknown fields are an error. Inside tuples and
+//     UDTs a bare null or an empty value is null. A vector must have exactly
+//     its dimension of elements.
+//
+// # Where cqlload deliberately differs from cqlsh COPY FROM
+//
+// cqlload loads every value that cqlsh loads correctly to the same stored
+// value. It differs where cqlsh silently stores something other than what
+// the file says, or rejects valid data:
+//
+//   - boolean: a word that is neither BOOLSTYLE word is an error. cqlsh
+//     stores false for anything that is not the true word ("ture", "1",
+//     "yes").
+//   - blob: the value must start with 0x. cqlsh drops the first two
+//     characters whatever they are, so "abcd" loads as 0xcd.
+//   - timestamp zones: an offset is applied with the right sign
+//     ("10:00+02:00" is 08:00 UTC). When DATETIMEFORMAT does not match,
+//     cqlsh's fallback parser adds the offset instead of subtracting it,
+//     shifting such values by twice the offset; it also applies the machine's
+//     local zone the same wrong way to zone-less values. cqlload uses
+//     --timezone (UTC by default) for zone-less values.
+//   - timestamp with T: "2020-01-02T03:04:05" loads as that instant. cqlsh's
+//     fallback pattern expects a literal 'T' in quotes, so it matches only
+//     the date and silently drops the time of day.
+//   - timestamp fractions: up to nine digits are read and truncated to the
+//     millisecond; cqlsh's fallback reads at most six.
+//   - out-of-range numbers are errors naming the type's range. cqlsh relies
+//     on the driver, which rejects most, but a double such as 1e400 becomes
+//     Infinity in cqlsh; in cqlload it is an error.
+//   - float values are rounded once, from the text to 32 bits, as the
+//     server rounds CQL literals; cqlsh rounds to 64 bits first, which
+//     differs in rare double-rounding cases.
+//   - THOUSANDSSEP is only dropped between digits; cqlsh removes it anywhere
+//     ("1,,2" and ",12" are 12 for cqlsh, errors for cqlload).
+//   - date and time also accept integers (days since the epoch, nanoseconds
+//     since midnight), which cqlsh COPY TO writes but COPY FROM rejects.
+//   - duration: loads. cqlsh COPY FROM with prepared statements cannot
+//     serialize durations at all.
+//   - collections: a bare null inside a list, set or map is an error (the
+//     server rejects nulls there). Strings may be double-quoted JSON-style
+//     with JSON escapes, which cqlsh does not read. A map key whose type
+//     contains colons (time, timestamp, inet) may be written bare if ": "
+//     separates it from the value; cqlsh cannot split such keys.
+//   - timeuuid must be version 1 before the server says so, so the error
+//     names the row.
+//   - ascii rejects non-ASCII bytes and text rejects invalid UTF-8 as row
+//     errors (the server would fail the whole batch).
+//
+// Things cqlsh accepts that cqlload does not: Python's digit-group
+// underscores ("1_000") and non-ASCII digits in numbers, hyphens in
+// arbitrary places inside a UUID, and a trailing comma inside a collection.
+package schema

@@ -1,0 +1,638 @@
+package schema
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Composite values (collections, tuples, UDTs, vectors) are read in CQL
+// literal syntax, which is what cqlsh COPY TO writes:
+//
+//	[1, 2]   {'a', 'b'}   {'k': 1}   (1, 'x')   {street: 'Main', no: 3}
+//
+// Strings are single-quoted with '' for a quote, or JSON-style
+// double-quoted with JSON escapes (what DSBulk writes). Scalars may also be
+// bare (unquoted) when they contain no separator. Inside tuples and UDTs a
+// bare null (any case) or an empty value is null; lists, sets and maps
+// cannot hold nulls. Like cqlsh, a list or set may use either [...] or {...}.
+
+// encodeFunc parses one value at the parser's position and appends its
+// serialized form.
+type encodeFunc func(p *litParser, dst []byte) ([]byte, error)
+
+type litParser struct {
+	s []byte
+	i int
+}
+
+func (p *litParser) space() {
+	for p.i < len(p.s) && isBlank(p.s[p.i]) {
+		p.i++
+	}
+}
+
+func (p *litParser) peek() byte {
+	p.space()
+	if p.i >= len(p.s) {
+		return 0
+	}
+	return p.s[p.i]
+}
+
+func (p *litParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("at offset %d: "+format, append([]any{p.i}, args...)...)
+}
+
+func (p *litParser) expect(c byte) error {
+	if got := p.peek(); got != c {
+		if p.i >= len(p.s) {
+			return p.errorf("expected %q, found the end", c)
+		}
+		return p.errorf("expected %q, found %q", c, got)
+	}
+	p.i++
+	return nil
+}
+
+// token reads one scalar: a quoted string (returned unescaped, quoted=true)
+// or a bare run of text up to a separator at this level, with blanks
+// trimmed. colonEnds says whether ':' ends a bare token; colonNeedsBlank
+// narrows that to ": " for key types whose values contain colons (time,
+// timestamp, inet), so that {10:00:00: 1} reads as a key 10:00:00.
+func (p *litParser) token(colonEnds, colonNeedsBlank bool) (tok []byte, quoted bool, err error) {
+	p.space()
+	if p.i < len(p.s) && (p.s[p.i] == '\'' || p.s[p.i] == '"') {
+		return p.quoted()
+	}
+	start := p.i
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == ',' || c == ']' || c == '}' || c == ')' || c == '[' || c == '{' || c == '(' || c == '\'' || c == '"' {
+			break
+		}
+		if c == ':' && colonEnds && (!colonNeedsBlank || p.i+1 >= len(p.s) || isBlank(p.s[p.i+1])) {
+			break
+		}
+		p.i++
+	}
+	return trimBlanks(p.s[start:p.i]), false, nil
+}
+
+// quoted reads a single-quoted CQL string or a double-quoted JSON string.
+// Without escapes the result aliases the input and costs nothing.
+func (p *litParser) quoted() ([]byte, bool, error) {
+	q := p.s[p.i]
+	start := p.i
+	p.i++
+	var out []byte
+	seg := p.i
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == q && q == '\'' && p.i+1 < len(p.s) && p.s[p.i+1] == '\'':
+			out = append(out, p.s[seg:p.i+1]...)
+			p.i += 2
+			seg = p.i
+		case c == q:
+			var tok []byte
+			if out == nil {
+				tok = p.s[seg:p.i]
+			} else {
+				tok = append(out, p.s[seg:p.i]...)
+			}
+			p.i++
+			return tok, true, nil
+		case c == '\\' && q == '"':
+			out = append(out, p.s[seg:p.i]...)
+			var err error
+			if out, err = p.jsonEscape(out); err != nil {
+				return nil, false, err
+			}
+			seg = p.i
+		default:
+			p.i++
+		}
+	}
+	p.i = start
+	return nil, false, p.errorf("unterminated %c-quoted string", q)
+}
+
+// jsonEscape decodes the escape at p.i (which is a backslash) onto out.
+func (p *litParser) jsonEscape(out []byte) ([]byte, error) {
+	if p.i+1 >= len(p.s) {
+		return nil, p.errorf("unterminated escape")
+	}
+	c := p.s[p.i+1]
+	p.i += 2
+	switch c {
+	case '"', '\\', '/':
+		return append(out, c), nil
+	case 'b':
+		return append(out, '\b'), nil
+	case 'f':
+		return append(out, '\f'), nil
+	case 'n':
+		return append(out, '\n'), nil
+	case 'r':
+		return append(out, '\r'), nil
+	case 't':
+		return append(out, '\t'), nil
+	case 'u':
+		r, ok := p.hex4()
+		if !ok {
+			return nil, p.errorf(`invalid \u escape`)
+		}
+		if utf16.IsSurrogate(r) {
+			if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
+				p.i += 2
+				r2, ok := p.hex4()
+				if !ok {
+					return nil, p.errorf(`invalid \u escape`)
+				}
+				r = utf16.DecodeRune(r, r2)
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		return utf8.AppendRune(out, r), nil
+	}
+	return nil, p.errorf(`invalid escape \%c`, c)
+}
+
+func (p *litParser) hex4() (rune, bool) {
+	if p.i+4 > len(p.s) {
+		return 0, false
+	}
+	var r rune
+	for k := 0; k < 4; k++ {
+		d, ok := unhex(p.s[p.i+k])
+		if !ok {
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	p.i += 4
+	return r, true
+}
+
+// isNull reports whether a bare token is a null: "null" in any case, or
+// empty (cqlsh writes nulls inside UDTs as its NULL marker, which is empty by default).
+func isNull(tok []byte, quoted bool) bool {
+	return !quoted && (len(tok) == 0 || equalFoldASCII(tok, "null"))
+}
+
+func (b *builder) composite(t *Type, depth int) (Converter, error) {
+	enc, err := b.encoder(t, depth)
+	if err != nil {
+		return nil, err
+	}
+	return func(dst, field []byte) ([]byte, error) {
+		n := len(dst)
+		p := litParser{s: field}
+		out, err := enc(&p, dst)
+		if err == nil && p.peek() != 0 {
+			err = p.errorf("unexpected %q after the value", p.s[p.i:])
+		}
+		if err != nil {
+			return dst[:n], newConvertError(t, field, err)
+		}
+		return out, nil
+	}, nil
+}
+
+// encoder returns the function that reads one value of type t in literal
+// syntax.
+func (b *builder) encoder(t *Type, depth int) (encodeFunc, error) {
+	if depth > maxTypeDepth {
+		return nil, fmt.Errorf("type nested deeper than %d", maxTypeDepth)
+	}
+	if fn := b.scalar(t); fn != nil {
+		return scalarEncoder(t, fn), nil
+	}
+	switch t.Kind {
+	case KindList, KindSet:
+		if len(t.Elems) != 1 {
+			return nil, fmt.Errorf("%s needs one element type", t)
+		}
+		return b.listEncoder(t, depth)
+	case KindMap:
+		if len(t.Elems) != 2 {
+			return nil, fmt.Errorf("%s needs key and value types", t)
+		}
+		return b.mapEncoder(t, depth)
+	case KindTuple:
+		return b.tupleEncoder(t, depth)
+	case KindUDT:
+		return b.udtEncoder(t, depth)
+	case KindVector:
+		if len(t.Elems) != 1 || t.Dim <= 0 {
+			return nil, fmt.Errorf("%s needs an element type and a positive dimension", t)
+		}
+		return b.vectorEncoder(t, depth)
+	case KindCustom:
+		return nil, fmt.Errorf("cannot load values of custom type %s", t)
+	}
+	return nil, fmt.Errorf("no converter for type %s", t)
+}
+
+// scalarEncoder reads a scalar token. Inside a map key position the caller
+// uses keyEncoder instead, which knows where a bare key ends.
+func scalarEncoder(t *Type, fn scalarFunc) encodeFunc {
+	return func(p *litParser, dst []byte) ([]byte, error) {
+		tok, _, err := p.token(false, false)
+		if err != nil {
+			return dst, err
+		}
+		return scalarValue(t, fn, dst, tok)
+	}
+}
+
+func scalarValue(t *Type, fn scalarFunc, dst, tok []byte) ([]byte, error) {
+	n := len(dst)
+	out, err := fn(dst, tok)
+	if err != nil {
+		return dst[:n], newConvertError(t, tok, err)
+	}
+	return out, nil
+}
+
+// colonInValues lists the types whose bare text contains ':'.
+func colonInValues(t *Type) bool {
+	return t.Kind == KindTime || t.Kind == KindTimestamp || t.Kind == KindInet
+}
+
+// appendValue writes one length-prefixed element: [int32 length][bytes].
+func appendValue(p *litParser, dst []byte, enc encodeFunc) ([]byte, error) {
+	at := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	out, err := enc(p, dst)
+	if err != nil {
+		return dst[:at], err
+	}
+	binary.BigEndian.PutUint32(out[at:], uint32(len(out)-at-4))
+	return out, nil
+}
+
+var errNullElement = errors.New("null is not allowed inside a list, set or map")
+
+// openers gives the closing bracket for each opening one.
+func closer(open byte) byte {
+	switch open {
+	case '[':
+		return ']'
+	case '{':
+		return '}'
+	case '(':
+		return ')'
+	}
+	return 0
+}
+
+// elements reads "open elem, elem, ... close", calling each for every
+// element, and returns how many there were.
+func (p *litParser) elements(opens string, each func(i int) error) (int, error) {
+	c := p.peek()
+	if c == 0 || strings.IndexByte(opens, c) < 0 {
+		if c == 0 {
+			return 0, p.errorf("expected one of %s, found the end", quoteBytes(opens))
+		}
+		return 0, p.errorf("expected one of %s, found %q", quoteBytes(opens), c)
+	}
+	end := closer(c)
+	p.i++
+	if p.peek() == end {
+		p.i++
+		return 0, nil
+	}
+	n := 0
+	for {
+		if err := each(n); err != nil {
+			return n, err
+		}
+		n++
+		switch p.peek() {
+		case ',':
+			p.i++
+		case end:
+			p.i++
+			return n, nil
+		case 0:
+			return n, p.errorf("expected ',' or %q, found the end", end)
+		default:
+			return n, p.errorf("expected ',' or %q, found %q", end, p.s[p.i])
+		}
+	}
+}
+
+func quoteBytes(s string) string {
+	parts := make([]string, len(s))
+	for i := range s {
+		parts[i] = fmt.Sprintf("%q", s[i])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// nullAhead reports whether the next value is a bare null ("null" in any
+// case), consuming it.
+func (p *litParser) nullAhead(colonEnds bool) bool {
+	save := p.i
+	if opensValue(p.peek()) {
+		return false
+	}
+	tok, _, _ := p.token(colonEnds, false)
+	if len(tok) > 0 && equalFoldASCII(tok, "null") {
+		return true
+	}
+	p.i = save
+	return false
+}
+
+func opensValue(c byte) bool {
+	return c == '[' || c == '{' || c == '(' || c == '\'' || c == '"'
+}
+
+func (b *builder) listEncoder(t *Type, depth int) (encodeFunc, error) {
+	elem, err := b.encoder(t.Elems[0], depth+1)
+	if err != nil {
+		return nil, err
+	}
+	return func(p *litParser, dst []byte) ([]byte, error) {
+		at := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		n, err := p.elements("[{", func(i int) error {
+			if p.nullAhead(false) {
+				return fmt.Errorf("element %d: %w", i+1, errNullElement)
+			}
+			out, err := appendValue(p, dst, elem)
+			if err != nil {
+				return fmt.Errorf("element %d: %w", i+1, err)
+			}
+			dst = out
+			return nil
+		})
+		if err != nil {
+			return dst[:at], err
+		}
+		binary.BigEndian.PutUint32(dst[at:], uint32(n))
+		return dst, nil
+	}, nil
+}
+
+func (b *builder) mapEncoder(t *Type, depth int) (encodeFunc, error) {
+	keyType := t.Elems[0]
+	var key encodeFunc
+	if fn := b.scalar(keyType); fn != nil {
+		needsBlank := colonInValues(keyType)
+		key = func(p *litParser, dst []byte) ([]byte, error) {
+			tok, _, err := p.token(true, needsBlank)
+			if err != nil {
+				return dst, err
+			}
+			return scalarValue(keyType, fn, dst, tok)
+		}
+	} else {
+		var err error
+		if key, err = b.encoder(keyType, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	val, err := b.encoder(t.Elems[1], depth+1)
+	if err != nil {
+		return nil, err
+	}
+	return func(p *litParser, dst []byte) ([]byte, error) {
+		at := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		n, err := p.elements("{", func(i int) error {
+			if p.nullAhead(true) {
+				return fmt.Errorf("key %d: %w", i+1, errNullElement)
+			}
+			out, err := appendValue(p, dst, key)
+			if err != nil {
+				return fmt.Errorf("key %d: %w", i+1, err)
+			}
+			if err := p.expect(':'); err != nil {
+				return fmt.Errorf("entry %d: %w", i+1, err)
+			}
+			if p.nullAhead(false) {
+				return fmt.Errorf("value %d: %w", i+1, errNullElement)
+			}
+			out, err = appendValue(p, out, val)
+			if err != nil {
+				return fmt.Errorf("value %d: %w", i+1, err)
+			}
+			dst = out
+			return nil
+		})
+		if err != nil {
+			return dst[:at], err
+		}
+		binary.BigEndian.PutUint32(dst[at:], uint32(n))
+		return dst, nil
+	}, nil
+}
+
+// nullOrEmptyAhead reports whether the next value of a tuple or UDT is
+// null: a bare null or nothing at all before the separator.
+func (p *litParser) nullOrEmptyAhead() bool {
+	save := p.i
+	if opensValue(p.peek()) {
+		return false
+	}
+	tok, quoted, _ := p.token(false, false)
+	if isNull(tok, quoted) {
+		return true
+	}
+	p.i = save
+	return false
+}
+
+func (b *builder) tupleEncoder(t *Type, depth int) (encodeFunc, error) {
+	elems := make([]encodeFunc, len(t.Elems))
+	for i, e := range t.Elems {
+		var err error
+		if elems[i], err = b.encoder(e, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return func(p *litParser, dst []byte) ([]byte, error) {
+		at := len(dst)
+		n, err := p.elements("([", func(i int) error {
+			if i >= len(elems) {
+				return fmt.Errorf("more than the %d components of %s", len(elems), t)
+			}
+			if p.nullOrEmptyAhead() {
+				dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
+				return nil
+			}
+			out, err := appendValue(p, dst, elems[i])
+			if err != nil {
+				return fmt.Errorf("component %d: %w", i+1, err)
+			}
+			dst = out
+			return nil
+		})
+		if err != nil {
+			return dst[:at], err
+		}
+		// Components left out are null, as cqlsh leaves them.
+		for ; n < len(elems); n++ {
+			dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
+		}
+		return dst, nil
+	}, nil
+}
+
+func (b *builder) udtEncoder(t *Type, depth int) (encodeFunc, error) {
+	if t.Fields == nil {
+		return nil, fmt.Errorf("user-defined type %s has no fields: resolve it with LoadTable or give Fields", t)
+	}
+	fields := make([]encodeFunc, len(t.Fields))
+	for i, f := range t.Fields {
+		var err error
+		if fields[i], err = b.encoder(f.Type, depth+1); err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.Name, err)
+		}
+	}
+	return func(p *litParser, dst []byte) ([]byte, error) {
+		at := len(dst)
+		// Fields may come in any order; each is serialized after the
+		// output, its place remembered, and the output assembled in the
+		// type's field order at the end.
+		spans := make([][2]int, len(t.Fields))
+		for i := range spans {
+			spans[i] = [2]int{-1, -1}
+		}
+		_, err := p.elements("{", func(int) error {
+			name, _, err := p.token(true, false)
+			if err != nil {
+				return err
+			}
+			if len(name) == 0 {
+				return p.errorf("expected a field name")
+			}
+			k := t.fieldIndex(name)
+			if k < 0 {
+				return fmt.Errorf("%s has no field %q", t, name)
+			}
+			if spans[k][0] >= 0 {
+				return fmt.Errorf("field %s given twice", t.Fields[k].Name)
+			}
+			if err := p.expect(':'); err != nil {
+				return fmt.Errorf("field %s: %w", t.Fields[k].Name, err)
+			}
+			start := len(dst)
+			if p.nullOrEmptyAhead() {
+				dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
+			} else {
+				out, err := appendValue(p, dst, fields[k])
+				if err != nil {
+					return fmt.Errorf("field %s: %w", t.Fields[k].Name, err)
+				}
+				dst = out
+			}
+			spans[k] = [2]int{start, len(dst)}
+			return nil
+		})
+		if err != nil {
+			return dst[:at], err
+		}
+		body := len(dst)
+		for _, s := range spans {
+			if s[0] < 0 {
+				dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
+				continue
+			}
+			dst = append(dst, dst[s[0]:s[1]]...)
+		}
+		n := copy(dst[at:], dst[body:])
+		return dst[:at+n], nil
+	}, nil
+}
+
+// fieldIndex finds a field by name: exactly first, then ignoring case
+// (field names are identifiers, which CQL folds to lower case unquoted).
+func (t *Type) fieldIndex(name []byte) int {
+	for i, f := range t.Fields {
+		if f.Name == string(name) {
+			return i
+		}
+	}
+	k := -1
+	for i, f := range t.Fields {
+		if strings.EqualFold(f.Name, string(name)) {
+			if k >= 0 {
+				return -1
+			}
+			k = i
+		}
+	}
+	return k
+}
+
+// fixedSize gives the serialized size of types whose values all have one
+// size; vectors of them are written without per-element lengths. The list
+// follows the driver (gocql's isVectorVariableLengthType).
+func fixedSize(t *Type) int {
+	switch t.Kind {
+	case KindBoolean:
+		return 1
+	case KindInt, KindFloat:
+		return 4
+	case KindBigint, KindDouble, KindTimestamp:
+		return 8
+	case KindUUID, KindTimeuuid:
+		return 16
+	case KindVector:
+		if n := fixedSize(t.Elems[0]); n > 0 {
+			return n * t.Dim
+		}
+	}
+	return 0
+}
+
+func (b *builder) vectorEncoder(t *Type, depth int) (encodeFunc, error) {
+	elem, err := b.encoder(t.Elems[0], depth+1)
+	if err != nil {
+		return nil, err
+	}
+	fixed := fixedSize(t.Elems[0]) > 0
+	return func(p *litParser, dst []byte) ([]byte, error) {
+		at := len(dst)
+		n, err := p.elements("[", func(i int) error {
+			if i >= t.Dim {
+				return fmt.Errorf("more than %d elements", t.Dim)
+			}
+			if p.nullAhead(false) {
+				return fmt.Errorf("element %d: null is not allowed in a vector", i+1)
+			}
+			start := len(dst)
+			out, err := elem(p, dst)
+			if err != nil {
+				return fmt.Errorf("element %d: %w", i+1, err)
+			}
+			if !fixed {
+				// Variable-size elements carry an unsigned vint length in
+				// front; it is known only now, so shift the bytes.
+				var lenBuf [9]byte
+				pre := appendUvint(lenBuf[:0], uint64(len(out)-start))
+				out = append(out, pre...)
+				copy(out[start+len(pre):], out[start:len(out)-len(pre)])
+				copy(out[start:], pre)
+			}
+			dst = out
+			return nil
+		})
+		if err != nil {
+			return dst[:at], err
+		}
+		if n != t.Dim {
+			return dst[:at], fmt.Errorf("%d elements, %s needs %d", n, t, t.Dim)
+		}
+		return dst, nil
+	}, nil
+}

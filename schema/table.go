@@ -1,0 +1,271 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gocql/gocql"
+)
+
+// ColumnKind is a column's role in the primary key.
+type ColumnKind int
+
+// Column kinds.
+const (
+	Regular ColumnKind = iota
+	PartitionKey
+	Clustering
+	Static
+)
+
+func (k ColumnKind) String() string {
+	switch k {
+	case PartitionKey:
+		return "partition key"
+	case Clustering:
+		return "clustering"
+	case Static:
+		return "static"
+	}
+	return "regular"
+}
+
+// Column is one column of a table.
+type Column struct {
+	Name  string
+	Type  *Type
+	Kind  ColumnKind
+	Index int // position in Table.Columns
+	// Position orders partition key and clustering columns among their
+	// kind (ComponentIndex in the driver's metadata).
+	Position int
+}
+
+// Table is a table's schema as the loader needs it.
+type Table struct {
+	Keyspace, Name string
+	// Columns are partition key columns in order, then clustering columns
+	// in order, then the others by name: the order cqlsh COPY uses when no
+	// column list is given.
+	Columns      []*Column
+	PartitionKey []*Column
+	Clustering   []*Column
+	// Counter is set for a counter table, written with UPDATE … SET c = c + ?.
+	Counter bool
+}
+
+// Column finds a column by its name as a CQL identifier: "Quoted" matches
+// exactly; unquoted matches the lower-cased name first, then the name as
+// written (header lines written by cqlsh COPY TO carry case-sensitive names
+// bare), then any single column whose name differs only in case.
+func (t *Table) Column(name string) (*Column, bool) {
+	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+		exact := strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
+		for _, c := range t.Columns {
+			if c.Name == exact {
+				return c, true
+			}
+		}
+		return nil, false
+	}
+	lower := strings.ToLower(name)
+	for _, c := range t.Columns {
+		if c.Name == lower {
+			return c, true
+		}
+	}
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	var found *Column
+	for _, c := range t.Columns {
+		if strings.EqualFold(c.Name, name) {
+			if found != nil {
+				return nil, false
+			}
+			found = c
+		}
+	}
+	return found, found != nil
+}
+
+// NewTable builds a Table without a cluster. Columns may come in any order;
+// partition key and clustering columns are ordered by Position. It sets
+// each column's Index and the table's Counter flag.
+func NewTable(keyspace, name string, cols []*Column) (*Table, error) {
+	t := &Table{Keyspace: keyspace, Name: name}
+	var others []*Column
+	seen := make(map[string]bool, len(cols))
+	var errs []error
+	counters := 0
+	for _, c := range cols {
+		if c == nil || c.Type == nil {
+			errs = append(errs, fmt.Errorf("column %v has no type", c))
+			continue
+		}
+		if seen[c.Name] {
+			errs = append(errs, fmt.Errorf("column %s appears twice", c.Name))
+			continue
+		}
+		seen[c.Name] = true
+		if c.Type.Kind == KindCounter {
+			counters++
+		}
+		switch c.Kind {
+		case PartitionKey:
+			t.PartitionKey = append(t.PartitionKey, c)
+		case Clustering:
+			t.Clustering = append(t.Clustering, c)
+		default:
+			others = append(others, c)
+		}
+	}
+	if len(t.PartitionKey) == 0 {
+		errs = append(errs, errors.New("no partition key column"))
+	}
+	byPos := func(cs []*Column) {
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Position < cs[j].Position })
+	}
+	byPos(t.PartitionKey)
+	byPos(t.Clustering)
+	sort.SliceStable(others, func(i, j int) bool { return others[i].Name < others[j].Name })
+	t.Columns = append(append(append(t.Columns, t.PartitionKey...), t.Clustering...), others...)
+	for i, c := range t.Columns {
+		c.Index = i
+	}
+	if counters > 0 {
+		if counters != len(others) {
+			errs = append(errs, errors.New("a table with counter columns can hold only counters besides its primary key"))
+		}
+		t.Counter = true
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("table %s.%s: %w", keyspace, name, err)
+	}
+	return t, nil
+}
+
+// LoadTable reads a table's schema from the driver's metadata. keyspace and
+// table are CQL identifiers: unquoted names are folded to lower case (and,
+// failing that, tried as written), "Quoted" names are exact.
+func LoadTable(s *gocql.Session, keyspace, table string) (*Table, error) {
+	ksName := identCandidates(keyspace)
+	var ks *gocql.KeyspaceMetadata
+	var err error
+	for _, name := range ksName {
+		ks, err = s.KeyspaceMetadata(name)
+		if err == nil {
+			break
+		}
+	}
+	if err != nil {
+		if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || errors.Is(err, gocql.ErrNotFound) {
+			return nil, fmt.Errorf("keyspace %s does not exist", keyspace)
+		}
+		return nil, fmt.Errorf("read schema of keyspace %s: %w", keyspace, err)
+	}
+	return TableFromMetadata(ks, table)
+}
+
+// TableFromMetadata builds a Table from keyspace metadata the driver has
+// already read (LoadTable's work without a session, for tests and tools).
+func TableFromMetadata(ks *gocql.KeyspaceMetadata, table string) (*Table, error) {
+	var tm *gocql.TableMetadata
+	for _, name := range identCandidates(table) {
+		if tm = ks.Tables[name]; tm != nil {
+			break
+		}
+	}
+	if tm == nil {
+		return nil, fmt.Errorf("table %s.%s does not exist", ks.Name, table)
+	}
+	udts := udtResolver{ks: ks, done: map[string]*Type{}}
+	cols := make([]*Column, 0, len(tm.Columns))
+	for _, cm := range tm.Columns {
+		typ, err := ParseType(cm.Type)
+		if err != nil {
+			return nil, fmt.Errorf("table %s.%s column %s: %w", ks.Name, tm.Name, cm.Name, err)
+		}
+		if err := udts.resolve(typ, 0); err != nil {
+			return nil, fmt.Errorf("table %s.%s column %s: %w", ks.Name, tm.Name, cm.Name, err)
+		}
+		c := &Column{Name: cm.Name, Type: typ, Position: cm.ComponentIndex}
+		switch cm.Kind {
+		case gocql.ColumnPartitionKey:
+			c.Kind = PartitionKey
+		case gocql.ColumnClusteringKey:
+			c.Kind = Clustering
+		case gocql.ColumnStatic:
+			c.Kind = Static
+		default:
+			c.Kind = Regular
+		}
+		cols = append(cols, c)
+	}
+	return NewTable(ks.Name, tm.Name, cols)
+}
+
+// identCandidates gives the names an identifier may stand for, most likely
+// first.
+func identCandidates(name string) []string {
+	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+		return []string{strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)}
+	}
+	if lower := strings.ToLower(name); lower != name {
+		return []string{lower, name}
+	}
+	return []string{name}
+}
+
+// udtResolver fills in user-defined types' fields from the keyspace's type
+// metadata, whose field types are type strings themselves.
+type udtResolver struct {
+	ks   *gocql.KeyspaceMetadata
+	done map[string]*Type
+}
+
+func (r *udtResolver) resolve(t *Type, depth int) error {
+	if depth > maxTypeDepth {
+		return fmt.Errorf("user-defined types nested deeper than %d", maxTypeDepth)
+	}
+	for _, e := range t.Elems {
+		if err := r.resolve(e, depth+1); err != nil {
+			return err
+		}
+	}
+	if t.Kind != KindUDT || t.Fields != nil {
+		return nil
+	}
+	if t.Keyspace != "" && t.Keyspace != r.ks.Name {
+		return fmt.Errorf("user-defined type %s.%s is in another keyspace", t.Keyspace, t.Name)
+	}
+	if d, ok := r.done[t.Name]; ok {
+		t.Keyspace, t.Fields = d.Keyspace, d.Fields
+		return nil
+	}
+	tm := r.ks.Types[t.Name]
+	if tm == nil {
+		return fmt.Errorf("user-defined type %s does not exist in keyspace %s", t.Name, r.ks.Name)
+	}
+	if len(tm.FieldNames) != len(tm.FieldTypes) {
+		return fmt.Errorf("user-defined type %s: %d field names but %d types", t.Name, len(tm.FieldNames), len(tm.FieldTypes))
+	}
+	fields := make([]Field, len(tm.FieldNames))
+	for i, fname := range tm.FieldNames {
+		ft, err := ParseType(tm.FieldTypes[i])
+		if err != nil {
+			return fmt.Errorf("user-defined type %s field %s: %w", t.Name, fname, err)
+		}
+		if err := r.resolve(ft, depth+1); err != nil {
+			return fmt.Errorf("user-defined type %s field %s: %w", t.Name, fname, err)
+		}
+		fields[i] = Field{Name: fname, Type: ft}
+	}
+	t.Keyspace, t.Fields = r.ks.Name, fields
+	r.done[t.Name] = t
+	return nil
+}
