@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlload/cqlload/cqlsim"
+	"github.com/cqlload/cqlload/loader"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "nothing to do"},
+		{[]string{"-e", "COPY ks.t TO 'x.csv'"}, "COPY TO is not supported"},
+		{[]string{"-e", "COPY ks.t FROM 'x.csv' WITH NOSUCH = 1"}, "unknown COPY FROM option NOSUCH"},
+		{[]string{"-e", "COPY ks.t FROM 'x.csv' WITH PAGESIZE = 1"}, "COPY TO only"},
+		{[]string{"-e", "COPY t FROM 'x.csv'"}, "no keyspace given"},
+		{[]string{"--table", "t", "x.csv"}, "keyspace.table"},
+		{[]string{"--table", "ks.t"}, "no input files"},
+		{[]string{"--table", "ks.t", "--chunk-size", "0", "x.csv"}, "CHUNKSIZE must be at least 1"},
+		{[]string{"--table", "ks.t", "--min-batch-size", "50", "x.csv"}, "MINBATCHSIZE (50) is larger than MAXBATCHSIZE (20)"},
+		{[]string{"--no-such-flag"}, "unknown flag"},
+		{[]string{"-e", "COPY ks.t FROM 'x'", "--table", "ks.t"}, "not both"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, "", tt.args...)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tt.args, code, stderr, exitUsage, tt.want)
+		}
+	}
+}
+
+// TestHelpDocumentsEveryOption: each cqlsh option flag appears in --help
+// with its default.
+func TestHelpDocumentsEveryOption(t *testing.T) {
+	code, out, _ := runCLI(t, "", "--help")
+	if code != exitOK {
+		t.Fatalf("--help exit %d", code)
+	}
+	d := loader.DefaultOptions()
+	for _, f := range optionFlags {
+		if !strings.Contains(out, "--"+f.flag) || !strings.Contains(out, "("+f.option+")") {
+			t.Errorf("--help lacks --%s (%s)", f.flag, f.option)
+		}
+		if def := defaultText(d, f.option); def != "" && !strings.Contains(out, fmt.Sprintf("(default %q)", def)) {
+			t.Errorf("--help lacks the default %q of --%s", def, f.flag)
+		}
+	}
+	for _, want := range []string{"-u, --username", "-p, --password", "--password-file", "--ssl", "--consistency", "--summary-json", "--hosts", "--dc"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help lacks %s", want)
+		}
+	}
+}
+
+func startSim(t *testing.T) *cqlsim.Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := cqlsim.Start(ctx, cqlsim.Config{Nodes: 3, Schema: []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};" +
+			"CREATE TABLE ks.t (k int PRIMARY KEY, v text, n int);"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestExitStatuses(t *testing.T) {
+	c := startSim(t)
+	host, port := "127.0.0.1", strconv.Itoa(c.Port())
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.csv")
+	os.WriteFile(good, []byte("k,v,n\n1,a,1\n2,b,2\n3,c,3\n"), 0o644)
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("1,a,1\n2,b,x\n3,c,3\nq,d,4\n"), 0o644)
+	errFile := filepath.Join(dir, "e.err")
+	summary := filepath.Join(dir, "s.json")
+
+	code, out, stderr := runCLI(t, "", host, port, "--progress", "none", "--summary-json", summary,
+		"-e", fmt.Sprintf("COPY ks.t (k, v, n) FROM '%s' WITH HEADER = true", good))
+	if code != exitOK || !strings.Contains(out, "3 rows imported from 1 files in") {
+		t.Fatalf("good file: exit %d\n%s\n%s", code, out, stderr)
+	}
+	var s map[string]any
+	b, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"rows_read", "rows_written", "rows_skipped", "rows_failed_parse", "rows_failed_insert", "bytes_read", "files", "elapsed_s", "rows_per_s", "latency_ms", "retries"} {
+		if _, ok := s[k]; !ok {
+			t.Errorf("summary JSON lacks %s: %s", k, b)
+		}
+	}
+	if s["rows_written"].(float64) != 3 {
+		t.Errorf("summary rows_written = %v", s["rows_written"])
+	}
+
+	code, out, stderr = runCLI(t, "", "--hosts", host, "--port", port, "--progress", "log", "--err-file", errFile, "--table", "ks.t", bad)
+	if code != exitRejected || !strings.Contains(out, "2 rows imported") || !strings.Contains(out, "2 rows rejected") {
+		t.Fatalf("bad rows: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "Processed:") {
+		t.Errorf("log mode printed no progress line:\n%s", stderr)
+	}
+
+	code, out, _ = runCLI(t, "", "--hosts", host, "--port", port, "--progress", "none", "--err-file", errFile, "--max-parse-errors", "0", "--table", "ks.t", bad)
+	if code != exitAborted || !strings.Contains(out, "Aborted: too many parse errors") {
+		t.Fatalf("MAXPARSEERRORS=0: exit %d\n%s", code, out)
+	}
+
+	// Standard input, summary on stdout.
+	code, out, _ = runCLI(t, "7,g,7\n8,h,8\n", "--hosts", host, "--port", port, "--progress", "none", "--summary-json", "-", "--table", "ks.t", "-")
+	if code != exitOK || !strings.Contains(out, `"rows_written": 2`) {
+		t.Fatalf("stdin: exit %d\n%s", code, out)
+	}
+
+	// Unreachable cluster: aborted.
+	code, _, stderr = runCLI(t, "", "--hosts", "127.0.0.1", "--port", "1", "--connect-timeout", "500ms", "--progress", "none", "--table", "ks.t", good)
+	if code != exitAborted {
+		t.Fatalf("unreachable cluster: exit %d, stderr %s", code, stderr)
+	}
+
+	// A table that does not exist.
+	code, _, stderr = runCLI(t, "", "--hosts", host, "--port", port, "--progress", "none", "--table", "ks.nosuch", good)
+	if code != exitAborted || !strings.Contains(stderr, "nosuch") {
+		t.Fatalf("missing table: exit %d, stderr %s", code, stderr)
+	}
+}
+
+func TestPasswordSources(t *testing.T) {
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "pw")
+	os.WriteFile(pf, []byte("fromfile\nignored\n"), 0o600)
+	t.Setenv("CQLLOAD_PASSWORD", "fromenv")
+	tests := []struct {
+		c    cli
+		want string
+	}{
+		{cli{password: "flag"}, "flag"},
+		{cli{passwordFile: pf}, "fromfile"},
+		{cli{}, "fromenv"},
+	}
+	for _, tt := range tests {
+		got, err := password(tt.c)
+		if err != nil || got != tt.want {
+			t.Errorf("password(%+v) = %q, %v; want %q", tt.c, got, err, tt.want)
+		}
+	}
+}
