@@ -191,7 +191,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 		}
 	}
 	ch.Header = f.header
-	chunkStart, chunkEnd := int64(-1), int64(-1)
+	chunkStart := int64(-1)
 	for !f.finished && ch.Records+ch.Skipped < s.chunkRecords {
 		rec := f.pending
 		if rec != nil {
@@ -234,17 +234,15 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 		if chunkStart < 0 {
 			chunkStart, ch.FirstLine = rec.start, rec.line
 		}
-		chunkEnd = rec.end
+		// Cut Data now: reading a record over the limit may move the
+		// buffer without keeping the chunk.
+		ch.Data = f.slice(chunkStart, rec.end)
 		ch.Records++
 		f.taken++
 	}
+	ch.Offset = chunkStart
 	if chunkStart < 0 {
 		ch.FirstLine, ch.Offset = f.line, f.pos
-	} else {
-		ch.Offset = chunkStart
-		if !ch.TooLong {
-			ch.Data = f.slice(chunkStart, chunkEnd)
-		}
 	}
 	// Look ahead past blank lines so the chunk knows whether it is the
 	// file's last; Data is already cut, so nothing needs keeping.

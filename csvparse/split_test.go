@@ -1,0 +1,360 @@
+package csvparse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// memSource serves data as a file of known size; oneByte makes every
+// Read return a single byte, so refills happen at every position.
+func memSource(name string, data []byte, oneByte bool) Source {
+	return Source{Name: name, Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
+		var r io.Reader = bytes.NewReader(data)
+		if oneByte {
+			r = iotest.OneByteReader(r)
+		}
+		return io.NopCloser(r), nil
+	}}
+}
+
+// split runs a Splitter to the end and checks the invariants every run
+// must keep; it returns the chunks and their records.
+func split(t testing.TB, s *Splitter, d Dialect) ([]*Chunk, []rec) {
+	t.Helper()
+	var chunks []*Chunk
+	var recs []rec
+	for {
+		c, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		if c.Seq != int64(len(chunks)) {
+			t.Fatalf("chunk %d has Seq %d", len(chunks), c.Seq)
+		}
+		got := readChunk(t, c, d)
+		if len(got) != c.Records {
+			t.Fatalf("chunk %d: Records = %d, Reader yields %d", c.Seq, c.Records, len(got))
+		}
+		if c.Records > 0 && got[0].Line != c.FirstLine {
+			t.Fatalf("chunk %d: FirstLine = %d, first record on line %d", c.Seq, c.FirstLine, got[0].Line)
+		}
+		chunks = append(chunks, c)
+		recs = append(recs, got...)
+	}
+	if _, err := s.Next(); err != io.EOF {
+		t.Fatalf("Next after io.EOF: %v", err)
+	}
+	return chunks, recs
+}
+
+func sumInput(chunks []*Chunk) (n int64) {
+	for _, c := range chunks {
+		n += c.InputBytes
+	}
+	return n
+}
+
+var splitInputs = []string{
+	"",
+	"\n\n\r\n",
+	"a",
+	"a,b,c\n1,2,3\n",
+	"a,b\r\n1,2\r\n\r\n3,4",
+	"\ufeffh1,h2\n\"x\ny\",2\n\n\n3,\"4\r\n\"\n",
+	"1,\"say \"\"hi\"\"\",\\\"q\n\"bad\"x,2\n5,6\n",
+	"a\\\nb,c\nd,\"e\\\"\nf\"\n\"g\"\r\n",
+	"x,\"unterminated\n1,2\n3,4\n",
+	"\"a\"\r\n\"b\"\r",
+	"12\" pipe,\"\"\n,,\n\"\"\"\"\n",
+	strings.Repeat("0123456789,\"quoted,\nfield\",x\\,y\n\n", 7),
+}
+
+// TestSplitMatchesOneChunk cuts each input at every record count and
+// refills the buffer at every byte, and checks the records equal one
+// Reader over the whole input.
+func TestSplitMatchesOneChunk(t *testing.T) {
+	dialects := map[string]Dialect{
+		"default":  DefaultDialect(),
+		"noescape": dialect(func(d *Dialect) { d.Escape = 0 }),
+		"pipe":     dialect(func(d *Dialect) { d.Delimiter, d.Quote, d.Escape = '|', '\'', '^' }),
+	}
+	for dn, d := range dialects {
+		for i, in := range splitInputs {
+			data := strings.TrimPrefix(in, "\ufeff")
+			want := readChunk(t, &Chunk{File: "in.csv", Data: []byte(data), FirstLine: 1}, d)
+			for k := 1; k <= len(want)+1; k++ {
+				for _, block := range []int{1, 5, defaultBlockSize} {
+					name := fmt.Sprintf("%s/%d/k=%d/block=%d", dn, i, k, block)
+					s := NewSplitter([]Source{memSource("in.csv", []byte(in), block < 10)}, d, k, 0)
+					s.blockSize = block
+					chunks, got := split(t, s, d)
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s: got\n%#v\nwant\n%#v", name, got, want)
+					}
+					if n := sumInput(chunks); n != int64(len(in)) {
+						t.Errorf("%s: InputBytes add up to %d, want %d", name, n, len(in))
+					}
+					if last := chunks[len(chunks)-1]; !last.LastOfFile {
+						t.Errorf("%s: last chunk not LastOfFile", name)
+					}
+					for _, c := range chunks {
+						if c.Records > k {
+							t.Errorf("%s: chunk %d has %d records", name, c.Seq, c.Records)
+						}
+						if !c.TooLong && !bytes.HasPrefix([]byte(in[c.Offset:]), c.Data) {
+							t.Errorf("%s: chunk %d Data is not the input at Offset %d", name, c.Seq, c.Offset)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMaxChunkBytes(t *testing.T) {
+	var in strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&in, "%d,%s\n", i, strings.Repeat("x", i%13))
+	}
+	in.WriteString(strings.Repeat("y", 100) + "\n")
+	d := DefaultDialect()
+	s := NewSplitter([]Source{memSource("in.csv", []byte(in.String()), false)}, d, 1000, 40)
+	chunks, recs := split(t, s, d)
+	if len(recs) != 51 {
+		t.Fatalf("got %d records, want 51", len(recs))
+	}
+	for _, c := range chunks {
+		if len(c.Data) > 40 && c.Records != 1 {
+			t.Errorf("chunk %d: %d bytes in %d records, limit 40", c.Seq, len(c.Data), c.Records)
+		}
+	}
+}
+
+func TestHeaderSkipMaxPerFile(t *testing.T) {
+	files := []string{
+		" id , name \nskip1\nskip2\na,1\nb,2\nc,3\n",
+		"id,name\r\nskip\r\n\r\n",                       // fewer records than SkipRows
+		"\n\nid,\"na\nme\"\nskip1\nskip2\nd,4\n\ne,5\n", // blank lines before the header
+		"",
+	}
+	var srcs []Source
+	for i, s := range files {
+		srcs = append(srcs, memSource(fmt.Sprintf("f%d.csv", i), []byte(s), false))
+	}
+	d := dialect(func(d *Dialect) { d.Header, d.SkipRows, d.MaxRows = true, 2, 2 })
+	for _, k := range []int{1, 2, 3, 100} {
+		s := NewSplitter(srcs, d, k, 0)
+		chunks, _ := split(t, s, d)
+		type perFile struct {
+			header  []string
+			records []string
+			skipped int
+			lasts   int
+			input   int64
+		}
+		got := make([]perFile, len(files))
+		for _, c := range chunks {
+			p := &got[c.Source]
+			if c.File != srcs[c.Source].Name {
+				t.Errorf("chunk File %q, want %q", c.File, srcs[c.Source].Name)
+			}
+			p.header = c.Header
+			p.skipped += c.Skipped
+			p.input += c.InputBytes
+			if c.LastOfFile {
+				p.lasts++
+			}
+			for _, r := range readChunk(t, c, d) {
+				p.records = append(p.records, fmt.Sprintf("%d:%s", r.Line, r.Raw))
+			}
+		}
+		want := []perFile{
+			{[]string{"id", "name"}, []string{"4:a,1", "5:b,2"}, 2, 1, int64(len(files[0]))},
+			{[]string{"id", "name"}, nil, 1, 1, int64(len(files[1]))},
+			{[]string{"id", "na\nme"}, []string{"7:d,4", "9:e,5"}, 2, 1, int64(len(files[2]))},
+			{nil, nil, 0, 1, 0},
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("k=%d: got\n%#v\nwant\n%#v", k, got, want)
+		}
+	}
+}
+
+func TestMaxRowsZeroAndUnlimited(t *testing.T) {
+	in := []byte("a\nb\nc\n")
+	for _, tt := range []struct {
+		maxRows, want int
+	}{{0, 0}, {1, 1}, {3, 3}, {4, 3}, {-1, 3}} {
+		d := dialect(func(d *Dialect) { d.MaxRows = tt.maxRows })
+		chunks, recs := split(t, NewSplitter([]Source{memSource("x", in, false)}, d, 2, 0), d)
+		if len(recs) != tt.want {
+			t.Errorf("MaxRows %d: %d records, want %d", tt.maxRows, len(recs), tt.want)
+		}
+		if n := sumInput(chunks); n != int64(len(in)) {
+			t.Errorf("MaxRows %d: InputBytes sum %d, want %d", tt.maxRows, n, len(in))
+		}
+	}
+}
+
+func TestEmptyFilesYieldOneChunk(t *testing.T) {
+	for _, in := range []string{"", "\n\r\n\n", "\ufeff", "h1,h2\n"} {
+		d := dialect(func(d *Dialect) { d.Header = true })
+		chunks, _ := split(t, NewSplitter([]Source{memSource("x", []byte(in), false)}, d, 10, 0), d)
+		if len(chunks) != 1 || chunks[0].Records != 0 || !chunks[0].LastOfFile || chunks[0].InputBytes != int64(len(in)) {
+			t.Errorf("%q: got %+v, want one empty last chunk", in, chunks)
+		}
+	}
+}
+
+func TestBOMOffset(t *testing.T) {
+	in := "\ufeffa\nb\n"
+	d := DefaultDialect()
+	chunks, recs := split(t, NewSplitter([]Source{memSource("x", []byte(in), false)}, d, 1, 0), d)
+	if len(recs) != 2 || recs[0].Raw != "a" {
+		t.Fatalf("records %#v, want a and b", recs)
+	}
+	if chunks[0].Offset != 3 || chunks[1].Offset != 5 {
+		t.Errorf("offsets %d, %d, want 3, 5 (the BOM counts)", chunks[0].Offset, chunks[1].Offset)
+	}
+}
+
+func TestRecordTooLong(t *testing.T) {
+	in := "a,b\n\"unbalanced,1\n2,2\n3,3\n4,4\n5,5\n6,6\n"
+	d := dialect(func(d *Dialect) { d.MaxRecordBytes = 10 })
+	for _, k := range []int{1, 2, 100} {
+		for _, block := range []int{1, defaultBlockSize} {
+			s := NewSplitter([]Source{memSource("big.csv", []byte(in), block == 1)}, d, k, 0)
+			s.blockSize = block
+			chunks, recs := split(t, s, d)
+			want := []rec{
+				{1, "a,b", f("a", "b"), q(false, false), ""},
+				{2, `"unbalance`, nil, nil, "big.csv:2:1: " + ErrRecordTooLong.Error()},
+				{3, "2,2", f("2", "2"), q(false, false), ""},
+				{4, "3,3", f("3", "3"), q(false, false), ""},
+				{5, "4,4", f("4", "4"), q(false, false), ""},
+				{6, "5,5", f("5", "5"), q(false, false), ""},
+				{7, "6,6", f("6", "6"), q(false, false), ""},
+			}
+			if !reflect.DeepEqual(recs, want) {
+				t.Errorf("k=%d block=%d: got\n%#v\nwant\n%#v", k, block, recs, want)
+			}
+			if n := sumInput(chunks); n != int64(len(in)) {
+				t.Errorf("InputBytes sum %d, want %d", n, len(in))
+			}
+		}
+	}
+}
+
+func TestRecordTooLongWhileSkippingOrInHeader(t *testing.T) {
+	in := []byte("\"xxxxx\nxx\nok\n") // cut inside line 2
+	d := dialect(func(d *Dialect) { d.MaxRecordBytes = 8; d.SkipRows = 1 })
+	chunks, recs := split(t, NewSplitter([]Source{memSource("x", in, false)}, d, 10, 0), d)
+	if len(recs) != 1 || recs[0].Raw != "ok" || chunks[0].Skipped != 1 {
+		t.Errorf("got %#v, want the long record skipped and ok read", recs)
+	}
+	d = dialect(func(d *Dialect) { d.MaxRecordBytes = 8; d.Header = true })
+	_, err := NewSplitter([]Source{memSource("x", in, false)}, d, 10, 0).Next()
+	if !errors.Is(err, ErrRecordTooLong) {
+		t.Errorf("long header: %v, want ErrRecordTooLong", err)
+	}
+}
+
+func TestSplitterErrors(t *testing.T) {
+	boom := errors.New("disk on fire")
+	failing := func(name string, r io.Reader) Source {
+		return Source{Name: name, Size: -1, Open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
+	}
+	tests := []struct {
+		name string
+		src  Source
+		d    Dialect
+		want string
+	}{
+		{"open", Source{Name: "gone.csv", Open: func() (io.ReadCloser, error) { return nil, boom }}, DefaultDialect(), "gone.csv: disk on fire"},
+		{"read", failing("bad.csv", io.MultiReader(strings.NewReader("a,b\n"), iotest.ErrReader(boom))), DefaultDialect(), "bad.csv: disk on fire"},
+		{"gzip", memSource("bad.csv.gz", []byte("not gzip at all"), false), DefaultDialect(), "bad.csv.gz: gzip:"},
+		{"header", memSource("h.csv", []byte("\"a\"x,b\n1,2\n"), false), dialect(func(d *Dialect) { d.Header = true }), "h.csv:1:4: " + ErrQuote.Error()},
+		{"dialect", memSource("x", nil, false), dialect(func(d *Dialect) { d.Quote = ',' }), "DELIMITER and QUOTE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewSplitter([]Source{tt.src, memSource("next.csv", []byte("1\n"), false)}, tt.d, 1, 0)
+			var err error
+			for err == nil {
+				_, err = s.Next()
+			}
+			if err == io.EOF || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tt.want)
+			}
+			if _, again := s.Next(); again != err {
+				t.Errorf("error is not final: then %v", again)
+			}
+		})
+	}
+}
+
+func TestTotalBytesAndClose(t *testing.T) {
+	a := memSource("a", []byte("1\n2\n"), false)
+	b := memSource("b", []byte("3\n"), false)
+	if got := NewSplitter([]Source{a, b}, DefaultDialect(), 1, 0).TotalBytes(); got != 6 {
+		t.Errorf("TotalBytes = %d, want 6", got)
+	}
+	stdin := Source{Name: "-", Size: -1, Open: a.Open}
+	if got := NewSplitter([]Source{a, stdin}, DefaultDialect(), 1, 0).TotalBytes(); got != -1 {
+		t.Errorf("TotalBytes with stdin = %d, want -1", got)
+	}
+	s := NewSplitter([]Source{a, b}, DefaultDialect(), 1, 0)
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(); err == nil || err == io.EOF {
+		t.Errorf("Next after Close: %v, want an error", err)
+	}
+}
+
+// TestChunkDataSurvivesLaterReads holds on to every chunk (as slow
+// workers would) and checks none changes while the splitter reads on.
+func TestChunkDataSurvivesLaterReads(t *testing.T) {
+	var in strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&in, "%d,\"%s\"\n", i, strings.Repeat("v", i%50))
+	}
+	d := DefaultDialect()
+	s := NewSplitter([]Source{memSource("x", []byte(in.String()), false)}, d, 7, 0)
+	s.blockSize = 4096
+	var chunks []*Chunk
+	var copies []string
+	for {
+		c, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks = append(chunks, c)
+		copies = append(copies, string(c.Data))
+	}
+	var all strings.Builder
+	for i, c := range chunks {
+		if string(c.Data) != copies[i] {
+			t.Fatalf("chunk %d changed after later reads", i)
+		}
+		all.Write(c.Data)
+	}
+	if all.String() != in.String() {
+		t.Errorf("chunks do not add up to the input")
+	}
+}
