@@ -14,14 +14,19 @@ import (
 // the data center preference of LocalDC.
 func Connect(o Options) (*gocql.Session, error) {
 	hosts := make([]string, 0, len(o.Hosts))
+	port := o.Port
 	for _, h := range o.Hosts {
-		if _, _, err := net.SplitHostPort(h); err != nil {
+		if _, p, err := net.SplitHostPort(h); err != nil {
 			h = net.JoinHostPort(h, strconv.Itoa(o.Port))
+		} else if n, err := strconv.Atoi(p); err == nil {
+			// Nodes discovered from system.peers get the contact
+			// points' port: the driver only learns their addresses.
+			port = n
 		}
 		hosts = append(hosts, h)
 	}
 	c := gocql.NewCluster(hosts...)
-	c.Port = o.Port
+	c.Port = port
 	c.Keyspace = o.Keyspace
 	c.Consistency = o.Consistency
 	c.ConnectTimeout = o.ConnectTimeout
