@@ -194,7 +194,8 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 		if bad != "" {
 			arena = arena[:start0]
 			clear(vals)
-			where := fmt.Sprintf("%s:%d:%d", c.File, rec.Line, rec.FieldColumn(badField))
+			line, col := rec.FieldPos(badField)
+			where := fmt.Sprintf("%s:%d:%d", c.File, line, col)
 			l.rejectParse(cs, where, bad, rec.Raw)
 			continue
 		}
