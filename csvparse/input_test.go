@@ -1,0 +1,101 @@
+package csvparse
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
+)
+
+func gzipped(t *testing.T, parts ...string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, p := range parts { // several members, as `cat a.gz b.gz` makes
+		w := gzip.NewWriter(&b)
+		if _, err := w.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Bytes()
+}
+
+func zstded(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := zstd.NewWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestCompressedAndEncodedInputs(t *testing.T) {
+	const text = "id,name\n1,\"café\nau lait\"\n2,naïve\r\n"
+	want := []rec{
+		{2, "1,\"café\nau lait\"", f("1", "café\nau lait"), q(false, true), ""},
+		{4, "2,naïve", f("2", "naïve"), q(false, false), ""},
+	}
+	latin1, err := charmap.ISO8859_1.NewEncoder().Bytes([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	utf16 := func(e unicode.Endianness, bom unicode.BOMPolicy) []byte {
+		b, err := unicode.UTF16(e, bom).NewEncoder().Bytes([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tests := []struct {
+		name     string
+		file     string
+		data     []byte
+		encoding string
+	}{
+		{"plain", "a.csv", []byte(text), ""},
+		{"utf-8 bom", "a.csv", []byte("\ufeff" + text), "UTF-8"},
+		{"gzip by extension", "a.csv.gz", gzipped(t, text), ""},
+		{"gzip by magic", "a.csv", gzipped(t, text), ""},
+		{"gzip members", "a.gz", gzipped(t, text[:12], text[12:]), ""},
+		{"zstd by extension", "a.csv.zst", zstded(t, text), ""},
+		{"zstd by magic", "-", zstded(t, text), ""},
+		{"latin-1", "a.csv", latin1, "latin-1"},
+		{"latin-1 gzipped", "a.csv.gz", gzipped(t, string(latin1)), "ISO-8859-1"},
+		{"utf-16 bom le", "a.csv", utf16(unicode.LittleEndian, unicode.UseBOM), "utf-16"},
+		{"utf-16 bom be", "a.csv", utf16(unicode.BigEndian, unicode.UseBOM), "utf-16"},
+		{"utf-16 no bom is le", "a.csv", utf16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16"},
+		{"utf-16le", "a.csv", utf16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16le"},
+		{"utf-16be", "a.csv", utf16(unicode.BigEndian, unicode.IgnoreBOM), "utf-16be"},
+		{"utf-16le with bom", "a.csv", utf16(unicode.LittleEndian, unicode.UseBOM), "utf-16le"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := dialect(func(d *Dialect) { d.Header, d.Encoding = true, tt.encoding })
+			for _, oneByte := range []bool{false, true} {
+				chunks, got := split(t, NewSplitter([]Source{memSource(tt.file, tt.data, oneByte)}, d, 1, 0), d)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("got\n%#v\nwant\n%#v", got, want)
+				}
+				if h := chunks[0].Header; !reflect.DeepEqual(h, []string{"id", "name"}) {
+					t.Errorf("header %q", h)
+				}
+				if n := sumInput(chunks); n != int64(len(tt.data)) {
+					t.Errorf("InputBytes add up to %d, want the stored size %d", n, len(tt.data))
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,87 @@
+package csvparse
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSources(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a.csv":     "a\n",
+		"b.csv":     "bb\n",
+		"c.txt":     "ccc\n",
+		"sub/d.csv": "dddd\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := func(p string) string { return filepath.Join(dir, p) }
+	type src struct {
+		Name string
+		Size int64
+		Body string
+	}
+	tests := []struct {
+		name  string
+		specs []string
+		want  []src
+		err   string
+	}{
+		{"file", []string{j("a.csv")}, []src{{j("a.csv"), 2, "a\n"}}, ""},
+		{"comma list with spaces", []string{j("b.csv") + " , " + j("a.csv")}, []src{{j("b.csv"), 3, "bb\n"}, {j("a.csv"), 2, "a\n"}}, ""},
+		{"glob sorted, directories left out", []string{j("*")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}}, ""},
+		{"glob in a list", []string{j("*.csv") + "," + j("sub/*.csv")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("sub/d.csv"), 5, "dddd\n"}}, ""},
+		{"directory: its files, not recursive", []string{dir}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}}, ""},
+		{"stdin dash", []string{"-"}, []src{{"-", -1, "from stdin"}}, ""},
+		{"stdin word, any case", []string{"StdIn"}, []src{{"StdIn", -1, "from stdin"}}, ""},
+		{"several specs", []string{j("a.csv"), "STDIN"}, []src{{j("a.csv"), 2, "a\n"}, {"STDIN", -1, "from stdin"}}, ""},
+		{"missing file", []string{j("nope.csv")}, nil, j("nope.csv") + ": no such file"},
+		{"glob without match", []string{j("a.csv") + "," + j("*.tsv")}, nil, j("*.tsv") + ": no file matches"},
+		{"all problems at once", []string{j("x.csv"), j("y*.csv")}, nil, j("y*.csv") + ": no file matches"},
+		{"stdin twice", []string{"-", "stdin"}, nil, "stdin: standard input can be read only once"},
+		{"nothing", []string{" , "}, nil, "no input files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Sources(tt.specs, strings.NewReader("from stdin"))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gs []src
+			for _, s := range got {
+				rc, err := s.Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := io.ReadAll(rc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = rc.Close()
+				gs = append(gs, src{s.Name, s.Size, string(b)})
+			}
+			if !reflect.DeepEqual(gs, tt.want) {
+				t.Errorf("got %v, want %v", gs, tt.want)
+			}
+		})
+	}
+	if _, err := Sources([]string{"-"}, nil); err == nil {
+		t.Error("stdin without a reader: no error")
+	}
+}
