@@ -5,13 +5,36 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gocql/gocql"
 )
 
+// testKeyspace holds the user-defined types the tests use, as the driver's
+// metadata gives them.
+func testKeyspace() *gocql.KeyspaceMetadata {
+	return &gocql.KeyspaceMetadata{
+		Name: "ks",
+		Types: map[string]*gocql.TypeMetadata{
+			"address": {Keyspace: "ks", Name: "address",
+				FieldNames: []string{"street", "no", "tags"},
+				FieldTypes: []string{"text", "int", "frozen<set<text>>"}},
+			"person": {Keyspace: "ks", Name: "person",
+				FieldNames: []string{"name", "home", "Nick"},
+				FieldTypes: []string{"text", "frozen<address>", "text"}},
+		},
+	}
+}
+
+// mustType parses a type and resolves user-defined types from testKeyspace.
 func mustType(t testing.TB, s string) *Type {
 	t.Helper()
 	typ, err := ParseType(s)
 	if err != nil {
 		t.Fatalf("ParseType(%q): %v", s, err)
+	}
+	r := udtResolver{ks: testKeyspace(), done: map[string]*Type{}}
+	if err := r.resolve(typ, 0); err != nil {
+		t.Fatalf("resolve %q: %v", s, err)
 	}
 	return typ
 }

@@ -1,9 +1,12 @@
 package schema
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"reflect"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -105,6 +108,18 @@ func decode(t *Type, b []byte) (string, error) {
 			return "", err
 		}
 		return v.UTC().Format("2006-01-02"), nil
+	case KindTuple, KindUDT:
+		return decodeComponents(t, b)
+	case KindVector:
+		elem, err := gocqlType(t.Elems[0]).NewWithError()
+		if err != nil {
+			return "", err
+		}
+		ptr := reflect.New(reflect.SliceOf(reflect.TypeOf(elem).Elem()))
+		if err := gocql.Unmarshal(info, b, ptr.Interface()); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%v", ptr.Elem().Interface()), nil
 	}
 	ptr, err := info.NewWithError()
 	if err != nil {
@@ -114,4 +129,51 @@ func decode(t *Type, b []byte) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("%v", reflect.ValueOf(ptr).Elem().Interface()), nil
+}
+
+// decodeComponents splits a tuple or UDT into its [int32 length][bytes]
+// components and decodes each with the driver, so that nulls show as <nil>
+// (the driver would turn them into zero values).
+func decodeComponents(t *Type, b []byte) (string, error) {
+	var types []*Type
+	var names []string
+	if t.Kind == KindTuple {
+		types = t.Elems
+	} else {
+		for _, f := range t.Fields {
+			types, names = append(types, f.Type), append(names, f.Name)
+		}
+	}
+	parts := make([]string, len(types))
+	for i, et := range types {
+		if len(b) < 4 {
+			return "", fmt.Errorf("component %d: %d bytes left", i, len(b))
+		}
+		n := int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		if n < 0 {
+			parts[i] = "<nil>"
+			continue
+		}
+		if int(n) > len(b) {
+			return "", fmt.Errorf("component %d: length %d, %d bytes left", i, n, len(b))
+		}
+		s, err := decode(et, b[:n])
+		if err != nil {
+			return "", err
+		}
+		parts[i], b = s, b[n:]
+	}
+	if len(b) != 0 {
+		return "", fmt.Errorf("%d bytes after the last component", len(b))
+	}
+	if names == nil {
+		return "[" + strings.Join(parts, " ") + "]", nil
+	}
+	kv := make([]string, len(parts))
+	for i := range parts {
+		kv[i] = names[i] + ":" + parts[i]
+	}
+	sort.Strings(kv)
+	return "map[" + strings.Join(kv, " ") + "]", nil
 }

@@ -243,12 +243,28 @@ func (b *builder) encoder(t *Type, depth int) (encodeFunc, error) {
 // uses keyEncoder instead, which knows where a bare key ends.
 func scalarEncoder(t *Type, fn scalarFunc) encodeFunc {
 	return func(p *litParser, dst []byte) ([]byte, error) {
-		tok, _, err := p.token(false, false)
+		tok, quoted, err := p.token(false, false)
 		if err != nil {
+			return dst, err
+		}
+		if err := p.afterBare(quoted); err != nil {
 			return dst, err
 		}
 		return scalarValue(t, fn, dst, tok)
 	}
+}
+
+// afterBare rejects a bare token that runs into a bracket or a quote, as in
+// "[1, x[2]]", which would otherwise be read as a value and a stray
+// bracket.
+func (p *litParser) afterBare(quoted bool) error {
+	if quoted {
+		return nil
+	}
+	if c := p.peek(); opensValue(c) {
+		return p.errorf("unexpected %q", c)
+	}
+	return nil
 }
 
 func scalarValue(t *Type, fn scalarFunc, dst, tok []byte) ([]byte, error) {
@@ -388,8 +404,11 @@ func (b *builder) mapEncoder(t *Type, depth int) (encodeFunc, error) {
 	if fn := b.scalar(keyType); fn != nil {
 		needsBlank := colonInValues(keyType)
 		key = func(p *litParser, dst []byte) ([]byte, error) {
-			tok, _, err := p.token(true, needsBlank)
+			tok, quoted, err := p.token(true, needsBlank)
 			if err != nil {
+				return dst, err
+			}
+			if err := p.afterBare(quoted); err != nil {
 				return dst, err
 			}
 			return scalarValue(keyType, fn, dst, tok)
@@ -508,16 +527,13 @@ func (b *builder) udtEncoder(t *Type, depth int) (encodeFunc, error) {
 			spans[i] = [2]int{-1, -1}
 		}
 		_, err := p.elements("{", func(int) error {
-			name, _, err := p.token(true, false)
+			name, err := p.fieldName()
 			if err != nil {
 				return err
 			}
-			if len(name) == 0 {
-				return p.errorf("expected a field name")
-			}
 			k := t.fieldIndex(name)
 			if k < 0 {
-				return fmt.Errorf("%s has no field %q", t, name)
+				return fmt.Errorf("user-defined type %s has no field %q", QuoteIdent(t.Name), name)
 			}
 			if spans[k][0] >= 0 {
 				return fmt.Errorf("field %s given twice", t.Fields[k].Name)
@@ -552,6 +568,27 @@ func (b *builder) udtEncoder(t *Type, depth int) (encodeFunc, error) {
 		n := copy(dst[at:], dst[body:])
 		return dst[:at+n], nil
 	}, nil
+}
+
+// fieldName reads a UDT field name: an identifier, or a quoted name
+// (double quotes as in CQL and JSON, single quotes as cqlsh also takes).
+func (p *litParser) fieldName() ([]byte, error) {
+	p.space()
+	if p.i < len(p.s) && (p.s[p.i] == '"' || p.s[p.i] == '\'') {
+		name, _, err := p.quoted()
+		return name, err
+	}
+	start := p.i
+	for p.i < len(p.s) && isIdentByte(p.s[p.i]) {
+		p.i++
+	}
+	if p.i == start {
+		if p.i >= len(p.s) {
+			return nil, p.errorf("expected a field name, found the end")
+		}
+		return nil, p.errorf("expected a field name, found %q", p.s[p.i])
+	}
+	return p.s[start:p.i], nil
 }
 
 // fieldIndex finds a field by name: exactly first, then ignoring case

@@ -103,8 +103,12 @@ func NewTable(keyspace, name string, cols []*Column) (*Table, error) {
 	var errs []error
 	counters := 0
 	for _, c := range cols {
-		if c == nil || c.Type == nil {
-			errs = append(errs, fmt.Errorf("column %v has no type", c))
+		if c == nil {
+			errs = append(errs, errors.New("nil column"))
+			continue
+		}
+		if c.Type == nil {
+			errs = append(errs, fmt.Errorf("column %s has no type", c.Name))
 			continue
 		}
 		if seen[c.Name] {

@@ -1,0 +1,287 @@
+package schema
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gocql/gocql"
+)
+
+func TestParseType(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"int", "int"},
+		{"INT", "int"},
+		{"varchar", "text"},
+		{"frozen<map<text, list<int>>>", "frozen<map<text, list<int>>>"},
+		{" map < text ,frozen< list<int> > > ", "map<text, frozen<list<int>>>"},
+		{"set<frozen<tuple<int, text, uuid>>>", "set<frozen<tuple<int, text, uuid>>>"},
+		{"vector<float, 3>", "vector<float, 3>"},
+		{"vector<frozen<list<int>>,2>", "vector<frozen<list<int>>, 2>"},
+		{"frozen<address>", "frozen<address>"},
+		{"Address", "address"},
+		{`frozen<"Address">`, `frozen<"Address">`},
+		{"ks.address", "address"},
+		{"'org.apache.cassandra.db.marshal.DynamicCompositeType'", "'org.apache.cassandra.db.marshal.DynamicCompositeType'"},
+	}
+	for _, tc := range cases {
+		typ, err := ParseType(tc.in)
+		if err != nil {
+			t.Errorf("ParseType(%q): %v", tc.in, err)
+			continue
+		}
+		if got := typ.String(); got != tc.want {
+			t.Errorf("ParseType(%q).String() = %q, want %q", tc.in, got, tc.want)
+		}
+		again, err := ParseType(typ.String())
+		if err != nil || !reflect.DeepEqual(again.String(), typ.String()) {
+			t.Errorf("ParseType(%q) does not round-trip: %v, %v", typ.String(), again, err)
+		}
+	}
+
+	typ, _ := ParseType("frozen<map<text, list<int>>>")
+	if typ.Kind != KindMap || !typ.Frozen || typ.Elems[0].Kind != KindText || typ.Elems[1].Kind != KindList || typ.Elems[1].Elems[0].Kind != KindInt {
+		t.Errorf("frozen<map<text, list<int>>> parsed as %+v", typ)
+	}
+	udt, _ := ParseType("ks.address")
+	if udt.Kind != KindUDT || udt.Keyspace != "ks" || udt.Name != "address" || udt.Fields != nil {
+		t.Errorf("ks.address parsed as %+v", udt)
+	}
+	vec, _ := ParseType("vector<float, 3>")
+	if vec.Kind != KindVector || vec.Dim != 3 || vec.Elems[0].Kind != KindFloat {
+		t.Errorf("vector<float, 3> parsed as %+v", vec)
+	}
+}
+
+func TestParseTypeErrors(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"", `parse type "": expected a type name at end`},
+		{"list<int", `parse type "list<int": expected '>' at end`},
+		{"map<int>", `parse type "map<int>": map takes 2 type parameters, got 1`},
+		{"list<int, int>", `parse type "list<int, int>": list takes 1 type parameters, got 2`},
+		{"vector<float, 0>", `parse type "vector<float, 0>": vector dimension "0" is not a positive integer`},
+		{"vector<float>", `parse type "vector<float>": expected ',' at offset 12, found '>'`},
+		{"int>", `parse type "int>": unexpected ">" at offset 3`},
+		{`"unterminated`, `parse type "\"unterminated": unterminated quoted name at offset 0`},
+		{strings.Repeat("list<", 100) + "int" + strings.Repeat(">", 100), `parse type "` + strings.Repeat("list<", 100) + "int" + strings.Repeat(">", 100) + `": type nested deeper than 64`},
+	}
+	for _, tc := range cases {
+		_, err := ParseType(tc.in)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("ParseType(%q) error = %v, want %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestIsText(t *testing.T) {
+	for s, want := range map[string]bool{"text": true, "varchar": true, "ascii": true, "blob": false, "int": false, "list<text>": false} {
+		if got := mustType(t, s).IsText(); got != want {
+			t.Errorf("%s IsText() = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestQuoteIdent(t *testing.T) {
+	for in, want := range map[string]string{
+		"abc": "abc", "a_1": "a_1", "Abc": `"Abc"`, "1a": `"1a"`, "select": `"select"`,
+		"my col": `"my col"`, `a"b`: `"a""b"`, "": `""`, "token": `"token"`,
+	} {
+		if got := QuoteIdent(in); got != want {
+			t.Errorf("QuoteIdent(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// testTableMetadata is a table as the driver's metadata describes it: a
+// composite partition key, two clustering columns given out of order, a
+// static column, a case-sensitive name and a UDT.
+func testTableMetadata() *gocql.KeyspaceMetadata {
+	ks := testKeyspace()
+	col := func(name, typ string, kind gocql.ColumnKind, pos int) *gocql.ColumnMetadata {
+		return &gocql.ColumnMetadata{Keyspace: "ks", Table: "events", Name: name, Type: typ, Kind: kind, ComponentIndex: pos}
+	}
+	ks.Tables = map[string]*gocql.TableMetadata{
+		"events": {Keyspace: "ks", Name: "events", Columns: map[string]*gocql.ColumnMetadata{
+			"day":     col("day", "date", gocql.ColumnPartitionKey, 1),
+			"sensor":  col("sensor", "uuid", gocql.ColumnPartitionKey, 0),
+			"seq":     col("seq", "int", gocql.ColumnClusteringKey, 1),
+			"at":      col("at", "timestamp", gocql.ColumnClusteringKey, 0),
+			"value":   col("value", "double", gocql.ColumnRegular, 0),
+			"Label":   col("Label", "text", gocql.ColumnRegular, 0),
+			"where":   col("where", "frozen<address>", gocql.ColumnRegular, 0),
+			"owner":   col("owner", "text", gocql.ColumnStatic, 0),
+			"history": col("history", "list<frozen<map<text, frozen<person>>>>", gocql.ColumnRegular, 0),
+		}},
+		"hits": {Keyspace: "ks", Name: "hits", Columns: map[string]*gocql.ColumnMetadata{
+			"page":  {Name: "page", Type: "text", Kind: gocql.ColumnPartitionKey},
+			"n":     {Name: "n", Type: "counter", Kind: gocql.ColumnRegular},
+			"bytes": {Name: "bytes", Type: "counter", Kind: gocql.ColumnRegular},
+		}},
+		"bad": {Keyspace: "ks", Name: "bad", Columns: map[string]*gocql.ColumnMetadata{
+			"k": {Name: "k", Type: "frozen<nosuch>", Kind: gocql.ColumnPartitionKey},
+		}},
+	}
+	return ks
+}
+
+func TestTableFromMetadata(t *testing.T) {
+	tb, err := TableFromMetadata(testTableMetadata(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, c := range tb.Columns {
+		if c.Index != i {
+			t.Errorf("column %s Index = %d, want %d", c.Name, c.Index, i)
+		}
+		got = append(got, c.Name+" "+c.Type.String()+" "+c.Kind.String())
+	}
+	want := []string{
+		"sensor uuid partition key",
+		"day date partition key",
+		"at timestamp clustering",
+		"seq int clustering",
+		"Label text regular",
+		"history list<frozen<map<text, frozen<person>>>> regular",
+		"owner text static",
+		"value double regular",
+		"where frozen<address> regular",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("columns:\n got %q\nwant %q", got, want)
+	}
+	if len(tb.PartitionKey) != 2 || tb.PartitionKey[1].Name != "day" || len(tb.Clustering) != 2 || tb.Clustering[0].Name != "at" {
+		t.Errorf("keys: %v %v", tb.PartitionKey, tb.Clustering)
+	}
+	if tb.Counter {
+		t.Error("events is not a counter table")
+	}
+	where, _ := tb.Column("where")
+	if where == nil || len(where.Type.Fields) != 3 || where.Type.Fields[2].Type.String() != "frozen<set<text>>" || where.Type.Keyspace != "ks" {
+		t.Errorf("UDT column not resolved: %+v", where)
+	}
+	hist, _ := tb.Column("history")
+	person := hist.Type.Elems[0].Elems[1]
+	if person.Name != "person" || len(person.Fields) != 3 || person.Fields[1].Type.Fields == nil {
+		t.Errorf("nested UDT not resolved: %+v", person)
+	}
+	// Every column can get a converter.
+	for _, c := range tb.Columns {
+		if _, err := NewConverter(c.Type, DefaultFormats()); err != nil {
+			t.Errorf("NewConverter(%s): %v", c.Type, err)
+		}
+	}
+
+	hits, err := TableFromMetadata(testTableMetadata(), "HITS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hits.Counter || hits.Columns[1].Name != "bytes" {
+		t.Errorf("hits: counter=%v columns=%v", hits.Counter, hits.Columns)
+	}
+
+	for _, tc := range []struct{ table, want string }{
+		{"nosuch", "table ks.nosuch does not exist"},
+		{`"HITS"`, `table ks."HITS" does not exist`},
+		{"bad", "table ks.bad column k: user-defined type nosuch does not exist in keyspace ks"},
+	} {
+		_, err := TableFromMetadata(testTableMetadata(), tc.table)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("TableFromMetadata(%s) error = %v, want %s", tc.table, err, tc.want)
+		}
+	}
+}
+
+func TestTableColumn(t *testing.T) {
+	tb, err := TableFromMetadata(testTableMetadata(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, want string
+	}{
+		{"value", "value"},
+		{"VALUE", "value"},
+		{`"value"`, "value"},
+		{`"VALUE"`, ""},
+		{`"Label"`, "Label"},
+		{"Label", "Label"},
+		{"label", "Label"},
+		{"nosuch", ""},
+	} {
+		c, ok := tb.Column(tc.name)
+		got := ""
+		if ok {
+			got = c.Name
+		}
+		if got != tc.want {
+			t.Errorf("Column(%s) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestNewTable(t *testing.T) {
+	intT := &Type{Kind: KindInt}
+	cnt := &Type{Kind: KindCounter}
+	for _, tc := range []struct {
+		name string
+		cols []*Column
+		want string
+	}{
+		{"no key", []*Column{{Name: "a", Type: intT}}, "table ks.t: no partition key column"},
+		{"duplicate", []*Column{{Name: "a", Type: intT, Kind: PartitionKey}, {Name: "a", Type: intT}}, "table ks.t: column a appears twice"},
+		{"mixed counters", []*Column{{Name: "k", Type: intT, Kind: PartitionKey}, {Name: "c", Type: cnt}, {Name: "v", Type: intT}}, "table ks.t: a table with counter columns can hold only counters besides its primary key"},
+		{"no type", []*Column{{Name: "k", Kind: PartitionKey}}, "table ks.t: column k has no type\nno partition key column"},
+	} {
+		_, err := NewTable("ks", "t", tc.cols)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error = %v, want %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestStatements(t *testing.T) {
+	tb, err := TableFromMetadata(testTableMetadata(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := func(names ...string) []*Column {
+		var cs []*Column
+		for _, n := range names {
+			c, ok := tb.Column(n)
+			if !ok {
+				t.Fatalf("no column %s", n)
+			}
+			cs = append(cs, c)
+		}
+		return cs
+	}
+	stmt, names := InsertStatement(tb, pick("sensor", "day", "at", "seq", "Label", "where"), 0)
+	if want := `INSERT INTO ks.events (sensor,day,at,seq,"Label","where") VALUES (?,?,?,?,?,?)`; stmt != want {
+		t.Errorf("insert:\n got %s\nwant %s", stmt, want)
+	}
+	if want := []string{"sensor", "day", "at", "seq", "Label", "where"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("insert names = %q, want %q", names, want)
+	}
+	stmt, _ = InsertStatement(tb, pick("sensor", "day", "at", "seq"), 3600)
+	if want := `INSERT INTO ks.events (sensor,day,at,seq) VALUES (?,?,?,?) USING TTL 3600`; stmt != want {
+		t.Errorf("insert with TTL:\n got %s\nwant %s", stmt, want)
+	}
+
+	odd, err := NewTable("My KS", "Hits", []*Column{
+		{Name: "page", Type: &Type{Kind: KindText}, Kind: PartitionKey},
+		{Name: "day", Type: &Type{Kind: KindDate}, Kind: Clustering},
+		{Name: "n", Type: &Type{Kind: KindCounter}},
+		{Name: "Bytes", Type: &Type{Kind: KindCounter}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmt, names = CounterStatement(odd, odd.Columns)
+	if want := `UPDATE "My KS"."Hits" SET "Bytes"="Bytes"+?,n=n+? WHERE page=? AND day=?`; stmt != want {
+		t.Errorf("counter:\n got %s\nwant %s", stmt, want)
+	}
+	if want := []string{"Bytes", "n", "page", "day"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("counter names = %q, want %q", names, want)
+	}
+}
