@@ -1,0 +1,363 @@
+package cqlsim
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/frame"
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+)
+
+const (
+	headerLen = 9
+	// maxFrame is Cassandra's native_transport_max_frame_size default (256 MiB in 3.x).
+	maxFrame = 256 << 20
+	// delayQueue bounds responses waiting for injected latency per connection;
+	// when full the reader blocks, which pushes back on the client.
+	delayQueue = 4096
+)
+
+// session is per-connection client state.
+type session struct {
+	keyspace string
+}
+
+type delayed struct {
+	due time.Time
+	buf []byte
+}
+
+type conn struct {
+	n       *Node
+	nc      net.Conn
+	br      *bufio.Reader
+	codec   frame.RawCodec
+	version primitive.ProtocolVersion
+	started bool
+	authed  bool
+	sess    session
+	events  atomic.Uint32
+	body    []byte
+
+	wmu sync.Mutex
+	bw  *bufio.Writer
+
+	closeOnce sync.Once
+	delayOnce sync.Once
+	delayq    chan delayed
+	delayDone chan struct{}
+}
+
+func newConn(n *Node, nc net.Conn) *conn {
+	return &conn{
+		n:     n,
+		nc:    nc,
+		br:    bufio.NewReaderSize(nc, 64<<10),
+		bw:    bufio.NewWriterSize(nc, 64<<10),
+		codec: n.cl.codec(),
+	}
+}
+
+func tlsServer(nc net.Conn, cfg *tls.Config) net.Conn { return tls.Server(nc, cfg) }
+
+func (c *conn) close() {
+	c.closeOnce.Do(func() { c.nc.Close() })
+}
+
+func eventBit(ev primitive.EventType) uint32 {
+	switch ev {
+	case primitive.EventTypeTopologyChange:
+		return 1
+	case primitive.EventTypeStatusChange:
+		return 2
+	case primitive.EventTypeSchemaChange:
+		return 4
+	}
+	return 0
+}
+
+func (c *conn) wants(ev primitive.EventType) bool { return c.events.Load()&eventBit(ev) != 0 }
+
+// serve reads frames until the connection fails. Requests are executed on
+// this goroutine in arrival order; responses are written to a buffered
+// writer that is flushed when no further request is already buffered, so a
+// pipelining client gets many responses per write.
+func (c *conn) serve() {
+	defer func() {
+		c.close()
+		if c.delayq != nil {
+			close(c.delayq)
+			<-c.delayDone
+		}
+	}()
+	var hdr [headerLen]byte
+	for {
+		if _, err := io.ReadFull(c.br, hdr[:]); err != nil {
+			return
+		}
+		v := primitive.ProtocolVersion(hdr[0] & 0x7f)
+		h := &frame.Header{
+			Version:    v,
+			Flags:      primitive.HeaderFlag(hdr[1]),
+			StreamId:   int16(binary.BigEndian.Uint16(hdr[2:4])),
+			OpCode:     primitive.OpCode(hdr[4]),
+			BodyLength: int32(binary.BigEndian.Uint32(hdr[5:9])),
+		}
+		if v != primitive.ProtocolVersion3 && v != primitive.ProtocolVersion4 {
+			// Drivers start high and step down on this exact wording
+			// ("unsupported protocol version"); the error goes out in the
+			// newest version we speak and the connection closes, as Cassandra does.
+			rv := primitive.ProtocolVersion4
+			if c.version != 0 {
+				rv = c.version
+			}
+			c.writeNow(rv, h.StreamId, &message.ProtocolError{ErrorMessage: fmt.Sprintf(
+				"Invalid or unsupported protocol version (%d); supported versions are (3/v3, 4/v4)", v)}, nil)
+			return
+		}
+		if c.version == 0 {
+			c.version = v
+		} else if v != c.version {
+			c.writeNow(c.version, h.StreamId, &message.ProtocolError{ErrorMessage: fmt.Sprintf(
+				"Invalid message version. Got %s but previous messages on this connection had version %s", v, c.version)}, nil)
+			return
+		}
+		if hdr[0]&0x80 != 0 || h.BodyLength < 0 || h.BodyLength > maxFrame {
+			c.writeNow(v, h.StreamId, &message.ProtocolError{ErrorMessage: fmt.Sprintf(
+				"Invalid frame: direction bit set or body length %d out of range", h.BodyLength)}, nil)
+			return
+		}
+		if cap(c.body) < int(h.BodyLength) {
+			c.body = make([]byte, h.BodyLength)
+		}
+		body := c.body[:h.BodyLength]
+		if _, err := io.ReadFull(c.br, body); err != nil {
+			return
+		}
+		st := &c.n.stats
+		st.bytes.Add(int64(headerLen + len(body)))
+		st.requests[h.OpCode].Add(1)
+		msg, warnings := c.handle(h, body)
+		if msg == nil {
+			continue
+		}
+		if d := c.n.latency(); d > 0 {
+			c.delay(d, h.StreamId, msg, warnings)
+		} else {
+			c.write(h.StreamId, msg, warnings, c.br.Buffered() < headerLen)
+		}
+	}
+}
+
+func (c *conn) newFrame(v primitive.ProtocolVersion, stream int16, msg message.Message, warnings []string) *frame.Frame {
+	f := frame.NewFrame(v, stream, msg)
+	if len(warnings) > 0 && v >= primitive.ProtocolVersion4 {
+		f.SetWarnings(warnings)
+	}
+	return f
+}
+
+func (c *conn) write(stream int16, msg message.Message, warnings []string, flush bool) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.codec.EncodeFrame(c.newFrame(c.version, stream, msg, warnings), c.bw); err != nil {
+		c.n.cl.logf("cqlsim: node %d: encode %s: %v", c.n.info.index+1, msg, err)
+		_ = c.codec.EncodeFrame(c.newFrame(c.version, stream, &message.ServerError{ErrorMessage: "cqlsim: cannot encode response: " + err.Error()}, nil), c.bw)
+	}
+	if flush {
+		_ = c.bw.Flush()
+	}
+}
+
+func (c *conn) writeNow(v primitive.ProtocolVersion, stream int16, msg message.Message, warnings []string) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.codec.EncodeFrame(c.newFrame(v, stream, msg, warnings), c.bw)
+	_ = c.bw.Flush()
+}
+
+// push sends a server event (stream -1).
+func (c *conn) push(ev message.Message) {
+	if c.version == 0 {
+		return
+	}
+	c.write(-1, ev, nil, true)
+}
+
+// delay queues an encoded response to be written after d. The queue is
+// FIFO, so with a latency range a response can wait for a slower one ahead
+// of it; drivers match responses by stream id and do not mind.
+func (c *conn) delay(d time.Duration, stream int16, msg message.Message, warnings []string) {
+	c.delayOnce.Do(func() {
+		c.delayq = make(chan delayed, delayQueue)
+		c.delayDone = make(chan struct{})
+		go c.delayWriter()
+	})
+	var buf bytes.Buffer
+	if err := c.codec.EncodeFrame(c.newFrame(c.version, stream, msg, warnings), &buf); err != nil {
+		buf.Reset()
+		_ = c.codec.EncodeFrame(c.newFrame(c.version, stream, &message.ServerError{ErrorMessage: err.Error()}, nil), &buf)
+	}
+	c.delayq <- delayed{due: time.Now().Add(d), buf: buf.Bytes()}
+}
+
+func (c *conn) delayWriter() {
+	defer close(c.delayDone)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for d := range c.delayq {
+		if wait := time.Until(d.due); wait > 0 {
+			timer.Reset(wait)
+			<-timer.C
+		}
+		c.wmu.Lock()
+		_, _ = c.bw.Write(d.buf)
+		if len(c.delayq) == 0 {
+			_ = c.bw.Flush()
+		}
+		c.wmu.Unlock()
+	}
+}
+
+type frameHeader struct {
+	version primitive.ProtocolVersion
+	op      primitive.OpCode
+}
+
+func (c *conn) decode(h *frameHeader, body []byte) (message.Message, error) {
+	b, err := c.codec.DecodeBody(&frame.Header{Version: h.version, OpCode: h.op, BodyLength: int32(len(body))}, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	return b.Message, nil
+}
+
+// handle executes one request and returns the response message (nil for none).
+func (c *conn) handle(h *frame.Header, body []byte) (message.Message, []string) {
+	if h.Flags.Contains(primitive.HeaderFlagCompressed) {
+		return &message.ProtocolError{ErrorMessage: "compressed frame received but no compression was negotiated in STARTUP"}, nil
+	}
+	switch h.OpCode {
+	case primitive.OpCodeOptions:
+		return &message.Supported{Options: map[string][]string{
+			"CQL_VERSION":       {cqlVersion},
+			"COMPRESSION":       {},
+			"PROTOCOL_VERSIONS": {"3/v3", "4/v4"},
+		}}, nil
+	case primitive.OpCodeStartup, primitive.OpCodeAuthResponse, primitive.OpCodeRegister,
+		primitive.OpCodeQuery, primitive.OpCodePrepare, primitive.OpCodeExecute, primitive.OpCodeBatch:
+	default:
+		return &message.ProtocolError{ErrorMessage: fmt.Sprintf("Unknown or unsupported request opcode 0x%02x", byte(h.OpCode))}, nil
+	}
+	if h.OpCode == primitive.OpCodeExecute && c.n.cl.cfg.Blackhole && c.started && c.authed {
+		return c.blackholeExecute(body)
+	}
+	if h.OpCode == primitive.OpCodeBatch && c.n.cl.cfg.Blackhole && c.started && c.authed {
+		return c.blackholeBatch(body)
+	}
+	decoded, err := c.codec.DecodeBody(h, bytes.NewReader(body))
+	if err != nil {
+		return &message.ProtocolError{ErrorMessage: fmt.Sprintf("Invalid %s message: %v", opName(h.OpCode), err)}, nil
+	}
+	switch m := decoded.Message.(type) {
+	case *message.Startup:
+		if c.started {
+			return &message.ProtocolError{ErrorMessage: "Unexpected message STARTUP, the connection is already initialized"}, nil
+		}
+		if comp := m.GetCompression(); comp != primitive.CompressionNone {
+			return &message.ProtocolError{ErrorMessage: fmt.Sprintf("Unknown compression algorithm: %s", comp)}, nil
+		}
+		c.started = true
+		if c.n.cl.cfg.Username == "" {
+			c.authed = true
+			return &message.Ready{}, nil
+		}
+		return &message.Authenticate{Authenticator: "org.apache.cassandra.auth.PasswordAuthenticator"}, nil
+	case *message.AuthResponse:
+		if !c.started || c.n.cl.cfg.Username == "" {
+			return &message.ProtocolError{ErrorMessage: "Unexpected message AUTH_RESPONSE"}, nil
+		}
+		user, pass, ok := parsePlainToken(m.Token)
+		if !ok || user != c.n.cl.cfg.Username || pass != c.n.cl.cfg.Password {
+			return &message.AuthenticationError{ErrorMessage: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}, nil
+		}
+		c.authed = true
+		return &message.AuthSuccess{}, nil
+	}
+	if !c.started {
+		return &message.ProtocolError{ErrorMessage: fmt.Sprintf("Unexpected message %s, expecting STARTUP or OPTIONS", opName(h.OpCode))}, nil
+	}
+	if !c.authed {
+		return &message.Unauthorized{ErrorMessage: "You have not logged in"}, nil
+	}
+	n := c.n
+	switch m := decoded.Message.(type) {
+	case *message.Register:
+		var bits uint32
+		for _, ev := range m.EventTypes {
+			bits |= eventBit(ev)
+		}
+		c.events.Or(bits)
+		return &message.Ready{}, nil
+	case *message.Query:
+		p, err := n.planFor(&c.sess, m.Query)
+		if err != nil {
+			return errorMessage(err), nil
+		}
+		return n.respond(&c.sess, p, m.Options)
+	case *message.Prepare:
+		p, id, err := n.prepare(&c.sess, m.Query)
+		if err != nil {
+			return errorMessage(err), nil
+		}
+		return p.preparedResult(id, c.version), nil
+	case *message.Execute:
+		p := n.lookupPrepared(m.QueryId)
+		if p == nil {
+			return unprepared(m.QueryId), nil
+		}
+		return n.respond(&c.sess, p, m.Options)
+	case *message.Batch:
+		return n.batch(&c.sess, m)
+	}
+	return &message.ProtocolError{ErrorMessage: fmt.Sprintf("Unexpected message %s", opName(h.OpCode))}, nil
+}
+
+func unprepared(id []byte) message.Message {
+	return &message.Unprepared{
+		ErrorMessage: fmt.Sprintf("Prepared query with ID %x not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", id),
+		Id:           id,
+	}
+}
+
+// parsePlainToken splits a SASL PLAIN token: authzid NUL authcid NUL password.
+func parsePlainToken(tok []byte) (user, pass string, ok bool) {
+	parts := bytes.Split(tok, []byte{0})
+	if len(parts) != 3 {
+		return "", "", false
+	}
+	return string(parts[1]), string(parts[2]), true
+}
+
+// errorMessage turns an error into an ERROR message.
+func errorMessage(err error) message.Message {
+	var re *reqError
+	if errors.As(err, &re) {
+		return re.msg
+	}
+	var se interface{ SyntaxError() bool }
+	if errors.As(err, &se) {
+		return &message.SyntaxError{ErrorMessage: err.Error()}
+	}
+	return &message.ServerError{ErrorMessage: err.Error()}
+}

@@ -1,0 +1,442 @@
+package cqlsim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cqlload/cqlload/cqlsim/internal/cql"
+	"github.com/datastax/go-cassandra-native-protocol/frame"
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+)
+
+func (cl *Cluster) codec() frame.RawCodec { return frame.NewRawCodec() }
+
+// userData reports whether a plan touches user data, the requests faults apply to.
+func (p *plan) userData() bool {
+	if p.kind == planBatch {
+		return true
+	}
+	return p.t != nil && !isSystemKeyspace(p.t.ks)
+}
+
+func (p *plan) writeKind() writeKind {
+	switch p.kind {
+	case planSelect:
+		return readKind
+	case planBatch:
+		switch p.batchType {
+		case cql.UnloggedBatch:
+			return writeUnloggedBatch
+		case cql.CounterBatch:
+			return writeCounter
+		}
+		return writeBatch
+	}
+	if p.t != nil && p.t.counter {
+		return writeCounter
+	}
+	return writeSimple
+}
+
+// respond executes a QUERY or EXECUTE and returns the response.
+func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions) (message.Message, []string) {
+	n.stats.statements.Add(1)
+	if p.userData() {
+		var cl primitive.ConsistencyLevel
+		if opts != nil {
+			cl = opts.Consistency
+		}
+		if e := n.injected(cl, p.writeKind()); e != nil {
+			return e, nil
+		}
+	}
+	msg, warn, err := n.execute(sess, p, opts)
+	if err != nil {
+		return errorMessage(err), nil
+	}
+	return msg, warn
+}
+
+func (n *Node) newArgs(opts *message.QueryOptions) *execArgs {
+	a := &execArgs{now: time.Now(), opts: opts}
+	if opts != nil && opts.DefaultTimestamp != nil {
+		a.ts = *opts.DefaultTimestamp
+	} else {
+		a.ts = n.cl.timestamp()
+	}
+	return a
+}
+
+// run compiles and executes one statement (Cluster.Exec).
+func (n *Node) run(sess *session, s cql.Statement, opts *message.QueryOptions) (message.Message, error) {
+	p, err := n.compile(sess, s)
+	if err != nil {
+		return nil, err
+	}
+	msg, _, err := n.execute(sess, p, opts)
+	return msg, err
+}
+
+func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions) (message.Message, []string, error) {
+	if p.kind == planDDL {
+		msg, err := n.ddl(sess, p.stmt)
+		return msg, nil, err
+	}
+	vals, err := p.bindValues(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := n.newArgs(opts)
+	a.values = vals
+	switch p.kind {
+	case planSelect:
+		return n.selectRows(p, a)
+	case planBatch:
+		if p.batchTS != nil {
+			v, unset, err := a.value(p.batchTS)
+			if err != nil {
+				return nil, nil, err
+			}
+			if ts, ok := decBigint(v); ok && !unset {
+				a.ts = ts
+			}
+		}
+		children := make([]batchChild, len(p.batch))
+		for i, c := range p.batch {
+			children[i] = batchChild{p: c, args: a}
+		}
+		return n.applyBatch(p.batchType, children)
+	}
+	muts, err := p.write.mutations(a, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := p.write
+	if w.ifNotExists || w.ifExists {
+		return n.conditional(w, muts, a)
+	}
+	if n.cl.cfg.Blackhole {
+		n.count(p.t, muts)
+		return &message.VoidResult{}, nil, nil
+	}
+	now := a.now.Unix()
+	for _, m := range muts {
+		p.t.data.apply(p.t, m, now)
+	}
+	n.count(p.t, muts)
+	return &message.VoidResult{}, nil, nil
+}
+
+// count records written rows and whether this node replicates them.
+func (n *Node) count(t *table, muts []*mutation) {
+	if len(muts) == 0 {
+		return
+	}
+	n.stats.rows.Add(int64(len(muts)))
+	ks := n.cl.cat.keyspace(t.ks)
+	if ks == nil {
+		return
+	}
+	var rep int64
+	for _, m := range muts {
+		if n.isReplica(ks, m.token) {
+			rep++
+		}
+	}
+	n.stats.replicaRows.Add(rep)
+}
+
+func (n *Node) isReplica(ks *keyspace, token int64) bool {
+	if ks.repl.strategy == strategyLocal {
+		return true
+	}
+	for _, r := range ks.placement[n.cl.topo.ringIndex(token)] {
+		if r == n.info.index {
+			return true
+		}
+	}
+	return false
+}
+
+// conditional applies IF [NOT] EXISTS writes atomically per table and
+// answers with the [applied] row Cassandra sends.
+func (n *Node) conditional(w *writePlan, muts []*mutation, a *execArgs) (message.Message, []string, error) {
+	if len(muts) != 1 {
+		return nil, nil, invalidf("IN on the partition key is not supported with conditional updates")
+	}
+	m := muts[0]
+	now := a.now.Unix()
+	d := w.t.data
+	d.mu.Lock()
+	exists := d.rowExists(w.t, m, now)
+	applied := exists == w.ifExists
+	if applied {
+		d.applyLocked(w.t, m, now)
+	}
+	d.mu.Unlock()
+	if applied {
+		n.count(w.t, muts)
+	}
+	meta := []*message.ColumnMetadata{{Keyspace: w.t.ks, Table: w.t.name, Name: "[applied]", Type: boolType.DataType()}}
+	return &message.RowsResult{
+		Metadata: &message.RowsMetadata{ColumnCount: 1, Columns: meta},
+		Data:     [][][]byte{{encBool(applied)}},
+	}, nil, nil
+}
+
+func (n *Node) selectRows(p *plan, a *execArgs) (message.Message, []string, error) {
+	s := p.sel
+	d := p.t.data
+	if p.t.nodeLocal {
+		d = n.cl.nodeLocalData(p.t, n.info.index)
+	}
+	var pageSize, offset int
+	if a.opts != nil && a.opts.PageSize > 0 {
+		pageSize = int(a.opts.PageSize)
+		if len(a.opts.PagingState) > 0 {
+			o, ok := decBigint(a.opts.PagingState)
+			if !ok || o < 0 {
+				return nil, nil, &reqError{&message.ProtocolError{ErrorMessage: "Invalid paging state"}}
+			}
+			offset = int(o)
+		}
+	}
+	max := 0
+	if pageSize > 0 {
+		max = offset + pageSize + 1
+	}
+	rows, err := s.run(a, d, max)
+	if err != nil {
+		return nil, nil, err
+	}
+	md := &message.RowsMetadata{ColumnCount: int32(len(s.meta))}
+	if a.opts == nil || !a.opts.SkipMetadata {
+		md.Columns = s.meta
+	}
+	if pageSize > 0 && !s.agg {
+		// The paging state is the offset of the next row in the result; the
+		// result is recomputed for each page, which is fine for a simulator.
+		if offset > len(rows) {
+			offset = len(rows)
+		}
+		rows = rows[offset:]
+		if len(rows) > pageSize {
+			rows = rows[:pageSize]
+			md.PagingState = encBigint(int64(offset + pageSize))
+		}
+	}
+	return &message.RowsResult{Metadata: md, Data: rows}, nil, nil
+}
+
+type batchChild struct {
+	p    *plan
+	args *execArgs
+}
+
+// batch executes a BATCH message.
+func (n *Node) batch(sess *session, m *message.Batch) (message.Message, []string) {
+	n.stats.statements.Add(int64(len(m.Children)))
+	var bt cql.BatchType
+	wk := writeBatch
+	switch m.Type {
+	case primitive.BatchTypeUnlogged:
+		bt, wk = cql.UnloggedBatch, writeUnloggedBatch
+	case primitive.BatchTypeCounter:
+		bt, wk = cql.CounterBatch, writeCounter
+	}
+	if e := n.injected(m.Consistency, wk); e != nil {
+		return e, nil
+	}
+	opts := &message.QueryOptions{Consistency: m.Consistency, DefaultTimestamp: m.DefaultTimestamp}
+	base := n.newArgs(opts)
+	children := make([]batchChild, 0, len(m.Children))
+	for _, c := range m.Children {
+		var p *plan
+		if c.Id != nil {
+			if p = n.lookupPrepared(c.Id); p == nil {
+				return unprepared(c.Id), nil
+			}
+		} else {
+			var err error
+			if p, err = n.planFor(sess, c.Query); err != nil {
+				return errorMessage(err), nil
+			}
+		}
+		if p.kind != planInsert && p.kind != planUpdate && p.kind != planDelete {
+			return &message.Invalid{ErrorMessage: "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed."}, nil
+		}
+		vals, err := p.bindValues(&message.QueryOptions{PositionalValues: c.Values})
+		if err != nil {
+			return errorMessage(err), nil
+		}
+		a := *base
+		a.values = vals
+		children = append(children, batchChild{p: p, args: &a})
+	}
+	msg, warn, err := n.applyBatch(bt, children)
+	if err != nil {
+		return errorMessage(err), nil
+	}
+	return msg, warn
+}
+
+func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Message, []string, error) {
+	var muts []*mutation
+	tables := map[*table]bool{}
+	for _, c := range children {
+		w := c.p.write
+		if w.ifExists || w.ifNotExists {
+			return nil, nil, invalidf("cqlsim does not support conditional statements in batches")
+		}
+		if bt == cql.CounterBatch && !c.p.t.counter {
+			return nil, nil, invalidf("Cannot include non-counter statement in a counter batch")
+		}
+		if bt != cql.CounterBatch && c.p.t.counter {
+			return nil, nil, invalidf("Cannot include a counter statement in a logged batch")
+		}
+		var err error
+		if muts, err = w.mutations(c.args, muts); err != nil {
+			return nil, nil, err
+		}
+		tables[c.p.t] = true
+	}
+	// Cassandra groups a batch into one mutation per keyspace and partition.
+	type pkey struct {
+		ks  string
+		key string
+	}
+	parts := map[pkey]bool{}
+	size := 0
+	for _, m := range muts {
+		parts[pkey{m.t.ks, string(m.key)}] = true
+		size += m.size()
+	}
+	n.stats.batch(len(parts))
+	var warnings []string
+	if len(parts) > 1 && bt != cql.CounterBatch {
+		warn, fail := n.cl.batchLimits()
+		if fail > 0 && size > fail {
+			n.stats.batchRejected.Add(1)
+			return nil, nil, invalidf("Batch too large")
+		}
+		if warn > 0 && size > warn {
+			n.stats.warnings.Add(1)
+			names := make([]string, 0, len(tables))
+			for t := range tables {
+				names = append(names, t.qualified())
+			}
+			warnings = append(warnings, fmt.Sprintf("Batch for [%s] is of size %s, exceeding specified threshold of %s by %s.",
+				strings.Join(names, ", "), kib(size), kib(warn), kib(size-warn)))
+		}
+	}
+	if !n.cl.cfg.Blackhole {
+		now := time.Now().Unix()
+		for _, m := range muts {
+			m.t.data.apply(m.t, m, now)
+		}
+	}
+	for t := range tables {
+		var tm []*mutation
+		for _, m := range muts {
+			if m.t == t {
+				tm = append(tm, m)
+			}
+		}
+		n.count(t, tm)
+	}
+	return &message.VoidResult{}, warnings, nil
+}
+
+// kib formats a size as Cassandra's FBUtilities.prettyPrintMemory does.
+func kib(b int) string {
+	if b < 1024 {
+		return fmt.Sprintf("%dB", b)
+	}
+	return fmt.Sprintf("%.3fKiB", float64(b)/1024)
+}
+
+// ddl executes USE and schema statements.
+func (n *Node) ddl(sess *session, s cql.Statement) (message.Message, error) {
+	cl := n.cl
+	ksOr := func(ks string) (string, error) {
+		if ks != "" {
+			return ks, nil
+		}
+		if sess.keyspace == "" {
+			return "", invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+		}
+		return sess.keyspace, nil
+	}
+	var ch *schemaChange
+	var err error
+	switch st := s.(type) {
+	case *cql.Use:
+		if cl.cat.keyspace(st.Keyspace) == nil {
+			return nil, invalidf("Keyspace '%s' does not exist", st.Keyspace)
+		}
+		sess.keyspace = st.Keyspace
+		return &message.SetKeyspaceResult{Keyspace: st.Keyspace}, nil
+	case *cql.CreateKeyspace:
+		if isSystemKeyspace(st.Name) {
+			return nil, &reqError{&message.Unauthorized{ErrorMessage: st.Name + " keyspace is not user-modifiable."}}
+		}
+		ch, err = cl.cat.createKeyspace(st, false)
+	case *cql.DropKeyspace:
+		ch, err = cl.cat.dropKeyspace(st)
+	case *cql.CreateTable:
+		c := *st
+		if c.Keyspace, err = ksOr(st.Keyspace); err != nil {
+			return nil, err
+		}
+		if isSystemKeyspace(c.Keyspace) {
+			return nil, &reqError{&message.Unauthorized{ErrorMessage: c.Keyspace + " keyspace is not user-modifiable."}}
+		}
+		ch, err = cl.cat.createTable(&c, false)
+	case *cql.DropTable:
+		c := *st
+		if c.Keyspace, err = ksOr(st.Keyspace); err != nil {
+			return nil, err
+		}
+		ch, err = cl.cat.dropTable(&c)
+	case *cql.CreateType:
+		c := *st
+		if c.Keyspace, err = ksOr(st.Keyspace); err != nil {
+			return nil, err
+		}
+		ch, err = cl.cat.createType(&c)
+	case *cql.DropType:
+		c := *st
+		if c.Keyspace, err = ksOr(st.Keyspace); err != nil {
+			return nil, err
+		}
+		ch, err = cl.cat.dropType(&c)
+	case *cql.Truncate:
+		ks, err := ksOr(st.Keyspace)
+		if err != nil {
+			return nil, err
+		}
+		t, err := cl.cat.table(ks, st.Table)
+		if err != nil {
+			return nil, err
+		}
+		if isSystemKeyspace(ks) {
+			return nil, &reqError{&message.Unauthorized{ErrorMessage: ks + " keyspace is not user-modifiable."}}
+		}
+		t.data.truncate()
+		return &message.VoidResult{}, nil
+	default:
+		return nil, invalidf("cqlsim does not support %T statements", s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ch == nil {
+		// IF [NOT] EXISTS matched: nothing changed, no event.
+		return &message.VoidResult{}, nil
+	}
+	cl.refreshSchemaTables()
+	cl.broadcastSchema(ch)
+	return ch.result(), nil
+}

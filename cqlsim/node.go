@@ -1,0 +1,323 @@
+package cqlsim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+)
+
+// Fault is a node's injected misbehaviour.
+type Fault struct {
+	// Rate is the probability that a data request fails with Kind.
+	Rate float64
+	// Kind is overloaded, write_timeout, unavailable, read_timeout or server_error.
+	Kind string
+	// LatencyMin/LatencyMax delay each response (fixed if LatencyMax <= LatencyMin).
+	LatencyMin, LatencyMax time.Duration
+}
+
+// Node is one simulated node.
+type Node struct {
+	cl    *Cluster
+	info  *nodeInfo
+	fault atomic.Pointer[Fault]
+
+	mu      sync.Mutex
+	ln      net.Listener
+	conns   map[*conn]struct{}
+	running bool
+
+	rngMu sync.Mutex
+	rng   *rand.Rand
+
+	prepMu   sync.RWMutex
+	prepared map[[16]byte]*plan
+	// queries caches plans of unprepared statements by keyspace and text.
+	queries map[string]*plan
+
+	stats nodeStats
+}
+
+func newNode(cl *Cluster, info *nodeInfo) *Node {
+	n := &Node{
+		cl: cl, info: info, conns: map[*conn]struct{}{},
+		rng:      rand.New(rand.NewPCG(uint64(cl.cfg.Seed), uint64(info.index)+1)),
+		prepared: map[[16]byte]*plan{},
+		queries:  map[string]*plan{},
+	}
+	n.stats.batches = map[int]int64{}
+	n.fault.Store(&Fault{Rate: cl.cfg.FailRate, Kind: cl.cfg.FailWith, LatencyMin: cl.cfg.LatencyMin, LatencyMax: cl.cfg.LatencyMax})
+	return n
+}
+
+// Index is the node's 0-based index.
+func (n *Node) Index() int { return n.info.index }
+
+// Addr is the node's "address:port".
+func (n *Node) Addr() string {
+	return net.JoinHostPort(n.info.addr.String(), strconv.Itoa(n.cl.port))
+}
+
+// DC and Rack are where the node sits.
+func (n *Node) DC() string   { return n.info.dc }
+func (n *Node) Rack() string { return n.info.rack }
+
+// HostID is the node's host id as a UUID string.
+func (n *Node) HostID() string { return fmtUUID(n.info.hostID) }
+
+// SetFault replaces the node's fault settings.
+func (n *Node) SetFault(f Fault) error {
+	if f.Rate < 0 || f.Rate > 1 {
+		return fmt.Errorf("cqlsim: fail rate %v is not in [0, 1]", f.Rate)
+	}
+	if _, err := errorForKind(f.Kind, 0, writeSimple); err != nil && f.Rate > 0 {
+		return fmt.Errorf("cqlsim: %w", err)
+	}
+	n.fault.Store(&f)
+	return nil
+}
+
+// Running reports whether the node accepts connections.
+func (n *Node) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.running
+}
+
+func (n *Node) serve(ln net.Listener) {
+	n.mu.Lock()
+	n.ln = ln
+	n.running = true
+	n.mu.Unlock()
+	n.cl.wg.Add(1)
+	go func() {
+		defer n.cl.wg.Done()
+		n.accept(ln)
+	}()
+}
+
+func (n *Node) accept(ln net.Listener) {
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return
+		}
+		if tc, ok := nc.(*net.TCPConn); ok {
+			_ = tc.SetNoDelay(true)
+		}
+		if n.cl.cfg.TLS != nil {
+			nc = tlsServer(nc, n.cl.cfg.TLS)
+		}
+		c := newConn(n, nc)
+		n.mu.Lock()
+		if !n.running {
+			n.mu.Unlock()
+			nc.Close()
+			continue
+		}
+		n.conns[c] = struct{}{}
+		n.mu.Unlock()
+		n.stats.connections.Add(1)
+		n.cl.wg.Add(1)
+		go func() {
+			defer n.cl.wg.Done()
+			c.serve()
+			n.mu.Lock()
+			delete(n.conns, c)
+			n.mu.Unlock()
+		}()
+	}
+}
+
+// Stop closes the node's listener and connections: its port refuses
+// connections and the other nodes announce it DOWN.
+func (n *Node) Stop() {
+	if n.shutdown(true) {
+		n.cl.broadcastStatus(n, primitive.StatusChangeTypeDown)
+	}
+}
+
+func (n *Node) shutdown(_ bool) bool {
+	n.mu.Lock()
+	was := n.running
+	n.running = false
+	if n.ln != nil {
+		n.ln.Close()
+		n.ln = nil
+	}
+	conns := make([]*conn, 0, len(n.conns))
+	for c := range n.conns {
+		conns = append(conns, c)
+	}
+	n.mu.Unlock()
+	for _, c := range conns {
+		c.close()
+	}
+	return was
+}
+
+// Start reopens a stopped node on its address and port.
+func (n *Node) Start() error {
+	n.mu.Lock()
+	if n.running {
+		n.mu.Unlock()
+		return nil
+	}
+	n.mu.Unlock()
+	if n.cl.closed.Load() {
+		return errors.New("cqlsim: cluster is closed")
+	}
+	ln, err := net.Listen("tcp", n.Addr())
+	if err != nil {
+		return fmt.Errorf("cqlsim: restart node %d: %w", n.info.index+1, err)
+	}
+	n.serve(ln)
+	n.cl.broadcastStatus(n, primitive.StatusChangeTypeUp)
+	return nil
+}
+
+// DropConnections closes every client connection of the node; the node
+// keeps accepting new ones.
+func (n *Node) DropConnections() {
+	n.mu.Lock()
+	conns := make([]*conn, 0, len(n.conns))
+	for c := range n.conns {
+		conns = append(conns, c)
+	}
+	n.mu.Unlock()
+	for _, c := range conns {
+		c.close()
+	}
+}
+
+func (n *Node) registered(ev primitive.EventType) []*conn {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []*conn
+	for c := range n.conns {
+		if c.wants(ev) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (cl *Cluster) broadcastStatus(about *Node, change primitive.StatusChangeType) {
+	ev := &message.StatusChangeEvent{ChangeType: change, Address: &primitive.Inet{Addr: about.info.addr.AsSlice(), Port: int32(cl.port)}}
+	for _, n := range cl.nodes {
+		if n == about {
+			continue
+		}
+		for _, c := range n.registered(primitive.EventTypeStatusChange) {
+			c.push(ev)
+		}
+	}
+}
+
+func (cl *Cluster) broadcastSchema(ch *schemaChange) {
+	ev := ch.event()
+	for _, n := range cl.nodes {
+		for _, c := range n.registered(primitive.EventTypeSchemaChange) {
+			c.push(ev)
+		}
+	}
+	// A schema change invalidates cached plans of dropped tables lazily (they
+	// check table.dropped), so nothing else to do here.
+}
+
+// latency draws the delay for one response, or 0.
+func (n *Node) latency() time.Duration {
+	f := n.fault.Load()
+	if f.LatencyMin <= 0 && f.LatencyMax <= 0 {
+		return 0
+	}
+	if f.LatencyMax <= f.LatencyMin {
+		return f.LatencyMin
+	}
+	n.rngMu.Lock()
+	d := f.LatencyMin + time.Duration(n.rng.Int64N(int64(f.LatencyMax-f.LatencyMin)+1))
+	n.rngMu.Unlock()
+	return d
+}
+
+// injected returns the error to answer instead of executing, or nil.
+func (n *Node) injected(cl primitive.ConsistencyLevel, wt writeKind) message.Error {
+	f := n.fault.Load()
+	if f.Rate <= 0 {
+		return nil
+	}
+	n.rngMu.Lock()
+	hit := n.rng.Float64() < f.Rate
+	n.rngMu.Unlock()
+	if !hit {
+		return nil
+	}
+	e, err := errorForKind(f.Kind, cl, wt)
+	if err != nil {
+		return nil
+	}
+	n.stats.injected.Add(1)
+	return e
+}
+
+type writeKind int
+
+const (
+	writeSimple writeKind = iota
+	writeBatch
+	writeUnloggedBatch
+	writeCounter
+	readKind
+)
+
+func errorForKind(kind string, cl primitive.ConsistencyLevel, wk writeKind) (message.Error, error) {
+	wt := primitive.WriteTypeSimple
+	switch wk {
+	case writeBatch:
+		wt = primitive.WriteTypeBatch
+	case writeUnloggedBatch:
+		wt = primitive.WriteTypeUnloggedBatch
+	case writeCounter:
+		wt = primitive.WriteTypeCounter
+	}
+	switch kind {
+	case "", "overloaded":
+		return &message.Overloaded{ErrorMessage: "Server is in overloaded state. Cannot accept more requests at this point (injected by cqlsim)"}, nil
+	case "write_timeout":
+		return &message.WriteTimeout{ErrorMessage: "Operation timed out - received only 0 responses. (injected by cqlsim)",
+			Consistency: cl, Received: 0, BlockFor: 1, WriteType: wt}, nil
+	case "read_timeout":
+		return &message.ReadTimeout{ErrorMessage: "Operation timed out - received only 0 responses. (injected by cqlsim)",
+			Consistency: cl, Received: 0, BlockFor: 1}, nil
+	case "unavailable":
+		return &message.Unavailable{ErrorMessage: "Cannot achieve consistency level " + cl.String() + " (injected by cqlsim)",
+			Consistency: cl, Required: 1, Alive: 0}, nil
+	case "server_error":
+		return &message.ServerError{ErrorMessage: "java.lang.RuntimeException: injected by cqlsim"}, nil
+	}
+	return nil, fmt.Errorf("unknown failure kind %q (want overloaded, write_timeout, unavailable, read_timeout or server_error)", kind)
+}
+
+func fmtUUID(u [16]byte) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, 36)
+	for i, x := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hex[x>>4], hex[x&15])
+	}
+	return string(b)
+}

@@ -1,0 +1,434 @@
+package cqlsim
+
+import (
+	"crypto/md5"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cqlload/cqlload/cqlsim/internal/cql"
+	"github.com/datastax/go-cassandra-native-protocol/datatype"
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+)
+
+type planKind int
+
+const (
+	planDDL planKind = iota // schema statements and USE, executed from the AST
+	planInsert
+	planUpdate
+	planDelete
+	planSelect
+	planBatch
+)
+
+// plan is a compiled statement: table resolved, bind markers typed, literal
+// values encoded once. Prepared statements and repeated QUERY strings reuse
+// their plan, so the hot path never parses.
+type plan struct {
+	kind planKind
+	stmt cql.Statement
+	t    *table
+	vars []varSpec
+	// pkIdx are the bind marker indexes of the partition key columns, in key
+	// order, when every one is bound by `= ?` (drivers route with them).
+	pkIdx []uint16
+
+	write *writePlan
+	sel   *selectPlan
+	batch []*plan
+	// batchType for a BEGIN BATCH statement.
+	batchType cql.BatchType
+	batchTS   *source
+}
+
+type varSpec struct {
+	ks, table, name string
+	typ             *cql.Type
+	dt              datatype.DataType
+}
+
+// source yields one value at execution: a bound variable, a constant, or a
+// term re-evaluated every time (now(), uuid()).
+type source struct {
+	bind int // bind marker index, -1 when not bound
+	val  []byte
+	fn   cql.Term
+	typ  *cql.Type
+}
+
+type compiler struct {
+	n    *Node
+	sess *session
+	vars map[int]varSpec
+	ks   string
+	tbl  string
+}
+
+func (cp *compiler) term(t cql.Term, typ *cql.Type, name string) (*source, error) {
+	switch x := t.(type) {
+	case *cql.BindMarker:
+		vn := name
+		if x.Name != "" {
+			vn = x.Name
+		}
+		cp.vars[x.Index] = varSpec{ks: cp.ks, table: cp.tbl, name: vn, typ: typ, dt: typ.DataType()}
+		return &source{bind: x.Index, typ: typ}, nil
+	case *cql.TypeHint:
+		return cp.term(x.Term, typ, name)
+	}
+	if hasBind(t) {
+		return nil, invalidf("cqlsim does not support bind markers inside collection, tuple or UDT literals (column %s)", name)
+	}
+	if hasFunc(t) {
+		if _, err := cql.EncodeTerm(typ, t); err != nil {
+			return nil, invalidf("Invalid value for %s of type %s: %v", name, typ, err)
+		}
+		return &source{bind: -1, fn: t, typ: typ}, nil
+	}
+	v, err := cql.EncodeTerm(typ, t)
+	if err != nil {
+		return nil, invalidf("Invalid value for %s of type %s: %v", name, typ, err)
+	}
+	return &source{bind: -1, val: v, typ: typ}, nil
+}
+
+func hasBind(t cql.Term) bool {
+	found := false
+	walkTerm(t, func(x cql.Term) {
+		if _, ok := x.(*cql.BindMarker); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+func hasFunc(t cql.Term) bool {
+	found := false
+	walkTerm(t, func(x cql.Term) {
+		if _, ok := x.(*cql.FuncCall); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+func walkTerm(t cql.Term, f func(cql.Term)) {
+	f(t)
+	switch x := t.(type) {
+	case *cql.ListLit:
+		for _, e := range x.Elems {
+			walkTerm(e, f)
+		}
+	case *cql.SetLit:
+		for _, e := range x.Elems {
+			walkTerm(e, f)
+		}
+	case *cql.TupleLit:
+		for _, e := range x.Elems {
+			walkTerm(e, f)
+		}
+	case *cql.MapLit:
+		for _, e := range x.Keys {
+			walkTerm(e, f)
+		}
+		for _, e := range x.Values {
+			walkTerm(e, f)
+		}
+	case *cql.UDTLit:
+		for _, e := range x.Values {
+			walkTerm(e, f)
+		}
+	case *cql.FuncCall:
+		for _, e := range x.Args {
+			walkTerm(e, f)
+		}
+	case *cql.TypeHint:
+		walkTerm(x.Term, f)
+	}
+}
+
+var (
+	intType    = &cql.Type{Kind: cql.Int}
+	bigintType = &cql.Type{Kind: cql.Bigint}
+	boolType   = &cql.Type{Kind: cql.Boolean}
+)
+
+// finish orders the collected bind markers.
+func (cp *compiler) finish(p *plan) error {
+	p.vars = make([]varSpec, len(cp.vars))
+	for i := range p.vars {
+		v, ok := cp.vars[i]
+		if !ok {
+			return invalidf("bind marker %d is not in a position cqlsim can type", i)
+		}
+		p.vars[i] = v
+	}
+	return nil
+}
+
+func (cp *compiler) resolveTable(ks, name string) (*table, error) {
+	if ks == "" {
+		ks = cp.sess.keyspace
+	}
+	if ks == "" {
+		return nil, invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+	}
+	t, err := cp.n.cl.cat.table(ks, name)
+	if err != nil {
+		return nil, err
+	}
+	cp.ks, cp.tbl = t.ks, t.name
+	return t, nil
+}
+
+// compile builds the plan of one statement.
+func (n *Node) compile(sess *session, s cql.Statement) (*plan, error) {
+	cp := &compiler{n: n, sess: sess, vars: map[int]varSpec{}}
+	p := &plan{stmt: s}
+	var err error
+	switch st := s.(type) {
+	case *cql.Insert:
+		p.kind = planInsert
+		err = cp.insert(p, st)
+	case *cql.Update:
+		p.kind = planUpdate
+		err = cp.update(p, st)
+	case *cql.Delete:
+		p.kind = planDelete
+		err = cp.delete(p, st)
+	case *cql.Select:
+		p.kind = planSelect
+		err = cp.selectPlan(p, st)
+	case *cql.Batch:
+		p.kind = planBatch
+		p.batchType = st.Type
+		if st.Timestamp != nil {
+			if p.batchTS, err = cp.term(st.Timestamp, bigintType, "[timestamp]"); err != nil {
+				return nil, err
+			}
+		}
+		for _, child := range st.Statements {
+			c := &plan{stmt: child}
+			switch cs := child.(type) {
+			case *cql.Insert:
+				c.kind = planInsert
+				err = cp.insert(c, cs)
+			case *cql.Update:
+				c.kind = planUpdate
+				err = cp.update(c, cs)
+			case *cql.Delete:
+				c.kind = planDelete
+				err = cp.delete(c, cs)
+			default:
+				err = invalidf("Only INSERT, UPDATE and DELETE statements are allowed in a batch")
+			}
+			if err != nil {
+				return nil, err
+			}
+			p.batch = append(p.batch, c)
+		}
+	default:
+		p.kind = planDDL
+		// Bind markers in DDL are a syntax matter; report them rather than ignore.
+		if len(cql.BindMarkers(s)) > 0 {
+			return nil, invalidf("bind markers are not supported in this statement")
+		}
+		return p, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := cp.finish(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// preparedID is Cassandra's statement id: MD5 of keyspace + query text.
+func preparedID(keyspace, query string) [16]byte {
+	return md5.Sum([]byte(keyspace + query))
+}
+
+// maxCachedQueries bounds the unprepared-statement plan cache per node.
+const maxCachedQueries = 4096
+
+func (n *Node) parse(sess *session, query string) (*plan, error) {
+	st, err := cql.Parse(query)
+	if err != nil {
+		var se *cql.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &reqError{&message.SyntaxError{ErrorMessage: err.Error()}}
+		}
+		var ue *cql.UnsupportedError
+		if errors.As(err, &ue) {
+			if strings.HasPrefix(ue.Statement, "DESC") {
+				// Before 4.0 Cassandra had no server-side DESCRIBE and drivers
+				// (gocql's metadata) fall back on exactly this SyntaxError.
+				return nil, &reqError{&message.SyntaxError{ErrorMessage: "cqlsim does not support " + ue.Statement + "; read system_schema instead"}}
+			}
+			return nil, invalidf("cqlsim does not support %s", ue.Statement)
+		}
+		return nil, &reqError{&message.SyntaxError{ErrorMessage: err.Error()}}
+	}
+	return n.compile(sess, st)
+}
+
+// planFor returns the plan for a QUERY, from the cache when possible.
+func (n *Node) planFor(sess *session, query string) (*plan, error) {
+	key := sess.keyspace + "\x00" + query
+	n.prepMu.RLock()
+	p := n.queries[key]
+	n.prepMu.RUnlock()
+	if p != nil && (p.t == nil || !p.t.dropped.Load()) {
+		return p, nil
+	}
+	p, err := n.parse(sess, query)
+	if err != nil {
+		return nil, err
+	}
+	if p.kind != planDDL && !p.nodeLocal() {
+		n.prepMu.Lock()
+		if len(n.queries) >= maxCachedQueries {
+			clear(n.queries)
+		}
+		n.queries[key] = p
+		n.prepMu.Unlock()
+	}
+	return p, nil
+}
+
+func (p *plan) nodeLocal() bool { return p.t != nil && p.t.nodeLocal }
+
+func (n *Node) prepare(sess *session, query string) (*plan, [16]byte, error) {
+	id := preparedID(sess.keyspace, query)
+	p, err := n.parse(sess, query)
+	if err != nil {
+		return nil, id, err
+	}
+	n.prepMu.Lock()
+	n.prepared[id] = p
+	n.prepMu.Unlock()
+	return p, id, nil
+}
+
+func (n *Node) lookupPrepared(id []byte) *plan {
+	if len(id) != 16 {
+		return nil
+	}
+	var k [16]byte
+	copy(k[:], id)
+	n.prepMu.RLock()
+	p := n.prepared[k]
+	n.prepMu.RUnlock()
+	if p == nil {
+		return nil
+	}
+	if p.dropped() {
+		// Cassandra evicts statements of dropped tables; the driver re-prepares.
+		n.prepMu.Lock()
+		delete(n.prepared, k)
+		n.prepMu.Unlock()
+		return nil
+	}
+	return p
+}
+
+func (p *plan) dropped() bool {
+	if p.t != nil && p.t.dropped.Load() {
+		return true
+	}
+	for _, c := range p.batch {
+		if c.dropped() {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *plan) preparedResult(id [16]byte, v primitive.ProtocolVersion) message.Message {
+	vm := &message.VariablesMetadata{}
+	for i, vs := range p.vars {
+		vm.Columns = append(vm.Columns, &message.ColumnMetadata{Keyspace: vs.ks, Table: vs.table, Name: vs.name, Index: int32(i), Type: vs.dt})
+	}
+	if v >= primitive.ProtocolVersion4 {
+		vm.PkIndices = p.pkIdx
+	}
+	rm := &message.RowsMetadata{}
+	if p.sel != nil {
+		rm.Columns = p.sel.meta
+		rm.ColumnCount = int32(len(p.sel.meta))
+	}
+	return &message.PreparedResult{PreparedQueryId: id[:], VariablesMetadata: vm, ResultMetadata: rm}
+}
+
+// execArgs are the inputs of one execution.
+type execArgs struct {
+	values []*primitive.Value
+	ts     int64 // default write timestamp
+	now    time.Time
+	opts   *message.QueryOptions
+}
+
+func (a *execArgs) value(s *source) (v []byte, unset bool, err error) {
+	switch {
+	case s.bind >= 0:
+		pv := a.values[s.bind]
+		if pv == nil {
+			return nil, false, nil
+		}
+		switch pv.Type {
+		case primitive.ValueTypeUnset:
+			return nil, true, nil
+		case primitive.ValueTypeNull:
+			return nil, false, nil
+		}
+		return pv.Contents, false, nil
+	case s.fn != nil:
+		v, err := cql.EncodeTerm(s.typ, s.fn)
+		if err != nil {
+			return nil, false, invalidf("%v", err)
+		}
+		return v, false, nil
+	}
+	return s.val, false, nil
+}
+
+// bindValues checks the bound variables against the plan and resolves named ones.
+func (p *plan) bindValues(opts *message.QueryOptions) ([]*primitive.Value, error) {
+	if opts == nil {
+		if len(p.vars) > 0 {
+			return nil, invalidf("There were %d markers(?) in CQL but 0 bound variables", len(p.vars))
+		}
+		return nil, nil
+	}
+	if len(opts.NamedValues) > 0 {
+		vals := make([]*primitive.Value, len(p.vars))
+		for i, vs := range p.vars {
+			v, ok := opts.NamedValues[vs.name]
+			if !ok {
+				return nil, invalidf("No value provided for bind variable %s", vs.name)
+			}
+			vals[i] = v
+		}
+		return vals, nil
+	}
+	if len(opts.PositionalValues) != len(p.vars) {
+		return nil, invalidf("There were %d markers(?) in CQL but %d bound variables", len(p.vars), len(opts.PositionalValues))
+	}
+	return opts.PositionalValues, nil
+}
+
+func validate(col *column, v []byte) error {
+	if v == nil {
+		return nil
+	}
+	if err := cql.Validate(col.typ, v); err != nil {
+		return invalidf("Invalid value for column %s of type %s: %v", col.name, col.typ, err)
+	}
+	return nil
+}
+
+func fmtErr(format string, args ...any) error { return fmt.Errorf(format, args...) }

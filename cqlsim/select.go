@@ -1,0 +1,556 @@
+package cqlsim
+
+import (
+	"strings"
+
+	"github.com/cqlload/cqlload/cqlsim/internal/cql"
+	"github.com/datastax/go-cassandra-native-protocol/message"
+)
+
+type selItem struct {
+	kind cql.SelectorKind
+	col  *column
+	typ  *cql.Type
+}
+
+// filter is a WHERE relation checked row by row.
+type filter struct {
+	col   *column // nil for token(…)
+	op    cql.RelOp
+	vals  []*source
+	list  *source // IN ?
+	token bool
+}
+
+type selectPlan struct {
+	t *table
+	// pk fixes every partition key column (= or IN); nil means a scan.
+	pk       []keyRestr
+	filters  []filter
+	items    []selItem
+	meta     []*message.ColumnMetadata
+	agg      bool // count(…) present: one result row
+	limit    *source
+	ppl      *source
+	reverse  bool
+	distinct bool
+}
+
+func (cp *compiler) selectPlan(p *plan, st *cql.Select) error {
+	t, err := cp.resolveTable(st.Keyspace, st.Table)
+	if err != nil {
+		return err
+	}
+	p.t = t
+	if st.JSON {
+		return invalidf("cqlsim does not support SELECT JSON")
+	}
+	if len(st.GroupBy) > 0 {
+		return invalidf("cqlsim does not support GROUP BY")
+	}
+	s := &selectPlan{t: t, distinct: st.Distinct}
+	addMeta := func(name string, typ *cql.Type) {
+		s.meta = append(s.meta, &message.ColumnMetadata{Keyspace: t.ks, Table: t.name, Name: name, Index: int32(len(s.meta)), Type: typ.DataType()})
+	}
+	if st.Star {
+		for _, c := range t.cols {
+			s.items = append(s.items, selItem{kind: cql.SelColumn, col: c, typ: c.typ})
+			addMeta(c.name, c.typ)
+		}
+	}
+	for _, sel := range st.Selectors {
+		it := selItem{kind: sel.Kind}
+		name := sel.Name
+		switch sel.Kind {
+		case cql.SelColumn, cql.SelWritetime, cql.SelTTL:
+			col := t.byName[sel.Name]
+			if col == nil {
+				return invalidf("Undefined column name %s in selection clause", sel.Name)
+			}
+			it.col, it.typ = col, col.typ
+			if sel.Kind != cql.SelColumn {
+				if col.kind == kindPartition || col.kind == kindClustering {
+					return invalidf("Cannot use selection function %s on PRIMARY KEY part %s", map[bool]string{true: "writeTime", false: "ttl"}[sel.Kind == cql.SelWritetime], col.name)
+				}
+				if isMultiCell(col.typ) {
+					return invalidf("Cannot use selection function on non-frozen collection %s", col.name)
+				}
+				it.typ = bigintType
+				name = "writetime(" + col.name + ")"
+				if sel.Kind == cql.SelTTL {
+					it.typ = intType
+					name = "ttl(" + col.name + ")"
+				}
+			}
+		case cql.SelCount:
+			it.typ = bigintType
+			name = "count"
+			if len(sel.Args) == 1 && sel.Args[0] != "*" && sel.Args[0] != "1" {
+				col := t.byName[sel.Args[0]]
+				if col == nil {
+					return invalidf("Undefined column name %s in selection clause", sel.Args[0])
+				}
+				it.col = col
+				name = "system.count(" + col.name + ")"
+			}
+			s.agg = true
+		case cql.SelToken:
+			if len(sel.Args) != len(t.pk) {
+				return invalidf("Invalid number of arguments in call to function token: %d required but %d provided", len(t.pk), len(sel.Args))
+			}
+			for i, a := range sel.Args {
+				if a != t.pk[i].name {
+					return invalidf("Invalid argument %s for function token: token() takes the partition key columns in order", a)
+				}
+			}
+			it.typ = bigintType
+			name = "system.token(" + strings.Join(sel.Args, ", ") + ")"
+		default:
+			return invalidf("cqlsim does not support function %s in a selection", sel.Name)
+		}
+		if sel.Alias != "" {
+			name = sel.Alias
+		}
+		s.items = append(s.items, it)
+		addMeta(name, it.typ)
+	}
+	if err := cp.selectWhere(s, st.Where); err != nil {
+		return err
+	}
+	if st.Limit != nil {
+		if s.limit, err = cp.term(st.Limit, intType, "[limit]"); err != nil {
+			return err
+		}
+	}
+	if st.PerPartitionLimit != nil {
+		if s.ppl, err = cp.term(st.PerPartitionLimit, intType, "[per_partition_limit]"); err != nil {
+			return err
+		}
+	}
+	if len(st.OrderBy) > 0 {
+		col := t.byName[st.OrderBy[0].Column]
+		if col == nil || col.kind != kindClustering {
+			return invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", st.OrderBy[0].Column)
+		}
+		if s.pk == nil {
+			return invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
+		}
+		s.reverse = st.OrderBy[0].Desc != col.desc
+	}
+	p.sel = s
+	if s.pk != nil {
+		p.pkIdx = pkIndexes(s.pk)
+	}
+	return nil
+}
+
+func (cp *compiler) selectWhere(s *selectPlan, rels []cql.Relation) error {
+	t := s.t
+	pk := make([]keyRestr, len(t.pk))
+	var pkRels []cql.Relation
+	for _, r := range rels {
+		if r.Token {
+			f := filter{token: true, op: r.Op}
+			for _, v := range r.Values {
+				src, err := cp.term(v, bigintType, "partition key token")
+				if err != nil {
+					return err
+				}
+				f.vals = append(f.vals, src)
+			}
+			s.filters = append(s.filters, f)
+			continue
+		}
+		if len(r.Columns) != 1 {
+			return invalidf("cqlsim does not support multi-column relations")
+		}
+		col := t.byName[r.Columns[0]]
+		if col == nil {
+			return invalidf("Undefined column name %s", r.Columns[0])
+		}
+		if col.kind == kindPartition && (r.Op == cql.RelEq || r.Op == cql.RelIn) && pk[col.pos].col == nil {
+			kr, err := cp.keyRestr(col, r)
+			if err != nil {
+				return err
+			}
+			pk[col.pos] = kr
+			pkRels = append(pkRels, r)
+			continue
+		}
+		f, err := cp.filter(col, r)
+		if err != nil {
+			return err
+		}
+		s.filters = append(s.filters, f)
+	}
+	if len(pkRels) == len(t.pk) {
+		s.pk = pk
+		return nil
+	}
+	// A partly restricted partition key is a filtered scan.
+	for i, kr := range pk {
+		if kr.col == nil {
+			continue
+		}
+		f := filter{col: t.pk[i], op: cql.RelEq}
+		switch {
+		case kr.eq != nil:
+			f.vals = []*source{kr.eq}
+		case kr.inList != nil:
+			f.op, f.list = cql.RelIn, kr.inList
+		default:
+			f.op, f.vals = cql.RelIn, kr.in
+		}
+		s.filters = append(s.filters, f)
+	}
+	return nil
+}
+
+func (cp *compiler) filter(col *column, r cql.Relation) (filter, error) {
+	f := filter{col: col, op: r.Op}
+	switch r.Op {
+	case cql.RelEq, cql.RelLt, cql.RelLte, cql.RelGt, cql.RelGte, cql.RelNeq:
+	case cql.RelIn:
+		if len(r.Values) == 1 {
+			if _, ok := r.Values[0].(*cql.BindMarker); ok {
+				lt := &cql.Type{Kind: cql.List, Elems: []*cql.Type{col.typ}}
+				src, err := cp.term(r.Values[0], lt, "in("+col.name+")")
+				f.list = src
+				return f, err
+			}
+		}
+	default:
+		return f, invalidf("cqlsim does not support this operator on column %s", col.name)
+	}
+	for _, v := range r.Values {
+		src, err := cp.term(v, col.typ, col.name)
+		if err != nil {
+			return f, err
+		}
+		f.vals = append(f.vals, src)
+	}
+	return f, nil
+}
+
+// boundFilter is a filter with its values evaluated for one execution.
+type boundFilter struct {
+	*filter
+	vals [][]byte
+	toks []int64
+}
+
+func (f *boundFilter) match(typ *cql.Type, v []byte) bool {
+	if v == nil {
+		return false
+	}
+	switch f.op {
+	case cql.RelIn:
+		for _, x := range f.vals {
+			if cql.Compare(typ, v, x) == 0 {
+				return true
+			}
+		}
+		return false
+	case cql.RelNeq:
+		return cql.Compare(typ, v, f.vals[0]) != 0
+	}
+	return cmpOp(f.op, cql.Compare(typ, v, f.vals[0]))
+}
+
+func cmpOp(op cql.RelOp, d int) bool {
+	switch op {
+	case cql.RelEq:
+		return d == 0
+	case cql.RelLt:
+		return d < 0
+	case cql.RelLte:
+		return d <= 0
+	case cql.RelGt:
+		return d > 0
+	case cql.RelGte:
+		return d >= 0
+	}
+	return false
+}
+
+func (f *boundFilter) matchToken(tok int64) bool {
+	for _, x := range f.toks {
+		d := 0
+		if tok < x {
+			d = -1
+		} else if tok > x {
+			d = 1
+		}
+		if f.op == cql.RelIn {
+			if d == 0 {
+				return true
+			}
+			continue
+		}
+		if !cmpOp(f.op, d) {
+			return false
+		}
+	}
+	return f.op != cql.RelIn
+}
+
+// run executes the select and returns at most max rows (0: no bound).
+func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error) {
+	limit := -1
+	if s.limit != nil {
+		v, unset, err := a.value(s.limit)
+		if err != nil {
+			return nil, err
+		}
+		if !unset && v != nil {
+			n, ok := decInt(v)
+			if !ok || n <= 0 {
+				return nil, invalidf("LIMIT must be strictly positive")
+			}
+			limit = int(n)
+		}
+	}
+	ppl := -1
+	if s.ppl != nil {
+		v, unset, err := a.value(s.ppl)
+		if err != nil {
+			return nil, err
+		}
+		if !unset && v != nil {
+			n, ok := decInt(v)
+			if !ok || n <= 0 {
+				return nil, invalidf("PER PARTITION LIMIT must be strictly positive")
+			}
+			ppl = int(n)
+		}
+	}
+	if s.agg {
+		limit = -1
+	} else if max > 0 && (limit < 0 || max < limit) {
+		limit = max
+	}
+	bound := make([]boundFilter, len(s.filters))
+	for i := range s.filters {
+		f := &s.filters[i]
+		bf := boundFilter{filter: f}
+		srcs := f.vals
+		if f.list != nil {
+			v, _, err := a.value(f.list)
+			if err != nil {
+				return nil, err
+			}
+			elems, ok := decList(v)
+			if !ok {
+				return nil, invalidf("Invalid IN list value")
+			}
+			bf.vals = elems
+		}
+		for _, src := range srcs {
+			v, unset, err := a.value(src)
+			if err != nil {
+				return nil, err
+			}
+			if unset || v == nil {
+				return nil, invalidf("Invalid null or unset value in WHERE clause")
+			}
+			bf.vals = append(bf.vals, v)
+		}
+		if f.token {
+			for _, v := range bf.vals {
+				tok, ok := decBigint(v)
+				if !ok {
+					return nil, invalidf("Invalid token value: expected 8 bytes")
+				}
+				bf.toks = append(bf.toks, tok)
+			}
+		}
+		bound[i] = bf
+	}
+	now := a.now.Unix()
+	var out [][][]byte
+	counts := make([]int64, len(s.items))
+	var first [][]byte
+	emit := func(row [][]byte) bool {
+		if s.agg {
+			if first == nil {
+				first = row
+			}
+			for i, it := range s.items {
+				if it.kind == cql.SelCount && (it.col == nil || row[i] != nil) {
+					counts[i]++
+				}
+			}
+			return true
+		}
+		out = append(out, row)
+		return limit < 0 || len(out) < limit
+	}
+	visit := func(p *partition) bool {
+		for i := range bound {
+			f := &bound[i]
+			if f.token && !f.matchToken(p.token) {
+				return true
+			}
+			if f.col != nil && f.col.kind == kindPartition && !f.match(f.col.typ, p.pk[f.col.pos]) {
+				return true
+			}
+		}
+		return s.partitionRows(p, bound, now, ppl, emit)
+	}
+	if s.pk != nil {
+		keys, err := a.product(s.pk)
+		if err != nil {
+			return nil, err
+		}
+		d.mu.RLock()
+		for _, pk := range keys {
+			if p := d.parts[string(routingKey(nil, pk))]; p != nil {
+				if !visit(p) {
+					break
+				}
+			}
+		}
+		d.mu.RUnlock()
+	} else {
+		d.mu.Lock()
+		for _, p := range d.ordered() {
+			if !visit(p) {
+				break
+			}
+		}
+		d.mu.Unlock()
+	}
+	if s.agg {
+		row := make([][]byte, len(s.items))
+		for i, it := range s.items {
+			if it.kind == cql.SelCount {
+				row[i] = encBigint(counts[i])
+			} else if first != nil {
+				row[i] = first[i]
+			}
+		}
+		return [][][]byte{row}, nil
+	}
+	return out, nil
+}
+
+// partitionRows emits the partition's live rows that pass the filters; it
+// returns false once the consumer wants no more.
+func (s *selectPlan) partitionRows(p *partition, bound []boundFilter, now int64, ppl int, emit func([][]byte) bool) bool {
+	t := s.t
+	n := 0
+	match := func(r *row) bool {
+		for i := range bound {
+			f := &bound[i]
+			if f.token || f.col.kind == kindPartition {
+				continue
+			}
+			var v []byte
+			switch f.col.kind {
+			case kindClustering:
+				if r == nil {
+					return false
+				}
+				v = r.ck[f.col.pos]
+			case kindStatic:
+				if c := &p.static[f.col.idx]; c.live(now) {
+					v = c.value
+				}
+			default:
+				if r == nil {
+					return false
+				}
+				if c := &r.cells[f.col.idx]; c.live(now) {
+					v = c.value
+				}
+			}
+			if !f.match(f.col.typ, v) {
+				return false
+			}
+		}
+		return true
+	}
+	for k := range p.rows {
+		i := k
+		if s.reverse {
+			i = len(p.rows) - 1 - k
+		}
+		r := p.rows[i]
+		if !r.live(now, t) || !match(r) {
+			continue
+		}
+		n++
+		if !emit(s.project(p, r, now)) {
+			return false
+		}
+		if s.distinct || (ppl > 0 && n >= ppl) {
+			return true
+		}
+	}
+	// A partition with only static values reads as one row with null
+	// clustering and regular columns, as in Cassandra.
+	if n == 0 && t.hasStatic && match(nil) {
+		for _, c := range t.regular {
+			if c.kind == kindStatic && p.static[c.idx].live(now) {
+				return emit(s.project(p, nil, now))
+			}
+		}
+	}
+	return true
+}
+
+func (s *selectPlan) project(p *partition, r *row, now int64) [][]byte {
+	out := make([][]byte, len(s.items))
+	for i, it := range s.items {
+		switch it.kind {
+		case cql.SelToken:
+			out[i] = encBigint(p.token)
+		case cql.SelCount:
+			if it.col != nil {
+				out[i] = s.cellOf(p, r, it.col, now)
+			}
+		case cql.SelColumn:
+			out[i] = s.cellOf(p, r, it.col, now)
+		case cql.SelWritetime, cql.SelTTL:
+			var c *cell
+			if it.col.kind == kindStatic {
+				c = &p.static[it.col.idx]
+			} else if r != nil {
+				c = &r.cells[it.col.idx]
+			}
+			if c == nil || !c.live(now) {
+				continue
+			}
+			if it.kind == cql.SelWritetime {
+				out[i] = encBigint(c.ts)
+			} else if c.expires > 0 {
+				out[i] = encInt(int32(c.expires - now))
+			}
+		}
+	}
+	return out
+}
+
+func (s *selectPlan) cellOf(p *partition, r *row, col *column, now int64) []byte {
+	switch col.kind {
+	case kindPartition:
+		return p.pk[col.pos]
+	case kindClustering:
+		if r == nil {
+			return nil
+		}
+		return r.ck[col.pos]
+	case kindStatic:
+		if c := &p.static[col.idx]; c.live(now) {
+			return c.value
+		}
+		return nil
+	}
+	if r == nil {
+		return nil
+	}
+	if c := &r.cells[col.idx]; c.live(now) {
+		return c.value
+	}
+	return nil
+}

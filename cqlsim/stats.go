@@ -1,0 +1,145 @@
+package cqlsim
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+)
+
+type nodeStats struct {
+	requests      [256]atomic.Int64 // by opcode
+	statements    atomic.Int64
+	rows          atomic.Int64
+	replicaRows   atomic.Int64
+	bytes         atomic.Int64
+	injected      atomic.Int64
+	connections   atomic.Int64
+	warnings      atomic.Int64
+	batchRejected atomic.Int64
+
+	batchMu sync.Mutex
+	batches map[int]int64 // by number of partitions
+}
+
+func (s *nodeStats) batch(partitions int) {
+	s.batchMu.Lock()
+	s.batches[partitions]++
+	s.batchMu.Unlock()
+}
+
+// NodeStats are one node's counters since start.
+type NodeStats struct {
+	Node    int    `json:"node"` // 1-based, as the CLI prints it
+	Address string `json:"address"`
+	DC      string `json:"dc"`
+	Rack    string `json:"rack"`
+	Up      bool   `json:"up"`
+	// Requests counts frames received by opcode name (QUERY, EXECUTE, …).
+	Requests map[string]int64 `json:"requests"`
+	// Statements counts executed statements, batch children included.
+	Statements int64 `json:"statements"`
+	// RowsWritten counts row mutations this node coordinated.
+	RowsWritten int64 `json:"rows_written"`
+	// RowsWrittenAsReplica counts those whose token this node replicates:
+	// with token-aware routing it equals RowsWritten.
+	RowsWrittenAsReplica int64 `json:"rows_written_as_replica"`
+	// Batches counts BATCH requests by the number of partitions they touched.
+	Batches         map[int]int64 `json:"batches"`
+	BatchWarnings   int64         `json:"batch_warnings"`
+	BatchesRejected int64         `json:"batches_rejected"`
+	BytesReceived   int64         `json:"bytes_received"`
+	InjectedErrors  int64         `json:"injected_errors"`
+	// Connections counts connections accepted since start.
+	Connections int64 `json:"connections"`
+}
+
+// Stats holds every node's counters.
+type Stats struct {
+	Nodes []NodeStats `json:"nodes"`
+}
+
+// Total sums the counters of all nodes (Node is 0, maps are merged).
+func (s Stats) Total() NodeStats {
+	t := NodeStats{Requests: map[string]int64{}, Batches: map[int]int64{}}
+	for _, n := range s.Nodes {
+		for k, v := range n.Requests {
+			t.Requests[k] += v
+		}
+		for k, v := range n.Batches {
+			t.Batches[k] += v
+		}
+		t.Statements += n.Statements
+		t.RowsWritten += n.RowsWritten
+		t.RowsWrittenAsReplica += n.RowsWrittenAsReplica
+		t.BatchWarnings += n.BatchWarnings
+		t.BatchesRejected += n.BatchesRejected
+		t.BytesReceived += n.BytesReceived
+		t.InjectedErrors += n.InjectedErrors
+		t.Connections += n.Connections
+	}
+	return t
+}
+
+// Stats returns a snapshot of every node's counters.
+func (cl *Cluster) Stats() Stats {
+	var out Stats
+	for _, n := range cl.nodes {
+		s := &n.stats
+		ns := NodeStats{
+			Node: n.info.index + 1, Address: n.info.addr.String(), DC: n.info.dc, Rack: n.info.rack, Up: n.Running(),
+			Requests: map[string]int64{}, Batches: map[int]int64{},
+			Statements: s.statements.Load(), RowsWritten: s.rows.Load(), RowsWrittenAsReplica: s.replicaRows.Load(),
+			BatchWarnings: s.warnings.Load(), BatchesRejected: s.batchRejected.Load(),
+			BytesReceived: s.bytes.Load(), InjectedErrors: s.injected.Load(), Connections: s.connections.Load(),
+		}
+		for op := range s.requests {
+			if v := s.requests[op].Load(); v > 0 {
+				ns.Requests[opName(primitive.OpCode(op))] = v
+			}
+		}
+		s.batchMu.Lock()
+		for k, v := range s.batches {
+			ns.Batches[k] = v
+		}
+		s.batchMu.Unlock()
+		out.Nodes = append(out.Nodes, ns)
+	}
+	return out
+}
+
+func opName(op primitive.OpCode) string {
+	switch op {
+	case primitive.OpCodeStartup:
+		return "STARTUP"
+	case primitive.OpCodeOptions:
+		return "OPTIONS"
+	case primitive.OpCodeQuery:
+		return "QUERY"
+	case primitive.OpCodePrepare:
+		return "PREPARE"
+	case primitive.OpCodeExecute:
+		return "EXECUTE"
+	case primitive.OpCodeRegister:
+		return "REGISTER"
+	case primitive.OpCodeBatch:
+		return "BATCH"
+	case primitive.OpCodeAuthResponse:
+		return "AUTH_RESPONSE"
+	}
+	return "OPCODE_" + string("0123456789abcdef"[op>>4]) + string("0123456789abcdef"[op&15])
+}
+
+// StatsHandler serves Stats as JSON (GET /stats).
+func (cl *Cluster) StatsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(cl.Stats())
+	})
+	return mux
+}

@@ -1,0 +1,322 @@
+package cqlsim
+
+import (
+	"bytes"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/cqlload/cqlload/cqlsim/internal/cql"
+)
+
+// noDeletion marks a row or partition that was never deleted.
+const noDeletion = math.MinInt64
+
+// cell is one stored value with its write metadata. A zero cell is absent.
+type cell struct {
+	value   []byte // nil with set=true is a tombstone (a null write)
+	ts      int64  // write timestamp, microseconds
+	expires int64  // unix seconds after which the value reads as null; 0 never
+	set     bool
+}
+
+func (c *cell) live(now int64) bool {
+	return c.set && c.value != nil && (c.expires == 0 || now < c.expires)
+}
+
+// wins reports whether a write n supersedes the stored cell c, as Cassandra
+// reconciles: higher timestamp wins; on a tie a tombstone beats a value and
+// otherwise the greater value wins.
+func (c *cell) wins(n *cell) bool {
+	if !c.set {
+		return true
+	}
+	if n.ts != c.ts {
+		return n.ts > c.ts
+	}
+	if (n.value == nil) != (c.value == nil) {
+		return n.value == nil
+	}
+	if d := bytes.Compare(n.value, c.value); d != 0 {
+		return d > 0
+	}
+	return n.expires > c.expires
+}
+
+type row struct {
+	ck        [][]byte
+	marker    cell // primary key liveness, set by INSERT
+	deletedAt int64
+	cells     []cell // by column index; key columns stay unset
+}
+
+func (r *row) live(now int64, t *table) bool {
+	if r.marker.set && r.marker.ts > r.deletedAt && (r.marker.expires == 0 || now < r.marker.expires) {
+		return true
+	}
+	for _, c := range t.regular {
+		if r.cells[c.idx].live(now) {
+			return true
+		}
+	}
+	return false
+}
+
+type partition struct {
+	key       []byte // routing key
+	token     int64
+	pk        [][]byte
+	static    []cell // by column index, nil when the table has no static column
+	rows      []*row // sorted by clustering key
+	deletedAt int64
+}
+
+// tableData holds a table's rows. One lock per table: writers to different
+// tables never contend, and a row write holds it for a map lookup and a copy.
+type tableData struct {
+	mu    sync.RWMutex
+	parts map[string]*partition
+	order []*partition // partitions in token order, rebuilt lazily
+	dirty bool
+}
+
+func newTableData() *tableData { return &tableData{parts: map[string]*partition{}} }
+
+// compareCK orders clustering keys column by column with each column's
+// declared order; a shorter prefix sorts first.
+func (t *table) compareCK(a, b [][]byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		c := t.ck[i]
+		d := cql.Compare(c.typ, a[i], b[i])
+		if c.desc {
+			d = -d
+		}
+		if d != 0 {
+			return d
+		}
+	}
+	return len(a) - len(b)
+}
+
+// findRow returns the index of the row with clustering key ck, or where it would go.
+func (t *table) findRow(p *partition, ck [][]byte) (int, bool) {
+	n := len(p.rows)
+	// Loaders append in clustering order; check the tail before searching.
+	if n == 0 || t.compareCK(p.rows[n-1].ck, ck) < 0 {
+		return n, false
+	}
+	i := sort.Search(n, func(i int) bool { return t.compareCK(p.rows[i].ck, ck) >= 0 })
+	return i, i < n && t.compareCK(p.rows[i].ck, ck) == 0
+}
+
+// mutation is a write to one row (or one partition) of a table.
+type mutation struct {
+	t      *table
+	key    []byte // routing key
+	token  int64
+	pk     [][]byte
+	ck     [][]byte // nil for partition-level writes (static cells, partition deletes)
+	ts     int64
+	ttl    int32
+	insert bool // INSERT sets the row marker
+	// deleteRow deletes the row at ck, or the whole partition when ck is nil.
+	deleteRow bool
+	cells     []cellWrite
+}
+
+type cellWrite struct {
+	col     *column
+	value   []byte // nil writes a tombstone
+	delta   int64  // counter increment
+	counter bool
+}
+
+// size approximates Cassandra's PartitionUpdate.dataSize for batch limits:
+// clustering bytes, 8 bytes of liveness timestamp per INSERT, and per cell
+// its value plus an 8-byte timestamp (16 with a TTL).
+func (m *mutation) size() int {
+	n := 0
+	for _, c := range m.ck {
+		n += len(c)
+	}
+	if m.insert {
+		n += 8
+	}
+	per := 8
+	if m.ttl > 0 {
+		per = 16
+	}
+	for _, c := range m.cells {
+		if c.counter {
+			n += 8 + per
+		} else {
+			n += len(c.value) + per
+		}
+	}
+	return n
+}
+
+func (d *tableData) partitionFor(t *table, m *mutation) *partition {
+	p := d.parts[string(m.key)]
+	if p == nil {
+		p = &partition{key: m.key, token: m.token, pk: m.pk, deletedAt: noDeletion}
+		if t.hasStatic {
+			p.static = make([]cell, len(t.cols))
+		}
+		d.parts[string(m.key)] = p
+		d.dirty = true
+	}
+	return p
+}
+
+// apply stores m. now is the current unix time in seconds, for TTLs.
+func (d *tableData) apply(t *table, m *mutation, now int64) {
+	d.mu.Lock()
+	d.applyLocked(t, m, now)
+	d.mu.Unlock()
+}
+
+func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
+	p := d.partitionFor(t, m)
+	var expires int64
+	if m.ttl > 0 {
+		expires = now + int64(m.ttl)
+	}
+	if m.deleteRow && m.ck == nil {
+		if m.ts > p.deletedAt {
+			p.deletedAt = m.ts
+			// Shadowed data is dropped now so reads need not consult tombstones.
+			rows := p.rows[:0]
+			for _, r := range p.rows {
+				if r.marker.ts > m.ts || anyNewer(r.cells, m.ts) {
+					rows = append(rows, r)
+				}
+			}
+			p.rows = rows
+		}
+		return
+	}
+	var r *row
+	if m.ck != nil && len(t.ck) > 0 {
+		i, found := t.findRow(p, m.ck)
+		if found {
+			r = p.rows[i]
+		} else {
+			if m.deleteRow && m.ts <= p.deletedAt {
+				return
+			}
+			r = &row{ck: m.ck, deletedAt: noDeletion, cells: make([]cell, len(t.cols))}
+			p.rows = append(p.rows, nil)
+			copy(p.rows[i+1:], p.rows[i:])
+			p.rows[i] = r
+		}
+	} else if len(t.ck) == 0 {
+		if len(p.rows) == 0 {
+			p.rows = append(p.rows, &row{deletedAt: noDeletion, cells: make([]cell, len(t.cols))})
+		}
+		r = p.rows[0]
+	}
+	shadow := p.deletedAt
+	if r != nil && r.deletedAt > shadow {
+		shadow = r.deletedAt
+	}
+	if m.deleteRow {
+		if r != nil && m.ts > r.deletedAt {
+			r.deletedAt = m.ts
+			if r.marker.ts <= m.ts {
+				r.marker = cell{}
+			}
+			for i := range r.cells {
+				if r.cells[i].set && r.cells[i].ts <= m.ts {
+					r.cells[i] = cell{}
+				}
+			}
+		}
+		return
+	}
+	if m.ts <= shadow {
+		return
+	}
+	if m.insert && r != nil {
+		n := cell{value: []byte{}, ts: m.ts, expires: expires, set: true}
+		if r.marker.wins(&n) {
+			r.marker = n
+		}
+	}
+	for i := range m.cells {
+		w := &m.cells[i]
+		var dst *cell
+		if w.col.kind == kindStatic {
+			dst = &p.static[w.col.idx]
+		} else if r != nil {
+			dst = &r.cells[w.col.idx]
+		} else {
+			continue
+		}
+		if w.counter {
+			var cur int64
+			if dst.live(now) {
+				cur, _ = decBigint(dst.value)
+			}
+			*dst = cell{value: encBigint(cur + w.delta), ts: max(dst.ts, m.ts), set: true}
+			continue
+		}
+		n := cell{value: w.value, ts: m.ts, set: true}
+		if w.value != nil {
+			n.expires = expires
+		}
+		if dst.wins(&n) {
+			*dst = n
+		}
+	}
+}
+
+func anyNewer(cells []cell, ts int64) bool {
+	for i := range cells {
+		if cells[i].set && cells[i].ts > ts {
+			return true
+		}
+	}
+	return false
+}
+
+// rowExists reports whether m's target row is live, for IF [NOT] EXISTS.
+func (d *tableData) rowExists(t *table, m *mutation, now int64) bool {
+	p := d.parts[string(m.key)]
+	if p == nil {
+		return false
+	}
+	if len(t.ck) == 0 {
+		return len(p.rows) > 0 && p.rows[0].live(now, t)
+	}
+	i, found := t.findRow(p, m.ck)
+	return found && p.rows[i].live(now, t)
+}
+
+// ordered returns the partitions in token order (ties by key bytes), the
+// order of a full-table scan.
+func (d *tableData) ordered() []*partition {
+	if d.dirty || len(d.order) != len(d.parts) {
+		d.order = d.order[:0]
+		for _, p := range d.parts {
+			d.order = append(d.order, p)
+		}
+		sort.Slice(d.order, func(i, j int) bool {
+			a, b := d.order[i], d.order[j]
+			if a.token != b.token {
+				return a.token < b.token
+			}
+			return bytes.Compare(a.key, b.key) < 0
+		})
+		d.dirty = false
+	}
+	return d.order
+}
+
+func (d *tableData) truncate() {
+	d.mu.Lock()
+	d.parts = map[string]*partition{}
+	d.order = nil
+	d.dirty = true
+	d.mu.Unlock()
+}

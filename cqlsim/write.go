@@ -1,0 +1,495 @@
+package cqlsim
+
+import (
+	"github.com/cqlload/cqlload/cqlsim/internal/cql"
+	"github.com/cqlload/cqlload/internal/murmur3"
+)
+
+// keyRestr is how a WHERE clause (or INSERT column list) fixes one key column.
+type keyRestr struct {
+	col    *column
+	eq     *source
+	in     []*source
+	inList *source // IN ?: one bound list
+}
+
+type assign struct {
+	col *column
+	op  cql.AssignOp
+	src *source
+}
+
+type writePlan struct {
+	t       *table
+	pk, ck  []keyRestr
+	cells   []assign
+	ttl, ts *source
+	insert  bool
+	// deleteRow is DELETE without a column list.
+	deleteRow             bool
+	ifNotExists, ifExists bool
+}
+
+const maxTTL = 20 * 365 * 24 * 60 * 60
+
+func (cp *compiler) insert(p *plan, st *cql.Insert) error {
+	t, err := cp.resolveTable(st.Keyspace, st.Table)
+	if err != nil {
+		return err
+	}
+	p.t = t
+	if st.JSON {
+		return invalidf("cqlsim does not support INSERT JSON")
+	}
+	if t.counter {
+		return invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
+	}
+	if len(st.Columns) != len(st.Values) {
+		return invalidf("Unmatched column names/values")
+	}
+	w := &writePlan{t: t, pk: make([]keyRestr, len(t.pk)), ck: make([]keyRestr, len(t.ck)), insert: true, ifNotExists: st.IfNotExists}
+	seen := map[string]bool{}
+	for i, name := range st.Columns {
+		col := t.byName[name]
+		if col == nil {
+			return invalidf("Undefined column name %s in table %s", name, t.qualified())
+		}
+		if seen[name] {
+			return invalidf("Multiple definitions found for column %s", name)
+		}
+		seen[name] = true
+		src, err := cp.term(st.Values[i], col.typ, col.name)
+		if err != nil {
+			return err
+		}
+		switch col.kind {
+		case kindPartition:
+			w.pk[col.pos] = keyRestr{col: col, eq: src}
+		case kindClustering:
+			w.ck[col.pos] = keyRestr{col: col, eq: src}
+		default:
+			w.cells = append(w.cells, assign{col: col, op: cql.AssignSet, src: src})
+		}
+	}
+	if err := checkKeys(t, w, true); err != nil {
+		return err
+	}
+	if err := cp.using(w, st.TTL, st.Timestamp); err != nil {
+		return err
+	}
+	p.write = w
+	p.pkIdx = pkIndexes(w.pk)
+	return nil
+}
+
+func (cp *compiler) using(w *writePlan, ttl, ts cql.Term) error {
+	var err error
+	if ttl != nil {
+		if w.ttl, err = cp.term(ttl, intType, "[ttl]"); err != nil {
+			return err
+		}
+	}
+	if ts != nil {
+		if w.ts, err = cp.term(ts, bigintType, "[timestamp]"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkKeys(t *table, w *writePlan, fullCK bool) error {
+	var missing []string
+	for i, r := range w.pk {
+		if r.col == nil {
+			missing = append(missing, t.pk[i].name)
+		}
+	}
+	if len(missing) > 0 {
+		return invalidf("Some partition key parts are missing: %s", join(missing))
+	}
+	n := 0
+	for n < len(w.ck) && w.ck[n].col != nil {
+		n++
+	}
+	for i := n; i < len(w.ck); i++ {
+		if w.ck[i].col != nil {
+			return invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", w.ck[i].col.name, t.ck[n].name)
+		}
+	}
+	if fullCK && n < len(w.ck) {
+		for i := n; i < len(w.ck); i++ {
+			missing = append(missing, t.ck[i].name)
+		}
+		return invalidf("Some clustering keys are missing: %s", join(missing))
+	}
+	if n > 0 && n < len(w.ck) {
+		return invalidf("cqlsim does not support range deletions (restrict all clustering columns or none)")
+	}
+	if n == 0 {
+		w.ck = nil
+	}
+	return nil
+}
+
+func join(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+func pkIndexes(pk []keyRestr) []uint16 {
+	var idx []uint16
+	for _, r := range pk {
+		if r.eq == nil || r.eq.bind < 0 {
+			return nil
+		}
+		idx = append(idx, uint16(r.eq.bind))
+	}
+	return idx
+}
+
+// where compiles key relations of UPDATE and DELETE.
+func (cp *compiler) where(t *table, w *writePlan, rels []cql.Relation) error {
+	w.pk = make([]keyRestr, len(t.pk))
+	w.ck = make([]keyRestr, len(t.ck))
+	for _, r := range rels {
+		if r.Token || len(r.Columns) != 1 {
+			return invalidf("cqlsim supports only column = value and column IN (…) restrictions in UPDATE and DELETE")
+		}
+		col := t.byName[r.Columns[0]]
+		if col == nil {
+			return invalidf("Undefined column name %s", r.Columns[0])
+		}
+		if col.kind != kindPartition && col.kind != kindClustering {
+			return invalidf("Non PRIMARY KEY columns found in where clause: %s ", col.name)
+		}
+		kr, err := cp.keyRestr(col, r)
+		if err != nil {
+			return err
+		}
+		if col.kind == kindPartition {
+			w.pk[col.pos] = kr
+		} else {
+			w.ck[col.pos] = kr
+		}
+	}
+	return nil
+}
+
+func (cp *compiler) keyRestr(col *column, r cql.Relation) (keyRestr, error) {
+	kr := keyRestr{col: col}
+	switch r.Op {
+	case cql.RelEq:
+		src, err := cp.term(r.Values[0], col.typ, col.name)
+		if err != nil {
+			return kr, err
+		}
+		kr.eq = src
+	case cql.RelIn:
+		if len(r.Values) == 1 {
+			if _, ok := r.Values[0].(*cql.BindMarker); ok {
+				lt := &cql.Type{Kind: cql.List, Elems: []*cql.Type{col.typ}}
+				src, err := cp.term(r.Values[0], lt, "in("+col.name+")")
+				if err != nil {
+					return kr, err
+				}
+				kr.inList = src
+				return kr, nil
+			}
+		}
+		for _, v := range r.Values {
+			src, err := cp.term(v, col.typ, col.name)
+			if err != nil {
+				return kr, err
+			}
+			kr.in = append(kr.in, src)
+		}
+	default:
+		return kr, invalidf("cqlsim supports only = and IN on primary key column %s here", col.name)
+	}
+	return kr, nil
+}
+
+func (cp *compiler) update(p *plan, st *cql.Update) error {
+	t, err := cp.resolveTable(st.Keyspace, st.Table)
+	if err != nil {
+		return err
+	}
+	p.t = t
+	w := &writePlan{t: t, ifExists: st.IfExists}
+	if len(st.Conditions) > 0 {
+		return invalidf("cqlsim does not support conditional updates (IF col = …); IF EXISTS is supported")
+	}
+	// SET before WHERE in the text, so its markers come first; compile in
+	// text order so that marker types line up either way.
+	for _, a := range st.Set {
+		col := t.byName[a.Column]
+		if col == nil {
+			return invalidf("Undefined column name %s in table %s", a.Column, t.qualified())
+		}
+		if col.kind == kindPartition || col.kind == kindClustering {
+			return invalidf("PRIMARY KEY part %s found in SET part", col.name)
+		}
+		if a.Field != "" {
+			return invalidf("cqlsim does not support setting a UDT field (%s.%s)", col.name, a.Field)
+		}
+		counter := col.typ.Kind == cql.Counter
+		switch {
+		case counter && a.Op == cql.AssignSet:
+			return invalidf("Cannot set the value of counter column %s (counters can only be incremented/decremented, not set)", col.name)
+		case counter && (a.Op == cql.AssignAdd || a.Op == cql.AssignSub):
+		case !counter && a.Op == cql.AssignSet:
+		case !counter && (a.Op == cql.AssignAdd || a.Op == cql.AssignSub) && !isMultiCell(col.typ):
+			return invalidf("Invalid operation (%s = %s + ?) for non counter column %s", col.name, col.name, col.name)
+		default:
+			return invalidf("cqlsim does not support collection element or append/remove updates (column %s)", col.name)
+		}
+		typ := col.typ
+		if counter {
+			typ = &cql.Type{Kind: cql.Counter}
+		}
+		src, err := cp.term(a.Value, typ, col.name)
+		if err != nil {
+			return err
+		}
+		w.cells = append(w.cells, assign{col: col, op: a.Op, src: src})
+	}
+	if err := cp.where(t, w, st.Where); err != nil {
+		return err
+	}
+	staticOnly := len(w.cells) > 0
+	for _, a := range w.cells {
+		staticOnly = staticOnly && a.col.kind == kindStatic
+	}
+	if err := checkKeys(t, w, !staticOnly); err != nil {
+		return err
+	}
+	if err := cp.using(w, st.TTL, st.Timestamp); err != nil {
+		return err
+	}
+	p.write = w
+	p.pkIdx = pkIndexes(w.pk)
+	return nil
+}
+
+func (cp *compiler) delete(p *plan, st *cql.Delete) error {
+	t, err := cp.resolveTable(st.Keyspace, st.Table)
+	if err != nil {
+		return err
+	}
+	p.t = t
+	if len(st.Conditions) > 0 {
+		return invalidf("cqlsim does not support conditional deletes (IF col = …); IF EXISTS is supported")
+	}
+	w := &writePlan{t: t, ifExists: st.IfExists, deleteRow: len(st.Columns) == 0}
+	for i, name := range st.Columns {
+		col := t.byName[name]
+		if col == nil {
+			return invalidf("Undefined column name %s in table %s", name, t.qualified())
+		}
+		if col.kind == kindPartition || col.kind == kindClustering {
+			return invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", name)
+		}
+		if st.Elements != nil && st.Elements[i] != nil {
+			return invalidf("cqlsim does not support deleting collection elements (%s)", name)
+		}
+		w.cells = append(w.cells, assign{col: col, op: cql.AssignSet, src: &source{bind: -1}})
+	}
+	if st.Timestamp != nil {
+		if w.ts, err = cp.term(st.Timestamp, bigintType, "[timestamp]"); err != nil {
+			return err
+		}
+	}
+	if err := cp.where(t, w, st.Where); err != nil {
+		return err
+	}
+	if err := checkKeys(t, w, !w.deleteRow); err != nil {
+		return err
+	}
+	p.write = w
+	p.pkIdx = pkIndexes(w.pk)
+	return nil
+}
+
+// keyValues expands one key restriction into its values.
+func (a *execArgs) keyValues(r *keyRestr) ([][]byte, error) {
+	check := func(v []byte, unset bool, err error) ([]byte, error) {
+		if err != nil {
+			return nil, err
+		}
+		if unset {
+			return nil, invalidf("Invalid unset value for column %s", r.col.name)
+		}
+		if v == nil {
+			return nil, invalidf("Invalid null value in condition for column %s", r.col.name)
+		}
+		if err := validate(r.col, v); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	switch {
+	case r.eq != nil:
+		v, err := check(a.value(r.eq))
+		if err != nil {
+			return nil, err
+		}
+		return [][]byte{v}, nil
+	case r.inList != nil:
+		v, unset, err := a.value(r.inList)
+		if err != nil || unset || v == nil {
+			return nil, invalidf("Invalid null or unset value for IN list of column %s", r.col.name)
+		}
+		elems, ok := decList(v)
+		if !ok {
+			return nil, invalidf("Invalid IN list value for column %s", r.col.name)
+		}
+		for _, e := range elems {
+			if _, err := check(e, false, nil); err != nil {
+				return nil, err
+			}
+		}
+		return elems, nil
+	}
+	out := make([][]byte, 0, len(r.in))
+	for _, s := range r.in {
+		v, err := check(a.value(s))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// product returns every combination of the restrictions' values.
+func (a *execArgs) product(rs []keyRestr) ([][][]byte, error) {
+	combos := [][][]byte{make([][]byte, 0, len(rs))}
+	for i := range rs {
+		vals, err := a.keyValues(&rs[i])
+		if err != nil {
+			return nil, err
+		}
+		if len(vals) == 1 {
+			for j := range combos {
+				combos[j] = append(combos[j], vals[0])
+			}
+			continue
+		}
+		next := make([][][]byte, 0, len(combos)*len(vals))
+		for _, c := range combos {
+			for _, v := range vals {
+				nc := append(append(make([][]byte, 0, len(rs)), c...), v)
+				next = append(next, nc)
+			}
+		}
+		combos = next
+	}
+	return combos, nil
+}
+
+// mutations evaluates a write plan into row mutations.
+func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error) {
+	t := w.t
+	ts := a.ts
+	if w.ts != nil {
+		v, unset, err := a.value(w.ts)
+		if err != nil {
+			return nil, err
+		}
+		if !unset {
+			n, ok := decBigint(v)
+			if !ok {
+				return nil, invalidf("Invalid null or malformed value for timestamp")
+			}
+			ts = n
+		}
+	}
+	ttl := t.defaultTTL
+	if w.ttl != nil {
+		v, unset, err := a.value(w.ttl)
+		if err != nil {
+			return nil, err
+		}
+		if !unset && v != nil {
+			n, ok := decInt(v)
+			if !ok {
+				return nil, invalidf("Invalid value for TTL: expected 4 bytes")
+			}
+			if n < 0 {
+				return nil, invalidf("A TTL must be greater or equal to 0, but was %d", n)
+			}
+			if n > maxTTL {
+				return nil, invalidf("ttl is too large. requested (%d) maximum (%d)", n, maxTTL)
+			}
+			ttl = n
+		}
+	}
+	cells := make([]cellWrite, 0, len(w.cells))
+	for _, as := range w.cells {
+		v, unset, err := a.value(as.src)
+		if err != nil {
+			return nil, err
+		}
+		if unset {
+			continue
+		}
+		if as.col.typ.Kind == cql.Counter {
+			if v == nil {
+				return nil, invalidf("Invalid null value for counter increment")
+			}
+			d, ok := decBigint(v)
+			if !ok {
+				return nil, invalidf("Invalid value for counter column %s: expected 8 bytes, got %d", as.col.name, len(v))
+			}
+			if as.op == cql.AssignSub {
+				d = -d
+			}
+			cells = append(cells, cellWrite{col: as.col, delta: d, counter: true})
+			continue
+		}
+		if err := validate(as.col, v); err != nil {
+			return nil, err
+		}
+		cells = append(cells, cellWrite{col: as.col, value: v})
+	}
+	pks, err := a.product(w.pk)
+	if err != nil {
+		return nil, err
+	}
+	var cks [][][]byte
+	if w.ck != nil {
+		if cks, err = a.product(w.ck); err != nil {
+			return nil, err
+		}
+	} else if len(t.ck) == 0 {
+		cks = [][][]byte{{}}
+	} else {
+		cks = [][][]byte{nil}
+	}
+	for _, pk := range pks {
+		key := routingKey(nil, pk)
+		if len(key) == 0 {
+			return nil, invalidf("Key may not be empty")
+		}
+		tok := murmur3.Token(key)
+		for _, ck := range cks {
+			m := &mutation{t: t, key: key, token: tok, pk: pk, ck: ck, ts: ts, ttl: ttl, insert: w.insert, deleteRow: w.deleteRow, cells: cells}
+			if ck == nil && !w.deleteRow {
+				// Writes without clustering key may only touch static columns.
+				for _, c := range cells {
+					if c.col.kind != kindStatic {
+						return nil, invalidf("Some clustering keys are missing: %s", t.ck[0].name)
+					}
+				}
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
