@@ -223,7 +223,7 @@ func (t *Type) write(b *strings.Builder) {
 		b.WriteString("frozen<")
 	}
 	if t.Kind == UDT {
-		b.WriteString(QuoteIdent(t.Name))
+		b.WriteString(quoteTypeName(t.Name))
 	} else {
 		b.WriteString(kindNames[t.Kind])
 		b.WriteByte('<')
@@ -252,6 +252,18 @@ func QuoteIdent(name string) string {
 		return name
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// quoteTypeName quotes a UDT name that would otherwise read as a built-in type.
+func quoteTypeName(name string) string {
+	if _, native := nativeKinds[name]; native {
+		return `"` + name + `"`
+	}
+	switch name {
+	case "frozen", "list", "set", "map", "tuple", "vector":
+		return `"` + name + `"`
+	}
+	return QuoteIdent(name)
 }
 
 // IsCollection reports whether t is a list, set or map.

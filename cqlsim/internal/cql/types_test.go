@@ -31,6 +31,7 @@ func TestParseTypeString(t *testing.T) {
 		{"vector<text, 2>", ""},
 		{"'org.apache.cassandra.db.marshal.DynamicCompositeType'", ""},
 		{" map < text , int > ", "map<text, int>"},
+		{`"int"`, ""}, {`frozen<"map">`, ""}, {`"select"`, ""},
 	}
 	for _, tc := range tests {
 		want := tc.want
