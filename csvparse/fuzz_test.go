@@ -1,0 +1,189 @@
+package csvparse
+
+import (
+	"bytes"
+	"io"
+	"reflect"
+	"testing"
+)
+
+// fuzzDialect maps one byte to a valid Dialect, so every input is
+// exercised rather than rejected: bit 0 quote, bits 1-2 delimiter,
+// bits 3-4 escape (including none and one equal to the quote), bit 5
+// StrictQuotes.
+func fuzzDialect(opts uint8) Dialect {
+	d := DefaultDialect()
+	d.Quote = []byte{'"', '\''}[opts&1]
+	d.Delimiter = []byte{',', ';', '\t', '|'}[opts>>1&3]
+	d.Escape = []byte{'\\', 0, '"', '^'}[opts>>3&3]
+	d.StrictQuotes = opts&0x20 != 0
+	return d
+}
+
+func fuzzSeeds(f *testing.F, add func(data []byte, opts uint8)) {
+	f.Helper()
+	for i, in := range splitInputs {
+		add([]byte(in), uint8(i))
+	}
+	for _, in := range []string{
+		`"say \"hi\"","a\\b",\\`, `"C:\dir\",x` + "\n" + `a\,b`, "a\\\r\nb\n", `12" pipe,x`,
+		"\"ab\"c,d\n1,2\n", "é,\"é\"x\n", "\"a\"\r\n\"b\"\r", `\""x"`, "a|'b|c'|'it''s'\n",
+	} {
+		for _, opts := range []uint8{0, 0x08, 0x12, 0x20, 0x3f} {
+			add([]byte(in), opts)
+		}
+	}
+}
+
+// FuzzReader checks, for any bytes and dialect, that the Reader does not
+// panic and that its records tile the input: walking the input, each
+// record's Raw follows the blank lines before it and is followed by its
+// terminator ("\n", "\r\n", or at the very end "\r" or nothing), and
+// after the last record only blank lines remain. Records without errors
+// must also survive a round trip through a writer that quotes every
+// field, and an unquoted record without escapes must be its fields joined
+// by the delimiter.
+func FuzzReader(f *testing.F) {
+	fuzzSeeds(f, func(data []byte, opts uint8) { f.Add(data, opts) })
+	f.Fuzz(func(t *testing.T, data []byte, opts uint8) {
+		d := fuzzDialect(opts)
+		c := compile(d)
+		r := NewReader(&Chunk{Data: data, FirstLine: 1}, d)
+		pos := 0
+		skipBlank := func() {
+			for pos < len(data) {
+				switch {
+				case data[pos] == '\n':
+					pos++
+				case data[pos] == '\r' && pos+1 == len(data):
+					pos++
+				case data[pos] == '\r' && data[pos+1] == '\n':
+					pos += 2
+				default:
+					return
+				}
+			}
+		}
+		for n := 0; ; n++ {
+			if n > len(data) {
+				t.Fatalf("more records than bytes")
+			}
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			skipBlank()
+			if !bytes.HasPrefix(data[pos:], rec.Raw) || len(rec.Raw) == 0 {
+				t.Fatalf("record %d: Raw %q is not the input at %d: %q", n, rec.Raw, pos, data[pos:])
+			}
+			if want := 1 + int64(bytes.Count(data[:pos], []byte{'\n'})); rec.Line != want {
+				t.Fatalf("record %d: Line %d, want %d", n, rec.Line, want)
+			}
+			pos += len(rec.Raw)
+			switch rest := data[pos:]; {
+			case bytes.HasPrefix(rest, []byte("\n")):
+				pos++
+			case bytes.HasPrefix(rest, []byte("\r\n")):
+				pos += 2
+			case len(rest) == 1 && rest[0] == '\r':
+				pos++
+			case len(rest) != 0:
+				t.Fatalf("record %d: Raw %q is followed by %q, not a terminator", n, rec.Raw, rest)
+			}
+			if err != nil {
+				pe, ok := err.(*ParseError)
+				if !ok || pe.Line < rec.Line || pe.Column < 1 {
+					t.Fatalf("record %d: error %#v", n, err)
+				}
+				continue
+			}
+			if len(rec.Fields) == 0 || len(rec.Fields) != len(rec.Quoted) {
+				t.Fatalf("record %d: %d fields, %d quoted flags", n, len(rec.Fields), len(rec.Quoted))
+			}
+			plain := !c.hasEsc || bytes.IndexByte(rec.Raw, c.esc) < 0
+			for _, q := range rec.Quoted {
+				plain = plain && !q
+			}
+			if joined := bytes.Join(rec.Fields, []byte{d.Delimiter}); plain && !bytes.Equal(joined, rec.Raw) {
+				t.Fatalf("record %d: fields %q do not join to Raw %q", n, rec.Fields, rec.Raw)
+			}
+			want := copyFields(rec.Fields)
+			enc := encodeQuoted(rec.Fields, c)
+			back, err := NewReader(&Chunk{Data: enc, FirstLine: 1}, d).Next()
+			if err != nil {
+				t.Fatalf("record %d: re-encoded %q: %v", n, enc, err)
+			}
+			if got := copyFields(back.Fields); !reflect.DeepEqual(got, want) {
+				t.Fatalf("record %d: fields %q re-encoded as %q read back as %q", n, want, enc, got)
+			}
+		}
+		skipBlank()
+		if pos != len(data) {
+			t.Fatalf("input after the last record: %q", data[pos:])
+		}
+	})
+}
+
+func copyFields(fields [][]byte) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = string(f)
+	}
+	return out
+}
+
+// encodeQuoted writes one record quoting every field: quotes doubled,
+// escapes escaped.
+func encodeQuoted(fields [][]byte, c *codes) []byte {
+	var b []byte
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, c.delim)
+		}
+		b = append(b, c.quote)
+		for _, x := range f {
+			switch {
+			case x == c.quote:
+				b = append(b, c.quote, c.quote)
+			case c.hasEsc && x == c.esc:
+				b = append(b, c.esc, c.esc)
+			default:
+				b = append(b, x)
+			}
+		}
+		b = append(b, c.quote)
+	}
+	return append(b, '\n')
+}
+
+// FuzzSplitConsistency checks that cutting an input into chunks of 1..8
+// records, with reads of any size and an optional byte limit, yields
+// exactly the records (positions and errors included) of one Reader over
+// the whole input.
+func FuzzSplitConsistency(f *testing.F) {
+	fuzzSeeds(f, func(data []byte, opts uint8) { f.Add(data, opts, uint8(len(data))) })
+	f.Fuzz(func(t *testing.T, data []byte, opts uint8, shape uint8) {
+		d := fuzzDialect(opts)
+		ref := bytes.TrimPrefix(data, []byte("\ufeff"))
+		want := readChunk(t, &Chunk{File: "f", Data: ref, FirstLine: 1}, d)
+		k := 1 + int(shape&7)
+		block := []int{1, 3, 64, defaultBlockSize}[shape>>3&3]
+		maxBytes := []int{0, 16}[shape>>5&1]
+		s := NewSplitter([]Source{memSource("f", data, shape&0x40 != 0)}, d, k, maxBytes)
+		s.blockSize = block
+		chunks, got := split(t, s, d)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("k=%d block=%d max=%d: got\n%#v\nwant\n%#v", k, block, maxBytes, got, want)
+		}
+		if n := sumInput(chunks); n != int64(len(data)) {
+			t.Fatalf("InputBytes add up to %d, want %d", n, len(data))
+		}
+		records := 0
+		for _, c := range chunks {
+			records += c.Records
+		}
+		if records != len(want) {
+			t.Fatalf("Records add up to %d, want %d", records, len(want))
+		}
+	})
+}
