@@ -49,8 +49,9 @@ type conn struct {
 	events  atomic.Uint32
 	body    []byte
 
-	wmu sync.Mutex
-	bw  *bufio.Writer
+	wmu  sync.Mutex
+	bw   *bufio.Writer
+	wbuf bytes.Buffer // guarded by wmu
 
 	closeOnce sync.Once
 	delayOnce sync.Once
@@ -170,12 +171,22 @@ func (c *conn) newFrame(v primitive.ProtocolVersion, stream int16, msg message.M
 func (c *conn) write(stream int16, msg message.Message, warnings []string, flush bool) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if err := c.codec.EncodeFrame(c.newFrame(c.version, stream, msg, warnings), c.bw); err != nil {
-		c.n.cl.logf("cqlsim: node %d: encode %s: %v", c.n.info.index+1, msg, err)
-		_ = c.codec.EncodeFrame(c.newFrame(c.version, stream, &message.ServerError{ErrorMessage: "cqlsim: cannot encode response: " + err.Error()}, nil), c.bw)
-	}
+	c.encode(&c.wbuf, stream, msg, warnings)
+	_, _ = c.bw.Write(c.wbuf.Bytes())
 	if flush {
 		_ = c.bw.Flush()
+	}
+}
+
+// encode renders a response frame into buf. It encodes into a buffer rather
+// than the connection so that a message the codec rejects halfway never
+// leaves a torn frame on the wire; a ServerError goes out instead.
+func (c *conn) encode(buf *bytes.Buffer, stream int16, msg message.Message, warnings []string) {
+	buf.Reset()
+	if err := c.codec.EncodeFrame(c.newFrame(c.version, stream, msg, warnings), buf); err != nil {
+		c.n.cl.logf("cqlsim: node %d: encode %s: %v", c.n.info.index+1, msg, err)
+		buf.Reset()
+		_ = c.codec.EncodeFrame(c.newFrame(c.version, stream, &message.ServerError{ErrorMessage: "cqlsim: cannot encode response: " + err.Error()}, nil), buf)
 	}
 }
 
@@ -204,10 +215,7 @@ func (c *conn) delay(d time.Duration, stream int16, msg message.Message, warning
 		go c.delayWriter()
 	})
 	var buf bytes.Buffer
-	if err := c.codec.EncodeFrame(c.newFrame(c.version, stream, msg, warnings), &buf); err != nil {
-		buf.Reset()
-		_ = c.codec.EncodeFrame(c.newFrame(c.version, stream, &message.ServerError{ErrorMessage: err.Error()}, nil), &buf)
-	}
+	c.encode(&buf, stream, msg, warnings)
 	c.delayq <- delayed{due: time.Now().Add(d), buf: buf.Bytes()}
 }
 

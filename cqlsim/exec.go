@@ -179,7 +179,7 @@ func (n *Node) conditional(w *writePlan, muts []*mutation, a *execArgs) (message
 	if applied {
 		n.count(w.t, muts)
 	}
-	meta := []*message.ColumnMetadata{{Keyspace: w.t.ks, Table: w.t.name, Name: "[applied]", Type: boolType.DataType()}}
+	meta := []*message.ColumnMetadata{{Keyspace: w.t.ks, Table: w.t.name, Name: "[applied]", Type: wireType(boolType)}}
 	return &message.RowsResult{
 		Metadata: &message.RowsMetadata{ColumnCount: 1, Columns: meta},
 		Data:     [][][]byte{{encBool(applied)}},

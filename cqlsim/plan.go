@@ -74,7 +74,7 @@ func (cp *compiler) term(t cql.Term, typ *cql.Type, name string) (*source, error
 		if x.Name != "" {
 			vn = x.Name
 		}
-		cp.vars[x.Index] = varSpec{ks: cp.ks, table: cp.tbl, name: vn, typ: typ, dt: typ.DataType()}
+		cp.vars[x.Index] = varSpec{ks: cp.ks, table: cp.tbl, name: vn, typ: typ, dt: wireType(typ)}
 		return &source{bind: x.Index, typ: typ}, nil
 	case *cql.TypeHint:
 		return cp.term(x.Term, typ, name)

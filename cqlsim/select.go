@@ -50,7 +50,7 @@ func (cp *compiler) selectPlan(p *plan, st *cql.Select) error {
 	}
 	s := &selectPlan{t: t, distinct: st.Distinct}
 	addMeta := func(name string, typ *cql.Type) {
-		s.meta = append(s.meta, &message.ColumnMetadata{Keyspace: t.ks, Table: t.name, Name: name, Index: int32(len(s.meta)), Type: typ.DataType()})
+		s.meta = append(s.meta, &message.ColumnMetadata{Keyspace: t.ks, Table: t.name, Name: name, Index: int32(len(s.meta)), Type: wireType(typ)})
 	}
 	if st.Star {
 		for _, c := range t.cols {

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cqlload/cqlload/cqlsim"
+)
+
+const exitUsage = 64
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// run is main without the process: tests call it. It stops on SIGINT/SIGTERM.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runContext(ctx, args, stdout, stderr)
+}
+
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, statsAddr, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "cqlsim:", err)
+		return exitUsage
+	}
+	cl, err := cqlsim.Start(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer cl.Close()
+	var srv *http.Server
+	if statsAddr != "" {
+		ln, err := net.Listen("tcp", statsAddr)
+		if err != nil {
+			fmt.Fprintf(stderr, "cqlsim: stats address: %v\n", err)
+			return 1
+		}
+		srv = &http.Server{Handler: cl.StatsHandler(), ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		defer srv.Close()
+		fmt.Fprintf(stdout, "stats on http://%s/stats\n", ln.Addr())
+	}
+	for i := 0; i < cl.NumNodes(); i++ {
+		n := cl.Node(i)
+		fmt.Fprintf(stdout, "node %d %s/%s listening on %s\n", i+1, n.DC(), n.Rack(), n.Addr())
+	}
+	fmt.Fprintln(stdout, "ready")
+	<-ctx.Done()
+	return 0
+}
+
+func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) {
+	var cfg cqlsim.Config
+	fs := flag.NewFlagSet("cqlsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: cqlsim [flags]\n\nRuns a simulated Cassandra cluster until interrupted.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	var (
+		schemas                  listFlag
+		auth, latency, statsAddr string
+		tlsCert, tlsKey, tlsCA   string
+		dcs                      string
+		nodes                    int
+	)
+	fs.IntVar(&nodes, "nodes", 3, "number of nodes (one data center) unless --dcs is given")
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1", "address of the first node; node i listens on the i-th next address")
+	fs.IntVar(&cfg.Port, "port", 9042, "native protocol port of every node (0 picks a free one)")
+	fs.StringVar(&dcs, "dcs", "", "data centers as NAME:NODES[:RACKS],… e.g. dc1:3,dc2:2")
+	fs.IntVar(&cfg.VNodes, "vnodes", 16, "tokens per node")
+	fs.Int64Var(&cfg.Seed, "seed", 1, "seed for tokens, host ids and fault choices")
+	fs.Var(&schemas, "schema", "CQL file to run at start (repeatable)")
+	fs.StringVar(&auth, "auth", "", "enable PasswordAuthenticator with USER:PASS")
+	fs.StringVar(&tlsCert, "tls-cert", "", "TLS certificate file (PEM)")
+	fs.StringVar(&tlsKey, "tls-key", "", "TLS key file (PEM)")
+	fs.StringVar(&tlsCA, "tls-ca", "", "CA file (PEM) to require and verify client certificates")
+	fs.BoolVar(&cfg.Blackhole, "blackhole", false, "acknowledge writes without storing them")
+	fs.Float64Var(&cfg.FailRate, "fail-rate", 0, "probability that a data request fails")
+	fs.StringVar(&cfg.FailWith, "fail-with", "overloaded", "overloaded|write_timeout|unavailable|read_timeout|server_error")
+	fs.StringVar(&latency, "latency", "", "added response latency: DURATION or MIN-MAX (e.g. 2ms, 1ms-5ms)")
+	fs.IntVar(&cfg.BatchWarnKB, "batch-warn-kb", 5, "multi-partition batch size that draws a warning (KiB)")
+	fs.IntVar(&cfg.BatchFailKB, "batch-fail-kb", 50, "multi-partition batch size that is rejected (KiB)")
+	fs.StringVar(&statsAddr, "stats-addr", "", "serve GET /stats as JSON on HOST:PORT")
+	if err := fs.Parse(args); err != nil {
+		return cfg, "", err
+	}
+	if fs.NArg() > 0 {
+		return cfg, "", fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if dcs != "" {
+		cfg.DCs = dcs
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "nodes" })
+		if set {
+			cfg.Nodes = nodes
+		}
+	} else {
+		if nodes < 1 {
+			return cfg, "", fmt.Errorf("--nodes must be at least 1, got %d", nodes)
+		}
+		cfg.Nodes = nodes
+	}
+	if auth != "" {
+		user, pass, ok := strings.Cut(auth, ":")
+		if !ok || user == "" {
+			return cfg, "", fmt.Errorf("--auth wants USER:PASS, got %q", auth)
+		}
+		cfg.Username, cfg.Password = user, pass
+	}
+	if latency != "" {
+		lo, hi, err := parseLatency(latency)
+		if err != nil {
+			return cfg, "", err
+		}
+		cfg.LatencyMin, cfg.LatencyMax = lo, hi
+	}
+	if cfg.FailRate < 0 || cfg.FailRate > 1 {
+		return cfg, "", fmt.Errorf("--fail-rate must be in [0, 1], got %v", cfg.FailRate)
+	}
+	switch cfg.FailWith {
+	case "overloaded", "write_timeout", "unavailable", "read_timeout", "server_error":
+	default:
+		return cfg, "", fmt.Errorf("--fail-with: unknown kind %q", cfg.FailWith)
+	}
+	for _, f := range schemas {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return cfg, "", fmt.Errorf("--schema: %w", err)
+		}
+		cfg.Schema = append(cfg.Schema, string(b))
+	}
+	if (tlsCert == "") != (tlsKey == "") {
+		return cfg, "", errors.New("--tls-cert and --tls-key go together")
+	}
+	if tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
+		if err != nil {
+			return cfg, "", fmt.Errorf("TLS key pair: %w", err)
+		}
+		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if tlsCA != "" {
+			pem, err := os.ReadFile(tlsCA)
+			if err != nil {
+				return cfg, "", fmt.Errorf("--tls-ca: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return cfg, "", fmt.Errorf("--tls-ca: no certificate in %s", tlsCA)
+			}
+			cfg.TLS.ClientCAs = pool
+			cfg.TLS.ClientAuth = tls.RequireAndVerifyClientCert
+		}
+	} else if tlsCA != "" {
+		return cfg, "", errors.New("--tls-ca needs --tls-cert and --tls-key")
+	}
+	return cfg, statsAddr, nil
+}
+
+func parseLatency(s string) (time.Duration, time.Duration, error) {
+	lo, hi, isRange := strings.Cut(s, "-")
+	min, err := time.ParseDuration(lo)
+	if err != nil || min < 0 {
+		return 0, 0, fmt.Errorf("--latency: bad duration %q", lo)
+	}
+	if !isRange {
+		return min, 0, nil
+	}
+	max, err := time.ParseDuration(hi)
+	if err != nil || max < min {
+		return 0, 0, fmt.Errorf("--latency: bad range %q (want MIN-MAX with MIN <= MAX)", s)
+	}
+	return min, max, nil
+}
