@@ -143,7 +143,22 @@ type parser struct {
 	toks    []token
 	i       int
 	markers int
+	depth   int
 }
+
+// maxDepth bounds the nesting of terms and types so that hostile input such
+// as "[[[[…" cannot exhaust the stack.
+const maxDepth = 500
+
+// enter counts one level of nesting; callers defer p.leave().
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail("nesting deeper than %d levels", maxDepth)
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
 
 // reserved are Cassandra 4's reserved keywords: they cannot be unquoted
 // identifiers. Every other keyword (key, ttl, type, count, …) can.
@@ -884,6 +899,9 @@ func (p *parser) selector(top bool) Selector {
 				default:
 					args = append(args, selectorText(p.selector(false)))
 				}
+				if name == "cast" && len(args) == 1 && p.acceptKw("as") {
+					args = append(args, p.typ().String()) // CAST(x AS type)
+				}
 				if !p.acceptPunct(",") {
 					break
 				}
@@ -1057,6 +1075,8 @@ func (p *parser) marker(name string) *BindMarker {
 
 // term parses a value expression.
 func (p *parser) term() Term {
+	p.enter()
+	defer p.leave()
 	t := p.peek()
 	switch t.kind {
 	case tString:
@@ -1159,7 +1179,14 @@ func (p *parser) negative() Term {
 
 func (p *parser) funcCall() Term {
 	start := p.peek()
-	name := p.ident()
+	var name string
+	if isKw(start, "token") {
+		// token is reserved but is a function: WHERE token(k) > token(?)
+		p.i++
+		name = "token"
+	} else {
+		name = p.ident()
+	}
 	if p.acceptPunct(".") { // keyspace-qualified function
 		name = name + "." + p.ident()
 	}

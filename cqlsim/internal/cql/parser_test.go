@@ -143,6 +143,13 @@ func TestParseStatements(t *testing.T) {
 				{Kind: SelTTL, Name: "v"},
 				{Kind: SelFunc, Name: "tojson", Args: []string{"v"}},
 				{Kind: SelFunc, Name: "now"}}}},
+		{"select cast", "SELECT CAST(v AS text) AS s FROM t WHERE token(k) > token(?) AND token(k) <= token(1)",
+			&Select{Table: "t", Selectors: []Selector{{Kind: SelFunc, Name: "cast", Args: []string{"v", "text"}, Alias: "s"}},
+				Where: []Relation{
+					{Columns: []string{"k"}, Token: true, Op: RelGt, Values: []Term{&FuncCall{Name: "token", Args: []Term{qm(0)}}}},
+					{Columns: []string{"k"}, Token: true, Op: RelLte, Values: []Term{&FuncCall{Name: "token", Args: []Term{num("1")}}}}}}},
+		{"gocqlx style", "INSERT INTO ks.t (a,b) VALUES (?,?) USING TIMESTAMP ? AND TTL ? ",
+			&Insert{Keyspace: "ks", Table: "t", Columns: []string{"a", "b"}, Values: []Term{qm(0), qm(1)}, Timestamp: qm(2), TTL: qm(3)}},
 		{"select json distinct", "SELECT JSON DISTINCT k FROM t",
 			&Select{Table: "t", JSON: true, Distinct: true, Selectors: []Selector{{Kind: SelColumn, Name: "k"}}}},
 		{"columns named like keywords", "SELECT json, distinct, key, ttl, type FROM t",
@@ -297,6 +304,7 @@ func TestParseErrors(t *testing.T) {
 		{"GRANT SELECT ON ks.t TO r", "unsupported statement GRANT SELECT", true},
 		{"DROP INDEX i", "unsupported statement DROP INDEX", true},
 		{"CREATE ROLE r", "unsupported statement CREATE ROLE", true},
+		{"INSERT INTO t (a) VALUES (" + strings.Repeat("[", 600) + strings.Repeat("]", 600) + ")", "line 1:526 nesting deeper than 500 levels", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.src, func(t *testing.T) {

@@ -108,6 +108,8 @@ func ParseType(s string) (*Type, error) {
 
 // typ parses a type at the current position.
 func (p *parser) typ() *Type {
+	p.enter()
+	defer p.leave()
 	t := p.peek()
 	if t.kind == tString {
 		p.i++
