@@ -179,24 +179,6 @@ func (p *parser) typeArgs(t token) *Type {
 	}
 }
 
-// guard runs fn, turning a raised *SyntaxError or *UnsupportedError into an error.
-func (p *parser) guard(fn func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			switch e := r.(type) {
-			case *SyntaxError:
-				err = e
-			case *UnsupportedError:
-				err = e
-			default:
-				panic(r)
-			}
-		}
-	}()
-	fn()
-	return nil
-}
-
 // String renders t exactly as Cassandra 4 writes it in
 // system_schema.columns.type: "frozen<map<text, list<int>>>", "text" for
 // varchar, a UDT by its bare (quoted if needed) name.
