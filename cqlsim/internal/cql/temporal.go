@@ -64,10 +64,9 @@ func splitZone(s string) (string, *time.Location, error) {
 	if strings.HasSuffix(s, "Z") || strings.HasSuffix(s, "z") {
 		return s[:len(s)-1], time.UTC, nil
 	}
-	// The zone sign can only come after the date's own '-' separators,
-	// i.e. after position 10.
+	// A zone sign can only follow the date's own "yyyy-mm-dd" separators.
 	i := strings.LastIndexAny(s, "+-")
-	if i <= 10 {
+	if i < 10 {
 		return strings.TrimSpace(s), time.UTC, nil
 	}
 	z := strings.ReplaceAll(s[i+1:], ":", "")
