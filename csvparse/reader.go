@@ -174,6 +174,9 @@ func (r *Reader) parse() (rawEnd int) {
 	r.fl = r.fl[:0]
 	r.buf = r.buf[:0]
 	r.errErr = nil
+	if end, ok := r.parsePlain(); ok {
+		return end
+	}
 	i := r.pos
 	line := r.line
 	for {
@@ -290,6 +293,41 @@ func (r *Reader) parse() (rawEnd int) {
 			break // delimiter: next field
 		}
 	}
+}
+
+// parsePlain handles the common record: one line with no quote, escape
+// or CR, so every field is a plain sub-slice found with bytes.IndexByte.
+func (r *Reader) parsePlain() (rawEnd int, ok bool) {
+	c := r.c
+	rest := r.data[r.pos:]
+	nl := bytes.IndexByte(rest, '\n')
+	line := rest
+	if nl >= 0 {
+		line = rest[:nl]
+	}
+	if bytes.IndexByte(line, c.quote) >= 0 || bytes.IndexByte(line, '\r') >= 0 ||
+		c.hasEsc && bytes.IndexByte(line, c.esc) >= 0 {
+		return 0, false
+	}
+	rec := &r.rec
+	start := r.pos
+	rawEnd = start + len(line)
+	for {
+		rec.starts = append(rec.starts, start)
+		j := bytes.IndexByte(r.data[start:rawEnd], c.delim)
+		if j < 0 {
+			r.fl = append(r.fl, fieldLoc{start: start, end: rawEnd})
+			break
+		}
+		r.fl = append(r.fl, fieldLoc{start: start, end: start + j})
+		start += j + 1
+	}
+	r.pos = rawEnd
+	if nl >= 0 {
+		r.pos++
+		r.line++
+	}
+	return rawEnd, true
 }
 
 // endRecordCR finishes a record whose terminator starts with the CR at i.

@@ -1,5 +1,7 @@
 package csvparse
 
+import "bytes"
+
 // codes is a Dialect compiled into the byte tables the hot loops use.
 // The Reader and the Splitter's scanner are built from the same codes
 // and follow the same transitions, so a record ends at the same byte in
@@ -61,16 +63,42 @@ type scanner struct {
 	c     *codes
 	st    scanState
 	lines int64 // '\n' bytes consumed since reset
+	fresh bool  // no byte of the record seen yet
 }
 
 func (s *scanner) reset() {
 	s.st = stFieldStart
 	s.lines = 0
+	s.fresh = true
+}
+
+// plainLine returns the end of a record that is one whole line of p
+// without quotes or escapes (most records), found with the vectorised
+// bytes functions instead of a byte loop; or -1.
+func (s *scanner) plainLine(p []byte) int {
+	nl := bytes.IndexByte(p, '\n')
+	if nl < 0 {
+		return -1
+	}
+	line := p[:nl]
+	if bytes.IndexByte(line, s.c.quote) >= 0 || s.c.hasEsc && bytes.IndexByte(line, s.c.esc) >= 0 {
+		return -1
+	}
+	s.lines++
+	return nl + 1
 }
 
 // scan consumes p from the saved state and returns the index just past
 // the '\n' that ends the record, or -1 if p ends first.
 func (s *scanner) scan(p []byte) int {
+	if s.fresh {
+		// Only at the record's first byte: trying at every field would
+		// rescan a long line once per field.
+		s.fresh = false
+		if k := s.plainLine(p); k >= 0 {
+			return k
+		}
+	}
 	c := s.c
 	st := s.st
 	i, n := 0, len(p)

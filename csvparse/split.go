@@ -193,15 +193,17 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	ch.Header = f.header
 	chunkStart := int64(-1)
 	for !f.finished && ch.Records+ch.Skipped < s.chunkRecords {
-		rec := f.pending
-		if rec != nil {
-			f.pending = nil
+		var rec recSpan
+		if f.hasPending {
+			rec, f.hasPending = f.pending, false
 		} else {
 			if f.maxRowsReached(d) {
 				f.finished = true
 				break
 			}
-			r, ok, err := f.readRecord(chunkStart)
+			var ok bool
+			var err error
+			rec, ok, err = f.readRecord(chunkStart)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f.src.Name, err)
 			}
@@ -214,11 +216,10 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 				ch.Skipped++
 				continue
 			}
-			rec = &r
 		}
 		if rec.tooLong {
 			if ch.Records > 0 {
-				f.pending = rec
+				f.pending, f.hasPending = rec, true
 				break
 			}
 			ch.Data, ch.TooLong = rec.data, true
@@ -228,7 +229,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 			break
 		}
 		if ch.Records > 0 && s.maxChunkBytes > 0 && rec.end-chunkStart > int64(s.maxChunkBytes) {
-			f.pending = rec
+			f.pending, f.hasPending = rec, true
 			break
 		}
 		if chunkStart < 0 {
@@ -246,7 +247,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	}
 	// Look ahead past blank lines so the chunk knows whether it is the
 	// file's last; Data is already cut, so nothing needs keeping.
-	if !f.finished && f.pending == nil {
+	if !f.finished && !f.hasPending {
 		if f.maxRowsReached(d) {
 			f.finished = true
 		} else {
@@ -313,9 +314,10 @@ type fileState struct {
 	header     []string
 	skipped    int
 	taken      int
-	reported   int64 // InputBytes handed out so far
-	finished   bool  // no more chunks after the current one
-	pending    *recSpan
+	reported   int64   // InputBytes handed out so far
+	finished   bool    // no more chunks after the current one
+	pending    recSpan // read but left for the next chunk
+	hasPending bool
 }
 
 func (f *fileState) avail() int              { return int(f.base + int64(f.end) - f.pos) }

@@ -1,0 +1,76 @@
+package csvparse
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// benchRows builds n narrow rows of about 100 bytes and 6 fields, the
+// loader's target shape; quoted makes most text fields quoted, with
+// doubled quotes and escapes now and then.
+func benchRows(n int, quoted bool) []byte {
+	var b strings.Builder
+	for i := range n {
+		if quoted {
+			fmt.Fprintf(&b, "%d,\"user %d, \"\"vip\"\"\",\"line\\\\%d\",2024-01-%02dT03:04:05Z,%d.%03d,%t\n",
+				1000000+i, i%977, i%13, 1+i%28, i%1000, i%997, i%2 == 0)
+		} else {
+			fmt.Fprintf(&b, "%d,user number %d,some plain text value %d,2024-01-%02dT03:04:05Z,%d.%03d,%t\n",
+				1000000+i, i%977, i%13, 1+i%28, i%1000, i%997, i%2 == 0)
+		}
+	}
+	return []byte(b.String())
+}
+
+func BenchmarkSplit(b *testing.B) {
+	for _, quoted := range []bool{false, true} {
+		data := benchRows(100000, quoted)
+		b.Run(fmt.Sprintf("quoted=%t", quoted), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			rows := 0
+			for b.Loop() {
+				s := NewSplitter([]Source{memSource("bench.csv", data, false)}, DefaultDialect(), DefaultChunkRecords, 0)
+				for {
+					c, err := s.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					rows += c.Records
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows), "ns/row")
+		})
+	}
+}
+
+func BenchmarkReader(b *testing.B) {
+	for _, quoted := range []bool{false, true} {
+		data := benchRows(DefaultChunkRecords, quoted)
+		b.Run(fmt.Sprintf("quoted=%t", quoted), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			rows := 0
+			d := DefaultDialect()
+			for b.Loop() {
+				r := NewReader(&Chunk{Data: data, FirstLine: 1}, d)
+				for {
+					rec, err := r.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil || len(rec.Fields) != 6 {
+						b.Fatalf("record %d: %v, %d fields", rows, err, len(rec.Fields))
+					}
+					rows++
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows), "ns/row")
+		})
+	}
+}
