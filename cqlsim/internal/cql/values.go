@@ -309,9 +309,7 @@ func decodeDuration(b []byte) (months, days, nanos int64, err error) {
 		}
 		vals[i], b = v, b[n:]
 	}
-	if len(b) != 0 {
-		return 0, 0, 0, fmt.Errorf("invalid duration value: %d extraneous bytes", len(b))
-	}
+	// Like Cassandra's DurationSerializer, bytes after the third vint are ignored.
 	months, days, nanos = vals[0], vals[1], vals[2]
 	if months != int64(int32(months)) || days != int64(int32(days)) {
 		return 0, 0, 0, errors.New("invalid duration value: months and days must fit in 32 bits")

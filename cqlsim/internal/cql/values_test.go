@@ -254,7 +254,7 @@ func TestValidate(t *testing.T) {
 		{"time", "00004e94914f0000", false}, {"time", "ffffffffffffffff", false}, {"time", "", false},
 		{"duration", "000000", true}, {"duration", durHex(1, 2, 3), true}, {"duration", durHex(-1, -2, -3), true},
 		{"duration", durHex(1, -2, 3), false}, {"duration", "0000", false}, {"duration", "", false},
-		{"duration", "000000 00", false}, {"duration", "00 00 c0", false},
+		{"duration", "000000 00", true}, {"duration", "00 00 c0", false},
 		{"duration", durHex(1<<31, 0, 0), false},
 		{"list<int>", "00000000", true}, {"list<int>", "00000001 00000004 00000001", true},
 		{"list<int>", "", false}, {"list<int>", "000000", false}, {"list<int>", "ffffffff", false},
