@@ -32,7 +32,7 @@ func (p *parser) create() Statement {
 		return p.createType()
 	}
 	p.i--
-	p.unsupported(3)
+	p.unsupported(4)
 	return nil
 }
 
@@ -51,7 +51,7 @@ func (p *parser) drop() Statement {
 		return &DropType{Keyspace: ks, Name: name, IfExists: ifExists}
 	}
 	p.i--
-	p.unsupported(3)
+	p.unsupported(4)
 	return nil
 }
 

@@ -447,41 +447,29 @@ func (p *parser) tupleOrMarker() Term {
 }
 
 func (p *parser) relOp() RelOp {
-	t := p.next()
+	t := p.peek()
 	if t.kind == tPunct {
-		switch t.val {
-		case "=":
-			return RelEq
-		case "<":
-			return RelLt
-		case "<=":
-			return RelLte
-		case ">":
-			return RelGt
-		case ">=":
-			return RelGte
-		case "!=":
-			return RelNeq
+		op, ok := map[string]RelOp{"=": RelEq, "<": RelLt, "<=": RelLte, ">": RelGt, ">=": RelGte, "!=": RelNeq}[t.val]
+		if ok {
+			p.i++
+			return op
 		}
 	}
-	if t.kind == tIdent {
-		switch t.val {
-		case "in":
-			return RelIn
-		case "contains":
-			if p.acceptKw("key") {
-				return RelContainsKey
-			}
-			return RelContains
-		case "like":
-			return RelLike
-		case "is":
-			p.expectKw("not")
-			p.expectKw("null")
-			return RelIsNotNull
+	switch {
+	case p.acceptKw("in"):
+		return RelIn
+	case p.acceptKw("contains"):
+		if p.acceptKw("key") {
+			return RelContainsKey
 		}
+		return RelContains
+	case p.acceptKw("like"):
+		return RelLike
+	case p.acceptKw("is"):
+		p.expectKw("not")
+		p.expectKw("null")
+		return RelIsNotNull
 	}
-	p.i--
 	p.failExpecting("a relation operator")
 	return 0
 }

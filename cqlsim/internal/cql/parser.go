@@ -289,7 +289,7 @@ func isStatementWord(w string) bool {
 	switch w {
 	case "table", "keyspace", "schema", "type", "index", "materialized", "view", "function",
 		"aggregate", "trigger", "role", "user", "users", "roles", "custom", "or", "columnfamily",
-		"permissions", "permission", "all", "select", "modify":
+		"permissions", "permission", "all", "select", "modify", "replace":
 		return true
 	}
 	return false
