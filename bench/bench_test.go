@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/schema"
+)
+
+// columnTypes gives each dataset's column types as the schema declares
+// them, so that generated rows can be checked with the loader's converters.
+var columnTypes = map[string]map[string]string{
+	"narrow": {"id": "uuid", "n": "int", "big": "bigint", "name": "text", "ts": "timestamp", "score": "double"},
+	"1kb":    {"pkey": "text", "ccol": "bigint", "data": "text"},
+	"wide":   {"pk": "int", "ck": "int", "val": "text"},
+	"rich":   {"id": "bigint", "tags": "list<text>", "nums": "set<int>", "attrs": "map<text, int>", "home": "frozen<address>", "at": "timestamp"},
+}
+
+func typeOf(t *testing.T, s string) *schema.Type {
+	t.Helper()
+	typ, err := schema.ParseType(s)
+	if err != nil {
+		t.Fatalf("ParseType(%q): %v", s, err)
+	}
+	if s == "frozen<address>" {
+		text, _ := schema.ParseType("text")
+		i, _ := schema.ParseType("int")
+		typ.Fields = []schema.Field{{Name: "street", Type: text}, {Name: "city", Type: text}, {Name: "zip", Type: i}}
+	}
+	return typ
+}
+
+func TestGenerateIsDeterministicAndLoadable(t *testing.T) {
+	const rows = 700
+	for _, d := range datasets() {
+		t.Run(d.name, func(t *testing.T) {
+			var a, b bytes.Buffer
+			na, err := generate(&a, d, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := generate(&b, d, rows); err != nil {
+				t.Fatal(err)
+			}
+			if na != int64(a.Len()) {
+				t.Errorf("generate reported %d bytes, wrote %d", na, a.Len())
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Fatal("two generations with the same size differ")
+			}
+
+			path := filepath.Join(t.TempDir(), d.name+".csv")
+			if err := os.WriteFile(path, a.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dia := csvparse.DefaultDialect()
+			dia.Header = true
+			src, err := csvparse.Sources([]string{path}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := csvparse.NewSplitter(src, dia, 256, 0)
+			defer sp.Close()
+			types := columnTypes[d.name]
+			var convs []schema.Converter
+			records, bytesOut := 0, 0
+			for {
+				c, err := sp.Next()
+				if err != nil {
+					break
+				}
+				if convs == nil {
+					if strings.Join(c.Header, ",") != d.header {
+						t.Fatalf("header %v, want %s", c.Header, d.header)
+					}
+					for _, h := range c.Header {
+						conv, err := schema.NewConverter(typeOf(t, types[h]), schema.DefaultFormats())
+						if err != nil {
+							t.Fatalf("column %s: %v", h, err)
+						}
+						convs = append(convs, conv)
+					}
+				}
+				rd := csvparse.NewReader(c, dia)
+				for {
+					rec, err := rd.Next()
+					if err != nil {
+						break
+					}
+					records++
+					bytesOut += len(rec.Raw) + 1
+					if len(rec.Fields) != len(convs) {
+						t.Fatalf("line %d: %d fields, want %d", rec.Line, len(rec.Fields), len(convs))
+					}
+					for i, f := range rec.Fields {
+						if _, err := convs[i](nil, f); err != nil {
+							t.Fatalf("line %d field %d %q: %v", rec.Line, i, f, err)
+						}
+					}
+				}
+			}
+			if records != rows {
+				t.Errorf("read %d records, want %d", records, rows)
+			}
+			perRow := float64(bytesOut) / rows
+			want := map[string][2]float64{"narrow": {80, 130}, "1kb": {1000, 1050}, "wide": {40, 60}, "rich": {100, 250}}[d.name]
+			if perRow < want[0] || perRow > want[1] {
+				t.Errorf("%.0f bytes per row, want %v", perRow, want)
+			}
+		})
+	}
+}
+
+func TestWideHasHundredPartitions(t *testing.T) {
+	d, _ := findDataset("wide")
+	var buf bytes.Buffer
+	if _, err := generate(&buf, d, 1000); err != nil {
+		t.Fatal(err)
+	}
+	parts := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n")[1:] {
+		pk, _, _ := strings.Cut(line, ",")
+		parts[pk]++
+	}
+	if len(parts) != wideRows {
+		t.Fatalf("%d partitions, want %d", len(parts), wideRows)
+	}
+	for pk, n := range parts {
+		if n != 10 {
+			t.Errorf("partition %s has %d rows, want 10", pk, n)
+		}
+	}
+}
+
+func TestSteadyRate(t *testing.T) {
+	s := func(ms int, rows int64) sample { return sample{time.Duration(ms) * time.Millisecond, rows} }
+	tests := []struct {
+		name    string
+		samples []sample
+		want    float64
+	}{
+		{"empty", nil, 0},
+		{"no rows", []sample{s(500, 0), s(1000, 0)}, 0},
+		{"too short", []sample{s(500, 100), s(1000, 200)}, 0},
+		{
+			// Start-up (0→500 ms) and the final drain are excluded: the
+			// window is 1500 ms → 3000 ms, 3000 rows in 1.5 s.
+			"window", []sample{s(0, 0), s(500, 10), s(1000, 500), s(1500, 1000), s(2000, 2000), s(2500, 3000), s(3000, 4000), s(3100, 4100)},
+			2000,
+		},
+		{"final sample only after window", []sample{s(500, 10), s(1500, 1000), s(2500, 1000)}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := steadyRate(tt.samples, time.Second); got != tt.want {
+				t.Errorf("steadyRate = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseHWM(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"Name:\tcqlload\nVmPeak:\t  900 kB\nVmHWM:\t   12345 kB\nVmRSS:\t 1000 kB\n", 12345, true},
+		{"Name:\tzombie\nState:\tZ (zombie)\n", 0, false},
+		{"VmHWM:\t12 MB\n", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseHWM([]byte(tt.in))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseHWM(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestProgressLines(t *testing.T) {
+	in := "Processed: 0 rows; Rate: 0 rows/s; Rejected: 0; Elapsed: 0.5s (0.0%)\n" +
+		"2026/01/01 warning: something\n" +
+		"Processed: 12345 rows; Rate: 24690 rows/s; Rejected: 0; Elapsed: 1.0s (50.0%)\n"
+	var other bytes.Buffer
+	got := readSamples(strings.NewReader(in), time.Now(), &other)
+	if len(got) != 2 || got[0].rows != 0 || got[1].rows != 12345 {
+		t.Errorf("samples %+v, want rows 0 and 12345", got)
+	}
+	if !strings.Contains(other.String(), "warning: something") {
+		t.Errorf("other lines %q lost the warning", other.String())
+	}
+}
+
+// TestBenchSmoke runs the whole harness on tiny datasets through the real
+// binaries. It checks that every dataset is measured and that the counts
+// agree, never how fast anything was.
+func TestBenchSmoke(t *testing.T) {
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "../cmd/cqlload", "../cmd/cqlsim")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	self := filepath.Join(dir, "bench")
+	if out, err := exec.Command("go", "build", "-o", self, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build bench: %v\n%s", err, out)
+	}
+	const rows = 2000
+	jsonPath := filepath.Join(dir, "results.json")
+	cmd := exec.Command(self, "-bin", dir, "-rows", "2000", "-scale", "2", "-alloc-rows", "2000", "-json", jsonPath)
+	cmd.Env = append(os.Environ(), "BENCH_DIR=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("bench: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"narrow/blackhole": true, "1kb/blackhole": true, "wide/blackhole": true, "rich/blackhole": true, "narrow/store": true}
+	for _, r := range rep.Results {
+		key := r.Dataset + "/" + r.Mode
+		if !want[key] {
+			t.Errorf("unexpected or repeated result %s", key)
+		}
+		delete(want, key)
+		for prog, f := range map[string]figures{"cqlload": r.Loader, "ceiling": r.Ceiling} {
+			if f.RowsWritten != rows || f.ClusterRows != rows {
+				t.Errorf("%s %s: %d rows written, cluster saw %d; want %d", key, prog, f.RowsWritten, f.ClusterRows, rows)
+			}
+			if f.ReplicaShare < 0.99 {
+				t.Errorf("%s %s: replica share %.3f, want at least 0.99", key, prog, f.ReplicaShare)
+			}
+			if f.CPUUsPerRow <= 0 || f.PeakRSSMiB <= 0 || f.RowsPerS <= 0 || f.AllocsPerRow <= 0 || f.RowsPerRequest < 1 {
+				t.Errorf("%s %s: implausible figures %+v", key, prog, f)
+			}
+		}
+		if r.Loader.RowsPerRequest != r.Ceiling.RowsPerRequest {
+			t.Errorf("%s: %.2f rows per request against the ceiling's %.2f: the batch shapes differ", key, r.Loader.RowsPerRequest, r.Ceiling.RowsPerRequest)
+		}
+		if !strings.Contains(stdout.String(), r.Dataset) {
+			t.Errorf("the table lacks %s", r.Dataset)
+		}
+	}
+	for k := range want {
+		t.Errorf("no result for %s", k)
+	}
+	if s := rep.Scaling; s == nil || s.Rows10x != 2*rows || s.RSS10xMiB <= 0 || s.RSS1xMiB <= 0 {
+		t.Errorf("memory scaling %+v, want both sizes measured", rep.Scaling)
+	}
+}

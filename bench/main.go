@@ -1,0 +1,375 @@
+// Command bench measures cqlload against a raw-driver ceiling: it
+// generates the standard datasets, starts cqlsim as a separate process,
+// runs bin/cqlload on each dataset and the ceiling (this program's
+// "ceiling" subcommand, see package bench/ceiling) on the same file, and
+// prints one table; the figures also go to a JSON file.
+//
+//	go run ./bench [-rows N] [-bin DIR] [-json FILE] [-datasets a,b] [-scale K]
+//
+// BENCH_ROWS sets the default of -rows (1,000,000) and BENCH_DIR keeps the
+// generated datasets in that directory instead of a temporary one.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cqlload/cqlload/loader"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// loaderDefaults are the options both cqlload (through its own defaults)
+// and the ceiling run with: cqlsh's defaults, with a header line.
+func loaderDefaults() loader.Options {
+	o := loader.DefaultOptions()
+	o.Dialect.Header = true
+	return o
+}
+
+type config struct {
+	bin, dir, jsonPath, self string
+	rows, allocRows          int64
+	scale                    int
+	datasets                 []dataset
+	store                    string
+	keep                     bool
+	log                      io.Writer
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "ceiling" {
+		return ceilingMain(args[1:], stdout, stderr)
+	}
+	defRows := int64(1_000_000)
+	if v := os.Getenv("BENCH_ROWS"); v != "" {
+		n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
+		if err != nil || n < 1 {
+			fmt.Fprintf(stderr, "bench: BENCH_ROWS=%q is not a positive integer\n", v)
+			return 64
+		}
+		defRows = n
+	}
+	fs := newFlagSet("bench", stderr)
+	cfg := config{log: stderr}
+	fs.StringVar(&cfg.bin, "bin", "bin", "directory holding cqlload and cqlsim (make build)")
+	fs.Int64Var(&cfg.rows, "rows", defRows, "rows per dataset (default from BENCH_ROWS)")
+	fs.StringVar(&cfg.dir, "dir", os.Getenv("BENCH_DIR"), "keep generated datasets here (default from BENCH_DIR; empty: a temporary directory, removed)")
+	fs.StringVar(&cfg.jsonPath, "json", filepath.Join("bench", "results.json"), "write the results here as JSON; empty: do not")
+	names := fs.String("datasets", "narrow,1kb,wide,rich", "datasets to run, comma separated")
+	fs.StringVar(&cfg.store, "store", "narrow", "dataset also run against cqlsim in store mode; empty: none")
+	fs.IntVar(&cfg.scale, "scale", 10, "memory scaling: also load narrow at this many times -rows; 0: skip")
+	fs.Int64Var(&cfg.allocRows, "alloc-rows", 200_000, "rows of the in-process run that counts allocations per row")
+	if err := fs.Parse(args); err != nil {
+		return 64
+	}
+	if fs.NArg() > 0 || cfg.rows < 1 {
+		fmt.Fprintln(stderr, "bench: unexpected arguments; see -help")
+		return 64
+	}
+	for _, n := range strings.Split(*names, ",") {
+		d, ok := findDataset(strings.TrimSpace(n))
+		if !ok {
+			fmt.Fprintf(stderr, "bench: unknown dataset %q\n", n)
+			return 64
+		}
+		cfg.datasets = append(cfg.datasets, d)
+	}
+	if cfg.store != "" {
+		if _, ok := findDataset(cfg.store); !ok {
+			fmt.Fprintf(stderr, "bench: unknown store dataset %q\n", cfg.store)
+			return 64
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	cfg.self = self
+
+	// The in-process allocation runs would otherwise log every driver
+	// warning (batch size thresholds, connections closed at the end)
+	// through the standard logger, the driver's default.
+	log.SetOutput(io.Discard)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := bench(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	printReport(stdout, rep)
+	if cfg.jsonPath != "" {
+		if err := writeReport(cfg.jsonPath, rep); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "bench: results written to %s\n", cfg.jsonPath)
+	}
+	return 0
+}
+
+func bench(ctx context.Context, cfg config) (*report, error) {
+	for _, b := range []string{"cqlload", "cqlsim"} {
+		if _, err := os.Stat(filepath.Join(cfg.bin, b)); err != nil {
+			return nil, fmt.Errorf("%s not found in %s: run make build first (%w)", b, cfg.bin, err)
+		}
+	}
+	work, err := os.MkdirTemp("", "cqlload-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	dataDir := work
+	if cfg.dir != "" {
+		cfg.keep = true
+		dataDir = cfg.dir
+		if err := os.MkdirAll(dataDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	rep := &report{Machine: describeMachine(), RowsPerDataset: cfg.rows}
+	logf := func(format string, a ...any) { fmt.Fprintf(cfg.log, "bench: "+format+"\n", a...) }
+
+	sm, err := startSim(ctx, cfg.bin, work, true)
+	if err != nil {
+		return nil, err
+	}
+	defer sm.close()
+
+	var narrowRSS float64
+	for _, d := range cfg.datasets {
+		file, size, err := prepare(dataDir, d, cfg.rows, logf)
+		if err != nil {
+			return nil, err
+		}
+		logf("%s: %d rows, %.1f MiB; running cqlload, the ceiling, and the in-process allocation count", d.name, cfg.rows, float64(size)/(1<<20))
+		r, err := measure(ctx, cfg, sm, d, file, work, "blackhole")
+		if err != nil {
+			return nil, err
+		}
+		r.InputBytes = size
+		rep.Results = append(rep.Results, r)
+		if d.name == "narrow" {
+			narrowRSS = r.Loader.PeakRSSMiB
+		}
+		if !cfg.keep && d.name != cfg.store && !(d.name == "narrow" && cfg.scale > 0) {
+			os.Remove(file)
+		}
+	}
+	sm.close()
+
+	if cfg.store != "" {
+		d, _ := findDataset(cfg.store)
+		file, size, err := prepare(dataDir, d, cfg.rows, logf)
+		if err != nil {
+			return nil, err
+		}
+		logf("%s: store mode", d.name)
+		st, err := startSim(ctx, cfg.bin, work, false)
+		if err != nil {
+			return nil, err
+		}
+		r, err := measure(ctx, cfg, st, d, file, work, "store")
+		st.close()
+		if err != nil {
+			return nil, err
+		}
+		r.InputBytes = size
+		rep.Results = append(rep.Results, r)
+	}
+
+	if cfg.scale > 0 {
+		d, _ := findDataset("narrow")
+		if narrowRSS == 0 {
+			file, _, err := prepare(dataDir, d, cfg.rows, logf)
+			if err != nil {
+				return nil, err
+			}
+			if narrowRSS, err = loaderRSS(ctx, cfg, d, file, work); err != nil {
+				return nil, err
+			}
+		}
+		big := cfg.rows * int64(cfg.scale)
+		file, _, err := prepare(dataDir, d, big, logf)
+		if err != nil {
+			return nil, err
+		}
+		logf("narrow ×%d: %d rows, memory scaling", cfg.scale, big)
+		rss, err := loaderRSS(ctx, cfg, d, file, work)
+		if err != nil {
+			return nil, err
+		}
+		if !cfg.keep {
+			os.Remove(file)
+		}
+		rep.Scaling = &scaling{Scale: cfg.scale, Rows1x: cfg.rows, Rows10x: big, RSS1xMiB: narrowRSS, RSS10xMiB: rss}
+		rep.Scaling.GrowthPct = 100 * (rss - narrowRSS) / narrowRSS
+	}
+	rep.Machine.LoadAfter = loadAverage()
+	return rep, nil
+}
+
+// prepare generates a dataset file unless BENCH_DIR already holds it.
+func prepare(dir string, d dataset, rows int64, logf func(string, ...any)) (string, int64, error) {
+	path := filepath.Join(dir, fmt.Sprintf("%s-%d.csv", d.name, rows))
+	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+		return path, fi.Size(), nil
+	}
+	start := time.Now()
+	n, err := generateFile(path, d, rows)
+	if err != nil {
+		os.Remove(path)
+		return "", 0, err
+	}
+	logf("generated %s (%.1f MiB) in %.1fs", filepath.Base(path), float64(n)/(1<<20), time.Since(start).Seconds())
+	return path, n, nil
+}
+
+// measure runs cqlload, the ceiling and the allocation count on one file.
+func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mode string) (result, error) {
+	r := result{Dataset: d.name, Mode: mode, Rows: cfg.rows}
+	c0, err := s.counters()
+	if err != nil {
+		return r, err
+	}
+	lr, err := runLoader(ctx, cfg.bin, s, d.table, file, work)
+	if err != nil {
+		return r, err
+	}
+	c1, err := s.counters()
+	if err != nil {
+		return r, err
+	}
+	cr, err := runCeiling(ctx, cfg.self, s, d.table, file)
+	if err != nil {
+		return r, err
+	}
+	c2, err := s.counters()
+	if err != nil {
+		return r, err
+	}
+	if lr.Summary.RowsWritten != cfg.rows {
+		return r, fmt.Errorf("%s: cqlload wrote %d rows of %d", d.name, lr.Summary.RowsWritten, cfg.rows)
+	}
+	if cr.Result.Rows != cfg.rows {
+		return r, fmt.Errorf("%s: the ceiling wrote %d rows of %d", d.name, cr.Result.Rows, cfg.rows)
+	}
+
+	r.Loader = figures{
+		RowsWritten:    lr.Summary.RowsWritten,
+		WallS:          lr.WallS,
+		RowsPerS:       float64(lr.Summary.RowsWritten) / lr.WallS,
+		SteadyRowsPerS: steadyRate(lr.Samples, time.Second),
+		CPUS:           lr.CPUS,
+		PeakRSSMiB:     float64(lr.MaxRSSKiB) / 1024,
+	}
+	r.Loader.fromCluster(c1.sub(c0))
+	r.Ceiling = figures{
+		RowsWritten:    cr.Result.Rows,
+		WallS:          cr.Result.SendS,
+		RowsPerS:       cr.Result.RowsPerSec(),
+		SteadyRowsPerS: cr.Result.RowsPerSec(),
+		CPUS:           cr.Result.CPUS,
+		PeakRSSMiB:     float64(cr.MaxRSSKiB) / 1024,
+		AllocsPerRow:   float64(cr.Result.Mallocs) / float64(cr.Result.Rows),
+	}
+	r.Ceiling.fromCluster(c2.sub(c1))
+	if r.Loader.SteadyRowsPerS == 0 {
+		// Too short a run for a window past the start-up: the whole run
+		// is all there is.
+		r.Loader.SteadyRowsPerS = float64(lr.Summary.RowsWritten) / lr.Summary.ElapsedS
+	}
+	r.Loader.CPUUsPerRow = 1e6 * r.Loader.CPUS / float64(r.Loader.RowsWritten)
+	r.Ceiling.CPUUsPerRow = 1e6 * r.Ceiling.CPUS / float64(r.Ceiling.RowsWritten)
+	if r.Ceiling.CPUUsPerRow > 0 {
+		r.CPURatio = r.Loader.CPUUsPerRow / r.Ceiling.CPUUsPerRow
+	}
+
+	allocs, err := loaderAllocs(ctx, s, d, file, work, min(cfg.allocRows, cfg.rows))
+	if err != nil {
+		return r, err
+	}
+	r.Loader.AllocsPerRow = allocs
+	return r, nil
+}
+
+// loaderRSS runs cqlload alone for its peak RSS.
+func loaderRSS(ctx context.Context, cfg config, d dataset, file, work string) (float64, error) {
+	s, err := startSim(ctx, cfg.bin, work, true)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	lr, err := runLoader(ctx, cfg.bin, s, d.table, file, work)
+	if err != nil {
+		return 0, err
+	}
+	if lr.Summary.RowsWritten != lr.Summary.RowsRead || lr.Summary.RowsWritten == 0 {
+		return 0, fmt.Errorf("%s: cqlload wrote %d of %d rows read", file, lr.Summary.RowsWritten, lr.Summary.RowsRead)
+	}
+	return float64(lr.MaxRSSKiB) / 1024, nil
+}
+
+// loaderAllocs counts Go heap allocations per row of the loader library,
+// run in this process (cqlload has no switch to report its own, on
+// purpose). The cost of connecting and reading the schema is measured by
+// a run that reads no rows and subtracted.
+func loaderAllocs(ctx context.Context, s *sim, d dataset, file, work string, rows int64) (float64, error) {
+	once := func(maxRows int64) (mallocs uint64, written int64, err error) {
+		o := loaderDefaults()
+		ks, t, _ := strings.Cut(d.table, ".")
+		o.Hosts, o.Port, o.Keyspace, o.Table, o.Files = []string{"127.0.0.1"}, s.port, ks, t, []string{file}
+		o.Dialect.MaxRows = int(maxRows)
+		o.ErrFile = filepath.Join(work, "allocs.err")
+		l, err := loader.New(o)
+		if err != nil {
+			return 0, 0, err
+		}
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		sum, err := l.Run(ctx)
+		runtime.ReadMemStats(&m1)
+		if err != nil {
+			return 0, 0, fmt.Errorf("in-process load of %s: %w", d.name, err)
+		}
+		return m1.Mallocs - m0.Mallocs, sum.RowsWritten, nil
+	}
+	base, _, err := once(0)
+	if err != nil {
+		return 0, err
+	}
+	m, n, err := once(rows)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("in-process load of %s: %w", d.name, errNoRows)
+	}
+	if m < base {
+		m = base
+	}
+	return float64(m-base) / float64(n), nil
+}

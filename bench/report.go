@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// report is everything one run measured; it is also the JSON written.
+type report struct {
+	Machine        machine  `json:"machine"`
+	RowsPerDataset int64    `json:"rows_per_dataset"`
+	Results        []result `json:"results"`
+	Scaling        *scaling `json:"memory_scaling,omitempty"`
+}
+
+type machine struct {
+	CPU        string `json:"cpu"`
+	Cores      int    `json:"cores"`
+	GoVersion  string `json:"go"`
+	OS         string `json:"os"`
+	Date       string `json:"date"`
+	LoadBefore string `json:"load_before"`
+	LoadAfter  string `json:"load_after"`
+}
+
+// result is one dataset in one cqlsim mode.
+type result struct {
+	Dataset    string  `json:"dataset"`
+	Mode       string  `json:"mode"` // blackhole or store
+	Rows       int64   `json:"rows"`
+	InputBytes int64   `json:"input_bytes"`
+	Loader     figures `json:"cqlload"`
+	Ceiling    figures `json:"ceiling"`
+	// CPURatio is cqlload's CPU per row over the ceiling's.
+	CPURatio float64 `json:"cpu_ratio"`
+}
+
+// figures are one program's measurements on one dataset.
+type figures struct {
+	RowsWritten    int64   `json:"rows_written"`
+	WallS          float64 `json:"wall_s"`
+	RowsPerS       float64 `json:"rows_per_s"`
+	SteadyRowsPerS float64 `json:"steady_rows_per_s"`
+	CPUS           float64 `json:"cpu_s"`
+	CPUUsPerRow    float64 `json:"cpu_us_per_row"`
+	PeakRSSMiB     float64 `json:"peak_rss_mib"`
+	AllocsPerRow   float64 `json:"allocs_per_row"`
+	// From cqlsim's counters over the run.
+	ClusterRows    int64   `json:"cluster_rows"`
+	ReplicaShare   float64 `json:"replica_share"` // 0..1
+	Requests       int64   `json:"requests"`
+	RowsPerRequest float64 `json:"rows_per_request"`
+}
+
+func (f *figures) fromCluster(c simCounters) {
+	f.ClusterRows, f.Requests = c.Rows, c.Requests
+	if c.Rows > 0 {
+		f.ReplicaShare = float64(c.ReplicaRows) / float64(c.Rows)
+	}
+	if c.Requests > 0 {
+		f.RowsPerRequest = float64(c.Rows) / float64(c.Requests)
+	}
+}
+
+type scaling struct {
+	Scale     int     `json:"scale"`
+	Rows1x    int64   `json:"rows_1x"`
+	Rows10x   int64   `json:"rows_scaled"`
+	RSS1xMiB  float64 `json:"peak_rss_1x_mib"`
+	RSS10xMiB float64 `json:"peak_rss_scaled_mib"`
+	GrowthPct float64 `json:"growth_pct"`
+}
+
+func printReport(w io.Writer, r *report) {
+	m := r.Machine
+	fmt.Fprintf(w, "cqlload benchmark, %d rows per dataset; %s, %d cores, %s, %s; load average before %s, after %s\n\n",
+		r.RowsPerDataset, m.CPU, m.Cores, m.GoVersion, m.OS, m.LoadBefore, m.LoadAfter)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "dataset\tprogram\trows\trows/s\tsteady rows/s\tCPU µs/row\t× ceiling\tpeak RSS MiB\tallocs/row\treplica %\trows/batch\t")
+	for _, res := range r.Results {
+		name := res.Dataset
+		if res.Mode != "blackhole" {
+			name += " (" + res.Mode + ")"
+		}
+		for i, f := range []figures{res.Loader, res.Ceiling} {
+			prog, ratio := "cqlload", fmt.Sprintf("%.2f", res.CPURatio)
+			if i == 1 {
+				prog, ratio = "ceiling", ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%.1f\t%.1f\t%.2f\t%.1f\t\n",
+				name, prog, f.RowsWritten, f.RowsPerS, f.SteadyRowsPerS, f.CPUUsPerRow, ratio,
+				f.PeakRSSMiB, f.AllocsPerRow, 100*f.ReplicaShare, f.RowsPerRequest)
+		}
+	}
+	tw.Flush()
+	if s := r.Scaling; s != nil {
+		fmt.Fprintf(w, "\nMemory scaling (narrow, cqlload): %d rows %.1f MiB peak RSS; %d rows (×%d) %.1f MiB; growth %+.1f%%\n",
+			s.Rows1x, s.RSS1xMiB, s.Rows10x, s.Scale, s.RSS10xMiB, s.GrowthPct)
+	}
+	fmt.Fprintln(w, "\nceiling: the same rows, converted and batched before the clock starts, sent with the same driver settings;")
+	fmt.Fprintln(w, "its CPU and allocations cover the send phase only. cqlload: whole process (rusage); allocs/row from an in-process run.")
+}
+
+func writeReport(path string, r *report) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	return nil
+}
+
+func describeMachine() machine {
+	return machine{
+		CPU:        cpuModel(),
+		Cores:      runtime.NumCPU(),
+		GoVersion:  runtime.Version(),
+		OS:         runtime.GOOS + "/" + runtime.GOARCH,
+		Date:       time.Now().UTC().Format(time.RFC3339),
+		LoadBefore: loadAverage(),
+	}
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+// loadAverage is the 1-minute load average: a busy machine makes every
+// figure noisy, so the report says how busy it was.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
