@@ -31,6 +31,9 @@ func (p *parser) create() Statement {
 	case p.acceptKw("type"):
 		return p.createType()
 	}
+	if t := p.peek(); t.kind != tIdent || !isStatementWord(t.val) {
+		p.failExpecting("KEYSPACE, TABLE or TYPE")
+	}
 	p.i--
 	p.unsupported(4)
 	return nil
@@ -49,6 +52,9 @@ func (p *parser) drop() Statement {
 		ifExists := p.ifExists()
 		ks, name := p.qualifiedName()
 		return &DropType{Keyspace: ks, Name: name, IfExists: ifExists}
+	}
+	if t := p.peek(); t.kind != tIdent || !isStatementWord(t.val) {
+		p.failExpecting("KEYSPACE, TABLE or TYPE")
 	}
 	p.i--
 	p.unsupported(4)

@@ -100,10 +100,15 @@ func (p *parser) negative() Term {
 	t := p.peek()
 	if t.pos == minus.end {
 		switch {
-		case t.kind == tInteger || t.kind == tFloat || t.kind == tDuration:
+		case t.kind == tInteger:
 			p.i++
-			kind := map[tokKind]ConstKind{tInteger: ConstInteger, tFloat: ConstFloat, tDuration: ConstDuration}[t.kind]
-			return &Constant{Kind: kind, Text: "-" + t.val}
+			return &Constant{Kind: ConstInteger, Text: "-" + t.val}
+		case t.kind == tFloat:
+			p.i++
+			return &Constant{Kind: ConstFloat, Text: "-" + t.val}
+		case t.kind == tDuration:
+			p.i++
+			return &Constant{Kind: ConstDuration, Text: "-" + t.val}
 		case isKw(t, "infinity"):
 			p.i++
 			return &Constant{Kind: ConstInfinity, Text: "-Infinity"}
