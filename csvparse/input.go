@@ -56,6 +56,10 @@ func openInput(src Source, enc encoding.Encoding) (*input, error) {
 	// A read error here comes back from the next Read.
 	magic, _ := br.Peek(len(zstdMagic))
 	name := strings.ToLower(src.Name)
+	if kind := unsupportedCompression(name, magic); kind != "" {
+		_ = rc.Close()
+		return nil, fmt.Errorf("%s: compressed with %s, which cqlload does not read: decompress it first, or pipe it to stdin", src.Name, kind)
+	}
 	switch {
 	case len(magic) == 0:
 		// Empty: nothing to decompress, whatever the name says.
@@ -94,4 +98,27 @@ func (in *input) Close() error {
 	}
 	in.close = nil
 	return first
+}
+
+// unsupportedCompression names the format of an input compressed in a
+// way cqlload does not read, so it fails with a clear message instead of
+// loading binary garbage as rows. Only magic numbers that no text file
+// starts with are trusted; the rest go by extension.
+func unsupportedCompression(name string, magic []byte) string {
+	for _, f := range []struct {
+		ext, kind string
+		magic     string // first 4 bytes, "" to go by extension only
+	}{
+		{".bz2", "bzip2", ""},
+		{".xz", "xz", "\xfd7zX"},
+		{".lz4", "lz4", "\x04\x22\x4d\x18"},
+		{".zip", "zip", "PK\x03\x04"},
+		{".7z", "7-zip", "7z\xbc\xaf"},
+		{".snappy", "snappy", ""},
+	} {
+		if strings.HasSuffix(name, f.ext) || f.magic != "" && string(magic) == f.magic {
+			return f.kind
+		}
+	}
+	return ""
 }

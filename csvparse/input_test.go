@@ -3,6 +3,7 @@ package csvparse
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -97,5 +98,28 @@ func TestCompressedAndEncodedInputs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestUnsupportedCompression(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want string // "" means it loads
+	}{
+		{"a.csv.bz2", "BZh91AY&SY", "a.csv.bz2: compressed with bzip2"},
+		{"a.csv", "\xfd7zXZ\x00\x00", "a.csv: compressed with xz"},
+		{"export", "PK\x03\x04\x14\x00", "export: compressed with zip"},
+		{"a.csv", "BZh,1\n", ""},
+		{"PK.csv", "PK,1\n", ""},
+	}
+	for _, tt := range tests {
+		_, err := NewSplitter([]Source{memSource(tt.name, []byte(tt.data), false)}, DefaultDialect(), 10, 0).Next()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s %q: %v, want it loaded", tt.name, tt.data, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s %q: %v, want %q", tt.name, tt.data, err, tt.want)
+		}
 	}
 }

@@ -85,3 +85,31 @@ func TestSources(t *testing.T) {
 		t.Error("stdin without a reader: no error")
 	}
 }
+
+func TestSourcesHomeAndFilesOnDisk(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	plain := "id,v\n1,a\n2,b\n"
+	if err := os.WriteFile(filepath.Join(home, "a.csv"), []byte(plain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "b.csv.gz"), gzipped(t, plain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := Sources([]string{"~/a.csv", "~/b*"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 2 || srcs[0].Name != "~/a.csv" {
+		t.Fatalf("sources %+v, want ~/a.csv and the gz", srcs)
+	}
+	d := dialect(func(d *Dialect) { d.Header = true })
+	s := NewSplitter(srcs, d, 1, 0)
+	chunks, recs := split(t, s, d)
+	if len(recs) != 4 {
+		t.Errorf("%d records, want 4", len(recs))
+	}
+	if got := sumInput(chunks); got != s.TotalBytes() || got <= int64(len(plain)) {
+		t.Errorf("InputBytes add up to %d, TotalBytes %d", got, s.TotalBytes())
+	}
+}
