@@ -10,6 +10,9 @@ import (
 // slices are valid only until the next call to Next.
 type Record struct {
 	Line int64 // line where the record starts
+	// Offset is the record's byte offset in the decoded stream, as
+	// Chunk.Offset counts (the file offset for plain UTF-8 files).
+	Offset int64
 	// Raw is the record as read (decoded to UTF-8), without its final
 	// line terminator; written to an error file it loads again as it is.
 	Raw []byte
@@ -65,6 +68,7 @@ type Reader struct {
 	c       *codes
 	file    string
 	data    []byte
+	base    int64 // Chunk.Offset
 	pos     int
 	line    int64
 	tooLong bool
@@ -88,7 +92,7 @@ func NewReader(c *Chunk, d Dialect) *Reader {
 }
 
 func newReader(c *Chunk, cd *codes) *Reader {
-	r := &Reader{c: cd, file: c.File, data: c.Data, line: c.FirstLine, tooLong: c.TooLong}
+	r := &Reader{c: cd, file: c.File, data: c.Data, base: c.Offset, line: c.FirstLine, tooLong: c.TooLong}
 	if r.line < 1 {
 		r.line = 1
 	}
@@ -111,7 +115,7 @@ func (r *Reader) Next() (*Record, error) {
 		r.done = true
 		raw := r.data
 		r.raw = raw
-		r.rec = Record{Line: r.line, Raw: raw, Fields: r.rec.Fields[:0], Quoted: r.rec.Quoted[:0], data: raw, starts: r.rec.starts[:0]}
+		r.rec = Record{Line: r.line, Offset: r.base, Raw: raw, Fields: r.rec.Fields[:0], Quoted: r.rec.Quoted[:0], data: raw, starts: r.rec.starts[:0]}
 		return &r.rec, &ParseError{File: r.file, Line: r.line, Column: 1, Err: ErrRecordTooLong}
 	}
 	d, n := r.data, len(r.data)
@@ -170,6 +174,7 @@ func (r *Reader) parse() (rawEnd int) {
 	c, d, n := r.c, r.data, len(r.data)
 	rec := &r.rec
 	rec.Line, rec.start, rec.data = r.line, r.pos, d
+	rec.Offset = r.base + int64(r.pos)
 	rec.starts = rec.starts[:0]
 	r.fl = r.fl[:0]
 	r.buf = r.buf[:0]

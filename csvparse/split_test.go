@@ -113,6 +113,12 @@ func TestSplitMatchesOneChunk(t *testing.T) {
 						if !c.TooLong && !bytes.HasPrefix([]byte(in[c.Offset:]), c.Data) {
 							t.Errorf("%s: chunk %d Data is not the input at Offset %d", name, c.Seq, c.Offset)
 						}
+						r := NewReader(c, d)
+						for record, err := r.Next(); err != io.EOF; record, err = r.Next() {
+							if !strings.HasPrefix(in[record.Offset:], string(record.Raw)) {
+								t.Errorf("%s: record on line %d: Raw is not the input at Offset %d", name, record.Line, record.Offset)
+							}
+						}
 					}
 				}
 			}
