@@ -1,0 +1,279 @@
+package cqlsim
+
+import (
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+func TestAuth(t *testing.T) {
+	tests := []struct {
+		name       string
+		cfgUser    string
+		user, pass string
+		wantErr    bool
+	}{
+		{"auth off, no credentials", "", "", "", false},
+		{"auth on, right password", "cassandra", "cassandra", "secret", false},
+		{"auth on, wrong password", "cassandra", "cassandra", "nope", true},
+		{"auth on, no credentials", "cassandra", "", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Nodes: 1}
+			if tc.cfgUser != "" {
+				cfg.Username, cfg.Password = tc.cfgUser, "secret"
+			}
+			cl := startCluster(t, cfg)
+			cc := gocql.NewCluster(cl.Hosts()...)
+			cc.Port = cl.Port()
+			cc.Timeout = 5 * time.Second
+			cc.ReconnectionPolicy = &gocql.ConstantReconnectionPolicy{MaxRetries: 1, Interval: time.Millisecond}
+			if tc.user != "" {
+				cc.Authenticator = gocql.PasswordAuthenticator{Username: tc.user, Password: tc.pass}
+			}
+			s, err := cc.CreateSession()
+			if tc.wantErr {
+				if err == nil {
+					s.Close()
+					t.Fatal("session created, want an authentication failure")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var v string
+			if err := s.Query("SELECT release_version FROM system.local").Scan(&v); err != nil || v != releaseVersion {
+				t.Errorf("release_version %q, %v", v, err)
+			}
+		})
+	}
+}
+
+func TestInjectedErrors(t *testing.T) {
+	tests := []struct {
+		kind string
+		code int
+	}{
+		{"overloaded", gocql.ErrCodeOverloaded},
+		{"write_timeout", gocql.ErrCodeWriteTimeout},
+		{"read_timeout", gocql.ErrCodeReadTimeout},
+		{"unavailable", gocql.ErrCodeUnavailable},
+		{"server_error", gocql.ErrCodeServer},
+	}
+	cl := startCluster(t, Config{Nodes: 1, Seed: 3})
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 0} })
+	mustExec(t, s, ks3, "CREATE TABLE ks.f (k int PRIMARY KEY, v int)")
+	for _, tc := range tests {
+		t.Run(tc.kind, func(t *testing.T) {
+			if err := cl.Node(0).SetFault(Fault{Rate: 1, Kind: tc.kind}); err != nil {
+				t.Fatal(err)
+			}
+			before := cl.Stats().Total().InjectedErrors
+			err := s.Query("INSERT INTO ks.f (k, v) VALUES (1, 1)").Exec()
+			if codeOf(err) != tc.code {
+				t.Fatalf("got %v (code %#x), want code %#x", err, codeOf(err), tc.code)
+			}
+			// System tables stay reachable so the driver's control connection survives.
+			var v string
+			if err := s.Query("SELECT release_version FROM system.local").Scan(&v); err != nil {
+				t.Errorf("system.local under faults: %v", err)
+			}
+			if got := cl.Stats().Total().InjectedErrors - before; got != 1 {
+				t.Errorf("injected errors +%d, want +1", got)
+			}
+		})
+	}
+	if err := cl.Node(0).SetFault(Fault{Rate: 0.5, Kind: "overloaded"}); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for i := 0; i < 200; i++ {
+		if s.Query("INSERT INTO ks.f (k, v) VALUES (?, 1)", i).Exec() != nil {
+			failed++
+		}
+	}
+	if failed < 50 || failed > 150 {
+		t.Errorf("rate 0.5 failed %d of 200", failed)
+	}
+	if err := cl.Node(0).SetFault(Fault{Rate: 1, Kind: "bogus"}); err == nil {
+		t.Error("unknown fault kind accepted")
+	}
+}
+
+func TestLatency(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1, LatencyMin: 30 * time.Millisecond})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks3, "CREATE TABLE ks.l (k int PRIMARY KEY)")
+	start := time.Now()
+	mustExec(t, s, "INSERT INTO ks.l (k) VALUES (1)")
+	// Only a lower bound: the injected delay must be there.
+	if d := time.Since(start); d < 30*time.Millisecond {
+		t.Errorf("request took %v, want at least the 30ms injected", d)
+	}
+}
+
+func TestStoppedNode(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 3})
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) {
+		cc.ReconnectInterval = 50 * time.Millisecond
+	})
+	mustExec(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE ks.s (k int PRIMARY KEY, v int)")
+	n := cl.Node(1)
+	n.Stop()
+	if n.Running() {
+		t.Fatal("node still running after Stop")
+	}
+	if c, err := net.DialTimeout("tcp", n.Addr(), time.Second); err == nil {
+		c.Close()
+		t.Fatalf("stopped node %s accepted a connection", n.Addr())
+	}
+	before := cl.Stats().Nodes[1].RowsWritten
+	for i := 0; i < 100; i++ {
+		if err := s.Query("INSERT INTO ks.s (k, v) VALUES (?, ?)", i, i).Exec(); err != nil {
+			t.Fatalf("write %d with a node down: %v", i, err)
+		}
+	}
+	if got := cl.Stats().Nodes[1].RowsWritten; got != before {
+		t.Errorf("stopped node coordinated %d writes", got-before)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.DialTimeout("tcp", n.Addr(), time.Second)
+	if err != nil {
+		t.Fatalf("restarted node refuses connections: %v", err)
+	}
+	c.Close()
+	var count int64
+	if err := s.Query("SELECT count(*) FROM ks.s").Scan(&count); err != nil || count != 100 {
+		t.Errorf("count after restart %d, %v", count, err)
+	}
+}
+
+func TestDropConnections(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.ReconnectInterval = 20 * time.Millisecond })
+	mustExec(t, s, ks3, "CREATE TABLE ks.d (k int PRIMARY KEY)")
+	conns := cl.Stats().Nodes[0].Connections
+	cl.Node(0).DropConnections()
+	var err error
+	for i := 0; i < 100; i++ {
+		if err = s.Query("INSERT INTO ks.d (k) VALUES (1)").Exec(); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("driver did not recover from dropped connections: %v", err)
+	}
+	if got := cl.Stats().Nodes[0].Connections; got <= conns {
+		t.Errorf("connections %d after drop, want more than %d (the driver reconnects)", got, conns)
+	}
+}
+
+func TestTokenAwareRoutingLandsOnReplicas(t *testing.T) {
+	cl := startCluster(t, Config{DCs: "dc1:3", Seed: 11})
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) {
+		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	})
+	mustExec(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1}",
+		"CREATE TABLE ks.r (a int, b text, c int, v int, PRIMARY KEY ((a, b), c))")
+	// Let the driver pick up the keyspace's replication before writing.
+	if _, err := s.KeyspaceMetadata("ks"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		if err := s.Query("INSERT INTO ks.r (a, b, c, v) VALUES (?, ?, ?, ?)", i, "x", 1, i).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tot := cl.Stats().Total()
+	if tot.RowsWritten != 300 {
+		t.Fatalf("rows written %d", tot.RowsWritten)
+	}
+	if tot.RowsWrittenAsReplica < 295 {
+		t.Errorf("only %d of 300 rows landed on a replica", tot.RowsWrittenAsReplica)
+	}
+	busy := 0
+	for _, n := range cl.Stats().Nodes {
+		if n.RowsWritten > 0 {
+			busy++
+		}
+	}
+	if busy != 3 {
+		t.Errorf("writes went to %d nodes, want all 3", busy)
+	}
+}
+
+func TestSchemaMetadata(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 2})
+	s := connect(t, cl, nil)
+	mustExec(t, s, "CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 2}",
+		"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TYPE ks.point (x double, y double)",
+		`CREATE TABLE ks.m (p1 int, p2 text, c1 timestamp, c2 uuid, st text static, v frozen<point>,
+		  l list<frozen<map<text, int>>>, PRIMARY KEY ((p1, p2), c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC)
+		  AND comment = 'hello' AND default_time_to_live = 60`)
+	km, err := s.KeyspaceMetadata("ks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if km.StrategyClass != classNTS || km.StrategyOptions["datacenter1"] != "2" {
+		t.Errorf("strategy %s %v", km.StrategyClass, km.StrategyOptions)
+	}
+	tm := km.Tables["m"]
+	if tm == nil {
+		t.Fatalf("table m missing: %v", km.Tables)
+	}
+	var pk, ck []string
+	for _, c := range tm.PartitionKey {
+		pk = append(pk, c.Name)
+	}
+	for _, c := range tm.ClusteringColumns {
+		ck = append(ck, c.Name+":"+c.ClusteringOrder)
+	}
+	if strings.Join(pk, ",") != "p1,p2" || strings.Join(ck, ",") != "c1:desc,c2:asc" {
+		t.Errorf("keys %v %v", pk, ck)
+	}
+	wantTypes := map[string]string{"st": "text", "v": "frozen<point>", "l": "list<frozen<map<text, int>>>"}
+	for name, typ := range wantTypes {
+		c := tm.Columns[name]
+		if c == nil || c.Type != typ {
+			t.Errorf("column %s: %+v, want type %s", name, c, typ)
+		}
+	}
+	if tm.Columns["st"].Kind != gocql.ColumnStatic {
+		t.Errorf("st kind %v", tm.Columns["st"].Kind)
+	}
+	if tm.Options.Comment != "hello" || tm.Options.DefaultTimeToLive != 60 {
+		t.Errorf("options %+v", tm.Options)
+	}
+	if ut := km.Types["point"]; ut == nil || strings.Join(ut.FieldNames, ",") != "x,y" {
+		t.Errorf("type point: %+v", km.Types["point"])
+	}
+	// Dropping and recreating makes the prepared statements re-prepare.
+	mustExec(t, s, "INSERT INTO ks.m (p1, p2, c1, c2) VALUES (1, 'a', '2024-01-01', uuid())")
+	mustExec(t, s, "DROP TABLE ks.m", "CREATE TABLE ks.m (p1 int, p2 text, c1 timestamp, c2 uuid, PRIMARY KEY ((p1, p2), c1, c2))")
+	if err := s.Query("INSERT INTO ks.m (p1, p2, c1, c2) VALUES (?, ?, ?, ?)", 1, "a", time.Now(), gocql.TimeUUID()).Exec(); err != nil {
+		t.Errorf("insert after recreate: %v", err)
+	}
+	err = s.Query("CREATE TABLE ks.m (k int PRIMARY KEY)").Exec()
+	var ae *gocql.RequestErrAlreadyExists
+	if !errors.As(err, &ae) || ae.Table != "m" {
+		t.Errorf("re-create: %v, want AlreadyExists for m", err)
+	}
+	if err := s.Query("SELECT * FROM ks.nope").Exec(); codeOf(err) != gocql.ErrCodeInvalid {
+		t.Errorf("unknown table: %v", err)
+	}
+	if err := s.Query("SELEKT 1").Exec(); codeOf(err) != gocql.ErrCodeSyntax {
+		t.Errorf("syntax error: %v", err)
+	}
+}
