@@ -99,8 +99,8 @@ func newReader(c *Chunk, cd *codes) *Reader {
 	return r
 }
 
-// Raw returns the raw bytes of the record that produced the last error
-// (the last record returned, in fact), valid until the next call to Next.
+// Raw returns the raw bytes of the last record returned, the one a
+// ParseError is about; valid until the next call to Next.
 func (r *Reader) Raw() []byte { return r.raw }
 
 // Next returns the next record, or io.EOF after the last one. A malformed
