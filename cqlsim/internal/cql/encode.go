@@ -199,9 +199,6 @@ func encodeConstant(t *Type, c *Constant) ([]byte, error) {
 		if err != nil {
 			return nil, errLiteral(t, c, "unable to make inet address")
 		}
-		if a.Is4In6() && !strings.Contains(c.Text, ":") {
-			a = a.Unmap()
-		}
 		return a.AsSlice(), nil
 	case Timestamp:
 		if c.Kind != ConstString && c.Kind != ConstInteger {

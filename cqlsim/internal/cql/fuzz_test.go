@@ -111,3 +111,44 @@ func FuzzValidate(f *testing.F) {
 		_ = Compare(typ, b, []byte{0, 0, 0, 1})
 	})
 }
+
+// FuzzEncodeTerm checks that whatever EncodeTerm accepts is a valid value of
+// its type, and that Format can render it.
+func FuzzEncodeTerm(f *testing.F) {
+	f.Add(uint8(11), "42")
+	f.Add(uint8(8), "-P1Y2M3DT4H5M6S")
+	f.Add(uint8(6), "-1.5e-3")
+	f.Add(uint8(15), "'2024-01-02 03:04:05.678+0000'")
+	f.Add(uint8(5), "'2024-01-02'")
+	f.Add(uint8(14), "'03:04:05.123456789'")
+	f.Add(uint8(22), "{'a': [1, 2], 'b': []}")
+	f.Add(uint8(24), "{street: 'x', zip: 5}")
+	f.Add(uint8(25), "[1.0, 2.5, NaN]")
+	f.Add(uint8(19), "-123456789012345678901234567890")
+	types := make([]*Type, len(fuzzTypes))
+	for i, s := range fuzzTypes {
+		types[i] = testType(f, s)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, lit string) {
+		st, err := Parse("INSERT INTO t (a) VALUES (" + lit + ")")
+		if err != nil {
+			return
+		}
+		ins, ok := st.(*Insert)
+		if !ok || len(ins.Values) != 1 {
+			return
+		}
+		typ := types[int(which)%len(types)]
+		b, err := EncodeTerm(typ, ins.Values[0])
+		if err != nil {
+			return
+		}
+		if err := Validate(typ, b); err != nil {
+			t.Fatalf("EncodeTerm(%s, %s) = %x, which does not validate: %v", typ, lit, b, err)
+		}
+		if Compare(typ, b, b) != 0 {
+			t.Fatalf("Compare(%s, v, v) != 0 for %x", typ, b)
+		}
+		_ = Format(typ, b)
+	})
+}

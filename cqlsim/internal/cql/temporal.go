@@ -2,6 +2,7 @@ package cql
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -179,29 +180,36 @@ func parseDuration(s string) (months, days, nanos int64, err error) {
 	if n := matchDuration(body); n != len(body) || body == "" {
 		return 0, 0, 0, fmt.Errorf("unable to convert '%s' to a duration", s)
 	}
+	overflow := false
+	// add accumulates v (never negative: the sign is applied at the end)
+	// times the unit's multiplier, noting overflow instead of wrapping.
 	add := func(v int64, unit string) {
+		dst, mult := &nanos, int64(1)
 		switch strings.ToLower(unit) {
 		case "y":
-			months += v * 12
+			dst, mult = &months, 12
 		case "mo":
-			months += v
+			dst = &months
 		case "w":
-			days += v * 7
+			dst, mult = &days, 7
 		case "d":
-			days += v
+			dst = &days
 		case "h":
-			nanos += v * 3600e9
+			mult = 3600e9
 		case "m":
-			nanos += v * 60e9
+			mult = 60e9
 		case "s":
-			nanos += v * 1e9
+			mult = 1e9
 		case "ms":
-			nanos += v * 1e6
+			mult = 1e6
 		case "us", "µs":
-			nanos += v * 1e3
-		case "ns":
-			nanos += v
+			mult = 1e3
 		}
+		if v > (math.MaxInt64-*dst)/mult {
+			overflow = true
+			return
+		}
+		*dst += v * mult
 	}
 	num := func(t string) (int64, error) {
 		v, err := strconv.ParseInt(t, 10, 64)
@@ -259,6 +267,9 @@ func parseDuration(s string) (months, days, nanos int64, err error) {
 			add(v, unit)
 			j = k + 1
 		}
+	}
+	if overflow {
+		return 0, 0, 0, fmt.Errorf("invalid duration '%s': out of range", s)
 	}
 	if neg {
 		months, days, nanos = -months, -days, -nanos
