@@ -19,7 +19,8 @@ type Source struct {
 
 // Sources expands cqlsh-style FROM specs. Each spec may be a
 // comma-separated list ('a.csv, dir/*.csv'); each item is a glob, a
-// directory (its regular files, sorted, not recursive), a file, or "-" or
+// directory (its regular files, sorted, not recursive, hidden ones left
+// out), a file (or a named pipe, of unknown size), or "-" or
 // "STDIN" (any case) for stdin, which may appear once. A leading "~/" is
 // the home directory, as in cqlsh. An item that matches nothing is an
 // error naming it; all such errors are returned together.
@@ -77,7 +78,11 @@ func expand(item string) ([]Source, error) {
 			return nil, fmt.Errorf("%s: no such file or directory: %w", item, err)
 		}
 		if !fi.IsDir() {
-			return []Source{fileSource(item, path, fi.Size())}, nil
+			size := fi.Size()
+			if !fi.Mode().IsRegular() {
+				size = -1 // a pipe such as <(zcat x.gz): its stat size means nothing
+			}
+			return []Source{fileSource(item, path, size)}, nil
 		}
 		ents, err := os.ReadDir(path)
 		if err != nil {
@@ -85,7 +90,8 @@ func expand(item string) ([]Source, error) {
 		}
 		var out []Source
 		for _, e := range ents { // ReadDir sorts by name
-			if !e.Type().IsRegular() {
+			// Hidden files (.DS_Store, .gitkeep) are not data.
+			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
 			fi, err := e.Info()
@@ -106,7 +112,13 @@ func expand(item string) ([]Source, error) {
 	}
 	sort.Strings(matches)
 	var out []Source
+	hiddenOK := strings.HasPrefix(filepath.Base(path), ".")
 	for _, m := range matches {
+		// Like the shell and Python's glob (so cqlsh), * does not match
+		// a leading dot.
+		if !hiddenOK && strings.HasPrefix(filepath.Base(m), ".") {
+			continue
+		}
 		fi, err := os.Stat(m)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue // vanished, or a directory the pattern also matched

@@ -16,6 +16,7 @@ func TestSources(t *testing.T) {
 		"b.csv":     "bb\n",
 		"c.txt":     "ccc\n",
 		"sub/d.csv": "dddd\n",
+		".hidden":   "not data\n",
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -39,7 +40,8 @@ func TestSources(t *testing.T) {
 	}{
 		{"file", []string{j("a.csv")}, []src{{j("a.csv"), 2, "a\n"}}, ""},
 		{"comma list with spaces", []string{j("b.csv") + " , " + j("a.csv")}, []src{{j("b.csv"), 3, "bb\n"}, {j("a.csv"), 2, "a\n"}}, ""},
-		{"glob sorted, directories left out", []string{j("*")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}}, ""},
+		{"explicit hidden glob", []string{j(".h*")}, []src{{j(".hidden"), 9, "not data\n"}}, ""},
+		{"glob sorted, directories and hidden files left out", []string{j("*")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}}, ""},
 		{"glob in a list", []string{j("*.csv") + "," + j("sub/*.csv")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("sub/d.csv"), 5, "dddd\n"}}, ""},
 		{"directory: its files, not recursive", []string{dir}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}}, ""},
 		{"stdin dash", []string{"-"}, []src{{"-", -1, "from stdin"}}, ""},
