@@ -280,7 +280,17 @@ func TestErrorValueTruncated(t *testing.T) {
 
 func TestSerializedBytes(t *testing.T) {
 	// A few exact encodings, independent of the driver.
+	// The varint, decimal and duration cases were checked against the
+	// DataStax Python driver's cqltypes serializers.
 	cases := []struct{ typ, in, hex string }{
+		{"varint", "-123456789012345678901234567890", "fe7116f0093c8c1f11b1c0f52e"},
+		{"varint", "18446744073709551616", "010000000000000000"},
+		{"varint", "-9223372036854775809", "ff7fffffffffffffff"},
+		{"decimal", "-12345678901234567890.5", "00000001f94eb1607ed0c993c7"},
+		{"duration", "1y2mo3w4d5h6m7s8ms9us10ns", "1c32fc2168cdf9d664"},
+		{"duration", "-P0001-02-03T04:05:06", "1b05fc1ac003cfe7ff"},
+		{"duration", "9223372036854775807ns", "0000fffffffffffffffffe"},
+		{"duration", "-178956970y8mo", "f0ffffffff0000"},
 		{"int", "1", "00000001"},
 		{"int", "-1", "ffffffff"},
 		{"bigint", "256", "0000000000000100"},

@@ -287,7 +287,11 @@ func convertDuration(dst, field []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	if months > math.MaxInt32 || days > math.MaxInt32 {
+	limit := int64(math.MaxInt32)
+	if neg {
+		limit++ // -2^31 months or days is representable
+	}
+	if months > limit || days > limit {
 		return dst, errDurationRange
 	}
 	if neg {
@@ -484,11 +488,11 @@ func parseISODuration(s []byte) (months, days, nanos int64, err error) {
 // digits64 reads a run of decimal digits; v is -1 if it overflows int64.
 func digits64(s []byte) (v int64, n int) {
 	for n < len(s) && isDigit(s[n]) {
-		if v >= 0 {
-			if v > (math.MaxInt64-9)/10 {
+		if d := int64(s[n] - '0'); v >= 0 {
+			if v > (math.MaxInt64-d)/10 {
 				v = -1
 			} else {
-				v = v*10 + int64(s[n]-'0')
+				v = v*10 + d
 			}
 		}
 		n++
