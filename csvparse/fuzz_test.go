@@ -116,6 +116,14 @@ func FuzzReader(f *testing.F) {
 			if got := copyFields(back.Fields); !reflect.DeepEqual(got, want) {
 				t.Fatalf("record %d: fields %q re-encoded as %q read back as %q", n, want, enc, got)
 			}
+			enc = AppendRecord(nil, d, want...)
+			back, err = NewReader(&Chunk{Data: enc, FirstLine: 1}, d).Next()
+			if err != nil {
+				t.Fatalf("record %d: AppendRecord wrote %q: %v", n, enc, err)
+			}
+			if got := copyFields(back.Fields); !reflect.DeepEqual(got, want) {
+				t.Fatalf("record %d: AppendRecord wrote %q for %q, read back as %q", n, enc, want, got)
+			}
 		}
 		skipBlank()
 		if pos != len(data) {
