@@ -227,16 +227,25 @@ func convertBlob(dst, field []byte) ([]byte, error) {
 }
 
 func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
+	v := hexValues[c]
+	return v & 0x0f, v != 0xff
 }
+
+// hexValues maps a byte to its hex digit value, 0xff for non-digits; a
+// table lookup beats three range tests in blob and UUID loops.
+var hexValues = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c-'a') + 10
+		t[c-'a'+'A'] = byte(c-'a') + 10
+	}
+	return t
+}()
 
 func (b *builder) convertBool(dst, field []byte) ([]byte, error) {
 	switch {

@@ -356,8 +356,8 @@ func quoteBytes(s string) string {
 // case), consuming it.
 func (p *litParser) nullAhead(colonEnds bool) bool {
 	save := p.i
-	if opensValue(p.peek()) {
-		return false
+	if c := p.peek(); c != 'n' && c != 'N' {
+		return false // the common case, decided without scanning a token
 	}
 	tok, _, _ := p.token(colonEnds, false)
 	if len(tok) > 0 && equalFoldASCII(tok, "null") {
@@ -459,8 +459,8 @@ func (b *builder) mapEncoder(t *Type, depth int) (encodeFunc, error) {
 // null: a bare null or nothing at all before the separator.
 func (p *litParser) nullOrEmptyAhead() bool {
 	save := p.i
-	if opensValue(p.peek()) {
-		return false
+	if c := p.peek(); c != 'n' && c != 'N' && c != ',' && c != ')' && c != ']' && c != '}' && c != 0 {
+		return false // neither "null" nor nothing: no need to scan a token
 	}
 	tok, quoted, _ := p.token(false, false)
 	if isNull(tok, quoted) {

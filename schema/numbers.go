@@ -123,6 +123,16 @@ func (b *builder) normalize(buf, field []byte) ([]byte, error) {
 		return buf, errEmpty
 	}
 	dec, sep := b.f.DecimalSep, b.f.ThousandsSep
+	if dec == "." && sep == "" {
+		// cqlsh's defaults: the text is already in Go's syntax, so it only
+		// needs checking, not copying.
+		for _, c := range s {
+			if c == 'x' || c == 'X' || c == '_' || c == 'p' || c == 'P' {
+				return buf, errNotNumber
+			}
+		}
+		return s, nil
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
