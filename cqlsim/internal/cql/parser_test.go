@@ -296,7 +296,7 @@ func TestParseErrors(t *testing.T) {
 		{"CREATE TABLE t (a int PRIMARY KEY, b int, PRIMARY KEY (b))", "line 1:42 multiple PRIMARY KEYs specified (exactly one required)", false},
 		{"CREATE KEYSPACE k WITH durable_writes = true", "line 1:44 missing mandatory replication strategy class", false},
 		{"UPDATE t SET a = b + 1 WHERE k = 1", "line 1:17 no viable alternative at input 'b'", false},
-		{"CREATE TABLE t (a frozen<int> PRIMARY KEY)", "line 1:18 frozen<> is only allowed on collections, tuples, and user-defined types", false},
+		{"CREATE TABLE t (a frozen<int> PRIMARY KEY)", "line 1:18 frozen<> is only allowed on collections, tuples, and user-defined types (got int)", false},
 		{"INSERT INTO t (a) VALUES (- 1)", "line 1:26 no viable alternative at input '-'", false},
 		{"BEGIN BATCH SELECT * FROM t APPLY BATCH", "line 1:12 mismatched input 'SELECT' expecting INSERT, UPDATE, DELETE or APPLY BATCH", false},
 		{"ALTER TABLE t ADD c int", "unsupported statement ALTER TABLE", true},

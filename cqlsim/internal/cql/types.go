@@ -2,6 +2,7 @@ package cql
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -138,14 +139,10 @@ func (p *parser) typeArgs(t token) *Type {
 	switch t.val {
 	case "frozen":
 		inner := p.typ()
-		switch inner.Kind {
-		case List, Set, Map, Tuple, UDT:
-			inner.Frozen = true
-		case Vector:
-			// vectors are never multi-cell; frozen<> changes nothing
-		default:
-			panic(p.errAt(t, "frozen<> is only allowed on collections, tuples, and user-defined types"))
+		if !inner.supportsFreezing() {
+			panic(p.errAt(t, "frozen<> is only allowed on collections, tuples, and user-defined types (got %s)", inner))
 		}
+		inner.freeze()
 		return inner
 	case "list", "set":
 		k := List
@@ -162,7 +159,9 @@ func (p *parser) typeArgs(t token) *Type {
 		for p.acceptPunct(",") {
 			elems = append(elems, p.typ())
 		}
-		return &Type{Kind: Tuple, Elems: elems, Frozen: true}
+		tuple := &Type{Kind: Tuple, Elems: elems}
+		tuple.freeze()
+		return tuple
 	default: // vector
 		elem := p.typ()
 		p.expectPunct(",")
@@ -236,6 +235,75 @@ func QuoteIdent(name string) string {
 		return name
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+func (t *Type) supportsFreezing() bool {
+	switch t.Kind {
+	case List, Set, Map, Tuple, UDT, Vector:
+		return true
+	}
+	return false
+}
+
+// freeze makes t frozen the way Cassandra does: deeply, so that
+// frozen<map<text, list<int>>> is stored as frozen<map<text, frozen<list<int>>>>.
+// Tuples are always frozen; vectors are never multi-cell and are left as they are.
+func (t *Type) freeze() {
+	if t.Kind == Vector {
+		return
+	}
+	t.Frozen = true
+	if t.Kind == UDT {
+		return
+	}
+	for _, e := range t.Elems {
+		if e.supportsFreezing() {
+			e.freeze()
+		}
+	}
+}
+
+// Check reports what Cassandra refuses in a column or field type:
+// non-frozen collections or UDTs inside collections, counters inside
+// collections, durations in sets or as map keys. The messages are Cassandra's.
+func (t *Type) Check() error {
+	switch t.Kind {
+	case List, Set, Map:
+		for _, e := range t.Elems {
+			if t.Frozen || e.Frozen || e.Kind == Vector || e.Kind == Tuple {
+				continue
+			}
+			if e.IsCollection() {
+				return cassandraError("Non-frozen collections are not allowed inside collections", t)
+			}
+			if e.Kind == UDT {
+				return cassandraError("Non-frozen UDTs are not allowed inside collections", t)
+			}
+		}
+		for _, e := range t.Elems {
+			if e.Kind == Counter {
+				return cassandraError("Counters are not allowed inside collections", t)
+			}
+		}
+		if t.Kind == Set && t.Elems[0].Kind == Duration {
+			return cassandraError("Durations are not allowed inside sets", t)
+		}
+		if t.Kind == Map && t.Elems[0].Kind == Duration {
+			return cassandraError("Durations are not allowed as map keys", t)
+		}
+	}
+	for _, e := range t.Elems {
+		if err := e.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cassandraError formats "<message>: <type>" keeping Cassandra's capitalised
+// wording, which reaches clients verbatim in error frames.
+func cassandraError(msg string, t *Type) error {
+	return errors.New(msg + ": " + t.String())
 }
 
 // quoteTypeName quotes a UDT name that would otherwise read as a built-in type.

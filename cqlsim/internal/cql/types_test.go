@@ -19,11 +19,15 @@ func TestParseTypeString(t *testing.T) {
 		{"INT", "int"}, {"VarChar", "text"},
 		{"list<int>", ""}, {"set<text>", ""}, {"map<text, int>", ""},
 		{"map<varchar,list<frozen<set<int>>>>", "map<text, list<frozen<set<int>>>>"},
-		{"frozen<map<text, list<int>>>", ""},
+		{"frozen<map<text, list<int>>>", "frozen<map<text, frozen<list<int>>>>"},
 		{"frozen<list<frozen<map<int, frozen<set<uuid>>>>>>", ""},
+		{"frozen<list<map<int, set<uuid>>>>", "frozen<list<frozen<map<int, frozen<set<uuid>>>>>>"},
+		{"frozen<map<frozen<addr>, list<addr>>>", "frozen<map<frozen<addr>, frozen<list<frozen<addr>>>>>"},
 		{"tuple<int, text>", "frozen<tuple<int, text>>"},
+		{"tuple<int, list<int>, addr>", "frozen<tuple<int, frozen<list<int>>, frozen<addr>>>"},
 		{"frozen<tuple<int, frozen<tuple<text, blob>>>>", ""},
 		{"list<tuple<int, text>>", "list<frozen<tuple<int, text>>>"},
+		{"list<list<int>>", ""}, {"list<vector<float, 2>>", ""}, {"frozen<list<vector<float, 2>>>", ""},
 		{"addr", ""}, {"frozen<addr>", ""}, {`"Addr"`, ""}, {`frozen<"My""Type">`, ""},
 		{"ks.addr", "addr"}, {"list<frozen<addr>>", ""}, {"map<frozen<addr>, int>", ""},
 		{"vector<float, 3>", ""}, {"vector<float,1024>", "vector<float, 1024>"},
@@ -95,6 +99,34 @@ func udtLookup(defs map[string]string) func(ks, name string) (*Type, bool) {
 			u.Fields = append(u.Fields, Field{Name: n, Type: ft})
 		}
 		return u, true
+	}
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct{ typ, err string }{
+		{"int", ""}, {"list<int>", ""}, {"map<text, frozen<list<int>>>", ""}, {"frozen<list<list<int>>>", ""},
+		{"list<frozen<addr>>", ""}, {"addr", ""}, {"tuple<int, list<int>>", ""}, {"list<tuple<int, int>>", ""},
+		{"map<duration, int>", "Durations are not allowed as map keys: map<duration, int>"},
+		{"map<int, duration>", ""}, {"list<duration>", ""},
+		{"list<list<int>>", "Non-frozen collections are not allowed inside collections: list<list<int>>"},
+		{"map<set<int>, int>", "Non-frozen collections are not allowed inside collections: map<set<int>, int>"},
+		{"set<addr>", "Non-frozen UDTs are not allowed inside collections: set<addr>"},
+		{"list<counter>", "Counters are not allowed inside collections: list<counter>"},
+		{"map<counter, int>", "Counters are not allowed inside collections: map<counter, int>"},
+		{"set<duration>", "Durations are not allowed inside sets: set<duration>"},
+		{"frozen<set<duration>>", "Durations are not allowed inside sets: frozen<set<duration>>"},
+		{"map<int, frozen<list<list<int>>>>", ""},
+		{"tuple<int, set<counter>>", "Counters are not allowed inside collections: frozen<set<counter>>"},
+	}
+	for _, tc := range tests {
+		err := mustType(t, tc.typ).Check()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.err {
+			t.Errorf("Check(%s) = %q, want %q", tc.typ, got, tc.err)
+		}
 	}
 }
 
