@@ -35,6 +35,9 @@ func encodeTerm(t *Type, term Term, now func() time.Time) ([]byte, error) {
 		return nil, fmt.Errorf("missing value for type %s", t)
 	case *Constant:
 		if v.Kind == ConstNull {
+			if t.Kind == Counter {
+				return nil, fmt.Errorf("invalid null value for counter increment/decrement")
+			}
 			return nil, nil
 		}
 		return encodeConstant(t, v)

@@ -113,6 +113,7 @@ func TestEncodeTerm(t *testing.T) {
 		{"vector<float, 2>", "[1.0]", "!expected 2 elements, got 1"},
 		{"vector<text, 2>", "['a', 'bc']", "01 61 02 6263"},
 		{"'com.example.T'", "0x01", "01"},
+		{"counter", "null", "!invalid null value for counter"},
 		{"int", "?", "!bind marker ? cannot be encoded"},
 		{"int", ":x", "!bind marker :x cannot be encoded"},
 		{"int", "(int)42", "0000002a"},
