@@ -40,7 +40,7 @@ func encodeTerm(t *Type, term Term, now func() time.Time) ([]byte, error) {
 			}
 			return nil, nil
 		}
-		return encodeConstant(t, v)
+		return encodeConstant(t, v, now)
 	case *BindMarker:
 		return nil, fmt.Errorf("bind marker %s cannot be encoded: it has no value", markerText(v))
 	case *TypeHint:
@@ -92,7 +92,7 @@ func errConstKind(t *Type, c *Constant) error {
 	return fmt.Errorf("invalid %s constant (%s) for type %s", termKind(c), c.Text, t)
 }
 
-func encodeConstant(t *Type, c *Constant) ([]byte, error) {
+func encodeConstant(t *Type, c *Constant, now func() time.Time) ([]byte, error) {
 	switch t.Kind {
 	case Int, Bigint, Smallint, Tinyint, Counter:
 		if c.Kind != ConstInteger {
@@ -207,7 +207,7 @@ func encodeConstant(t *Type, c *Constant) ([]byte, error) {
 		if c.Kind != ConstString && c.Kind != ConstInteger {
 			return nil, errConstKind(t, c)
 		}
-		ms, err := parseTimestamp(c.Text)
+		ms, err := parseTimestamp(c.Text, now)
 		if err != nil {
 			return nil, errLiteral(t, c, err.Error())
 		}

@@ -24,11 +24,19 @@ var timestampLayouts = [...]string{
 }
 
 // parseTimestamp parses a timestamp literal into milliseconds since the epoch:
-// a date-time in one of Cassandra's formats (zone-less times are UTC) or an
-// integer number of milliseconds.
-func parseTimestamp(s string) (int64, error) {
+// 'now', a date-time in one of Cassandra's formats (zone-less times are UTC;
+// the fraction is read as a decimal fraction of a second) or an integer
+// number of milliseconds.
+func parseTimestamp(s string, now func() time.Time) (int64, error) {
+	if strings.EqualFold(s, "now") {
+		return now().UnixMilli(), nil
+	}
 	if isInteger(s) {
-		return strconv.ParseInt(s, 10, 64)
+		ms, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("milliseconds out of range")
+		}
+		return ms, nil
 	}
 	body, loc, err := splitZone(s)
 	if err != nil {
@@ -43,7 +51,7 @@ func parseTimestamp(s string) (int64, error) {
 			return tm.UnixMilli() + frac/1_000_000, nil
 		}
 	}
-	return 0, fmt.Errorf("unable to parse a date from %q", s)
+	return 0, fmt.Errorf("unable to coerce '%s' to a formatted date (long)", s)
 }
 
 func isInteger(s string) bool {
@@ -64,6 +72,11 @@ func isInteger(s string) bool {
 func splitZone(s string) (string, *time.Location, error) {
 	if strings.HasSuffix(s, "Z") || strings.HasSuffix(s, "z") {
 		return s[:len(s)-1], time.UTC, nil
+	}
+	for _, name := range [...]string{" UTC", " GMT"} {
+		if len(s) > len(name) && strings.EqualFold(s[len(s)-len(name):], name) {
+			return s[:len(s)-len(name)], time.UTC, nil
+		}
 	}
 	// A zone sign can only follow the date's own "yyyy-mm-dd" separators.
 	i := strings.LastIndexAny(s, "+-")

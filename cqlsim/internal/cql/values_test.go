@@ -79,7 +79,9 @@ func TestEncodeTerm(t *testing.T) {
 		{"timestamp", "'2024-01-02 03:04:05.1234567890'", "!fractional"},
 		{"timestamp", "1704164645678", "0000018cc820db2e"}, {"timestamp", "'1704164645678'", "0000018cc820db2e"},
 		{"timestamp", "-1", "ffffffffffffffff"},
-		{"timestamp", "'yesterday'", "!invalid timestamp literal 'yesterday'"},
+		{"timestamp", "'yesterday'", "!invalid timestamp literal 'yesterday': unable to coerce 'yesterday' to a formatted date (long)"},
+		{"timestamp", "'2024-01-02 03:04:05 UTC'", "0000018cc820d888"}, {"timestamp", "'2024-01-02T03:04:05 gmt'", "0000018cc820d888"},
+		{"timestamp", "99999999999999999999", "!out of range"},
 		{"timestamp", "'2024-13-01'", "!invalid timestamp literal"},
 		{"date", "'2024-01-02'", "80004d0c"}, {"date", "'1970-01-01'", "80000000"}, {"date", "'1969-12-31'", "7fffffff"},
 		{"date", "2147483648", "80000000"}, {"date", "'2147483649'", "80000001"},
@@ -191,6 +193,7 @@ func TestEncodeFunctions(t *testing.T) {
 	}{
 		{"timestamp", "toTimestamp(now())", "0000018cc820db2e"},
 		{"timestamp", "currentTimestamp()", "0000018cc820db2e"},
+		{"timestamp", "'now'", "0000018cc820db2e"}, {"timestamp", "'NOW'", "0000018cc820db2e"},
 		{"bigint", "toUnixTimestamp(now())", "0000018cc820db2e"},
 		{"date", "currentDate()", "80004d0c"},
 		{"date", "toDate(now())", "80004d0c"},
