@@ -120,7 +120,7 @@ func parseDate(s string) (uint32, error) {
 	if isInteger(s) {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 || v > 1<<32-1 {
-			return 0, fmt.Errorf("date %s out of range [0, %d]", s, uint32(1<<32-1))
+			return 0, fmt.Errorf("unable to make unsigned int (for date) from: '%s' (out of range [0, %d])", s, uint32(1<<32-1))
 		}
 		return uint32(v), nil
 	}
@@ -133,23 +133,27 @@ func parseDate(s string) (uint32, error) {
 	}
 	parts := strings.Split(body, "-")
 	if len(parts) != 3 || len(parts[1]) != 2 || len(parts[2]) != 2 || len(parts[0]) < 4 || !isInteger(parts[0]) {
-		return 0, fmt.Errorf("unable to coerce %q to a formatted date (long)", s)
+		return 0, errDate(s)
 	}
 	y, _ := strconv.ParseInt(parts[0], 10, 64)
 	m, err1 := strconv.Atoi(parts[1])
 	d, err2 := strconv.Atoi(parts[2])
 	if err1 != nil || err2 != nil || m < 1 || m > 12 || d < 1 || d > 31 || y > 1<<24 {
-		return 0, fmt.Errorf("unable to coerce %q to a formatted date (long)", s)
+		return 0, errDate(s)
 	}
 	tm := time.Date(int(sign*y), time.Month(m), d, 0, 0, 0, 0, time.UTC)
-	if tm.Day() != d {
-		return 0, fmt.Errorf("invalid date %q", s)
+	if tm.Day() != d { // e.g. February 30th, which time.Date normalises
+		return 0, errDate(s)
 	}
 	days := tm.Unix()/86400 + dateEpoch // exact: tm is midnight UTC
 	if days < 0 || days > 1<<32-1 {
-		return 0, fmt.Errorf("date %q out of range", s)
+		return 0, fmt.Errorf("input date %s is out of the supported range", s)
 	}
 	return uint32(days), nil
+}
+
+func errDate(s string) error {
+	return fmt.Errorf("unable to coerce '%s' to a formatted date (long)", s)
 }
 
 // parseTime parses 'hh:mm:ss[.fffffffff]' or an integer number of nanoseconds
@@ -158,30 +162,34 @@ func parseTime(s string) (int64, error) {
 	if isInteger(s) {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 || v >= nanosPerDay {
-			return 0, fmt.Errorf("time %s out of range [0, %d)", s, int64(nanosPerDay))
+			return 0, fmt.Errorf("unable to make long (for time) from: '%s' (out of range [0, %d))", s, int64(nanosPerDay))
 		}
 		return v, nil
 	}
 	body, frac, err := splitFraction(strings.TrimSpace(s))
 	if err != nil {
-		return 0, err
+		return 0, errTime(s)
 	}
 	parts := strings.Split(body, ":")
 	if len(parts) != 3 {
-		return 0, fmt.Errorf("timestamp format must be hh:mm:ss[.fffffffff], got %q", s)
+		return 0, errTime(s)
 	}
 	var hms [3]int64
 	limits := [3]int64{24, 60, 60}
 	for i, p := range parts {
 		if len(p) == 0 || len(p) > 2 || !isInteger(p) || p[0] == '-' {
-			return 0, fmt.Errorf("timestamp format must be hh:mm:ss[.fffffffff], got %q", s)
+			return 0, errTime(s)
 		}
 		hms[i], _ = strconv.ParseInt(p, 10, 64)
 		if hms[i] >= limits[i] {
-			return 0, fmt.Errorf("time %q out of range", s)
+			return 0, fmt.Errorf("%w: %s out of bounds", errTime(s), [...]string{"hour", "minute", "second"}[i])
 		}
 	}
 	return (hms[0]*3600+hms[1]*60+hms[2])*1_000_000_000 + frac, nil
+}
+
+func errTime(s string) error {
+	return fmt.Errorf("unable to coerce '%s' to a formatted time (long); the format is hh:mm:ss[.fffffffff]", s)
 }
 
 // parseDuration parses the three duration formats into months, days and
