@@ -109,7 +109,10 @@ func TestProtocolEdges(t *testing.T) {
 			{"unknown prepared id", &message.Execute{QueryId: []byte("0123456789abcdef"), Options: &message.QueryOptions{}},
 				func(m message.Message) bool { _, ok := m.(*message.Unprepared); return ok }},
 			{"unsupported statement", &message.Query{Query: "ALTER TABLE ks.t ADD v int", Options: &message.QueryOptions{}},
-				func(m message.Message) bool { e, ok := m.(*message.Invalid); return ok && strings.Contains(e.ErrorMessage, "ALTER") }},
+				func(m message.Message) bool {
+					e, ok := m.(*message.Invalid)
+					return ok && strings.Contains(e.ErrorMessage, "ALTER")
+				}},
 			{"wrong number of values", &message.Query{Query: "INSERT INTO ks.t (k) VALUES (?)", Options: &message.QueryOptions{}},
 				func(m message.Message) bool { _, ok := m.(*message.Invalid); return ok }},
 			{"USE", &message.Query{Query: "USE ks", Options: &message.QueryOptions{}},
