@@ -188,15 +188,16 @@ func (p *parser) tableOptions(s *CreateTable) {
 			}
 			p.expectPunct(")")
 		case p.atKw("compact"):
-			p.i++
+			t := p.next()
 			p.expectKw("storage")
-			p.setOption(s, "compact storage", "")
+			p.setOption(s, t, "compact storage", "")
 		default:
+			nameTok := p.peek()
 			name := p.ident()
 			p.expectPunct("=")
 			start := p.peek().pos
 			p.term()
-			p.setOption(s, name, p.src[start:p.toks[p.i-1].end])
+			p.setOption(s, nameTok, name, p.src[start:p.toks[p.i-1].end])
 		}
 		if !p.acceptKw("and") {
 			return
@@ -204,12 +205,12 @@ func (p *parser) tableOptions(s *CreateTable) {
 	}
 }
 
-func (p *parser) setOption(s *CreateTable, name, raw string) {
+func (p *parser) setOption(s *CreateTable, at token, name, raw string) {
 	if s.Options == nil {
 		s.Options = map[string]string{}
 	}
 	if _, dup := s.Options[name]; dup {
-		p.fail("multiple definitions for property %s", name)
+		panic(p.errAt(at, "multiple definitions for property %s", name))
 	}
 	s.Options[name] = raw
 }

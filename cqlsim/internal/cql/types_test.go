@@ -187,6 +187,10 @@ func TestDataType(t *testing.T) {
 		{"frozen<addr>", udt},
 		{"vector<float, 3>", datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 3)")},
 		{"'com.example.Thing'", datatype.NewCustom("com.example.Thing")},
+		{"vector<text, 2>", datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.UTF8Type, 2)")},
+		{"vector<frozen<list<int>>, 2>", datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FrozenType(org.apache.cassandra.db.marshal.ListType(org.apache.cassandra.db.marshal.Int32Type)), 2)")},
+		{"vector<tuple<int, text>, 1>", datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.TupleType(org.apache.cassandra.db.marshal.Int32Type,org.apache.cassandra.db.marshal.UTF8Type), 1)")},
+		{"vector<frozen<addr>, 1>", datatype.NewCustom("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.UserType(ks,61646472,737472656574:org.apache.cassandra.db.marshal.UTF8Type,7a6970:org.apache.cassandra.db.marshal.Int32Type), 1)")},
 	}
 	for _, tc := range tests {
 		typ, err := mustType(t, tc.typ).ResolveUDTs("ks", lookup)
@@ -195,6 +199,17 @@ func TestDataType(t *testing.T) {
 		}
 		if got := typ.DataType(); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s.DataType() = %v, want %v", tc.typ, got, tc.want)
+		}
+	}
+}
+
+func TestIsMultiCell(t *testing.T) {
+	for typ, want := range map[string]bool{
+		"int": false, "list<int>": true, "frozen<list<int>>": false, "map<int, int>": true, "addr": true,
+		"frozen<addr>": false, "tuple<int>": false, "vector<float, 2>": false,
+	} {
+		if got := mustType(t, typ).IsMultiCell(); got != want {
+			t.Errorf("%s.IsMultiCell() = %v, want %v", typ, got, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package cql
 
 import (
 	"encoding/hex"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -442,6 +443,49 @@ func TestVint(t *testing.T) {
 		b := appendVarint(nil, v)
 		if got, n, ok := readVarint(b); !ok || got != v || n != len(b) {
 			t.Errorf("signed vint %d round trip = %d", v, got)
+		}
+	}
+}
+
+func TestVectorsOfOtherTypes(t *testing.T) {
+	tests := []struct{ typ, lit, want string }{
+		{"vector<int, 2>", "[1, -1]", "00000001 ffffffff"},
+		{"vector<bigint, 1>", "[2]", "0000000000000002"},
+		{"vector<boolean, 2>", "[true, false]", "01 00"},
+		{"vector<smallint, 2>", "[1, 2]", "0001 0002"},
+		{"vector<uuid, 1>", "[123e4567-e89b-12d3-a456-426614174000]", "123e4567e89b12d3a456426614174000"},
+		{"vector<vector<float, 2>, 2>", "[[1.0, 2.0], [3.0, 4.0]]", "3f800000 40000000 40400000 40800000"},
+		{"vector<frozen<list<int>>, 2>", "[[1], []]", "0c 00000001 00000004 00000001 04 00000000"},
+	}
+	for _, tc := range tests {
+		typ := testType(t, tc.typ)
+		got := mustEncode(t, tc.typ, tc.lit)
+		if want := strings.ReplaceAll(tc.want, " ", ""); hex.EncodeToString(got) != want {
+			t.Errorf("EncodeTerm(%s, %s) = %x, want %s", tc.typ, tc.lit, got, want)
+		}
+		if err := Validate(typ, got); err != nil {
+			t.Errorf("Validate(%s, %x) = %v", tc.typ, got, err)
+		}
+		if err := Validate(typ, got[:len(got)-1]); err == nil {
+			t.Errorf("Validate(%s) accepted a truncated value", tc.typ)
+		}
+		if f := Format(typ, got); strings.HasPrefix(f, "0x") {
+			t.Errorf("Format(%s) = %s, want a literal", tc.typ, f)
+		}
+	}
+}
+
+func TestTermStringRoundTrip(t *testing.T) {
+	for _, lit := range []string{
+		"'it''s'", "-5", "1.5e3", "true", "null", "NaN", "-Infinity", "0xcafe",
+		"123e4567-e89b-12d3-a456-426614174000", "1h30m", "?", ":name",
+		"[1, 2]", "{'a', 'b'}", "{'k': [1]}", "(1, 'x', null)", "{street: 'x', \"Zip\": 5}", "{}",
+		"totimestamp(now())", "(int)?",
+	} {
+		term := literal(t, lit)
+		again := literal(t, TermString(term))
+		if !reflect.DeepEqual(term, again) {
+			t.Errorf("TermString(%s) = %s, which parses differently", lit, TermString(term))
 		}
 	}
 }
