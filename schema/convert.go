@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -149,8 +150,14 @@ func wrapScalar(t *Type, fn scalarFunc) Converter {
 func (b *builder) scalar(t *Type) scalarFunc {
 	switch t.Kind {
 	case KindAscii:
+		if b.f.CqlshEscapes {
+			return unescapingText(convertASCII)
+		}
 		return convertASCII
 	case KindText:
+		if b.f.CqlshEscapes {
+			return unescapingText(convertText)
+		}
 		return convertText
 	case KindBlob:
 		return convertBlob
@@ -195,6 +202,60 @@ func convertText(dst, field []byte) ([]byte, error) {
 		return dst, errNotUTF8
 	}
 	return append(dst, field...), nil
+}
+
+// unescapingText undoes cqlsh COPY TO's text escapes before fn checks
+// and appends the value. Text without a backslash costs one scan.
+func unescapingText(fn scalarFunc) scalarFunc {
+	return func(dst, field []byte) ([]byte, error) {
+		if bytes.IndexByte(field, '\\') < 0 {
+			return fn(dst, field)
+		}
+		n := len(dst)
+		dst = appendUnescaped(dst, field)
+		// fn checks the text and appends it onto dst[:n], which is where
+		// it already is: the append copies it onto itself.
+		return fn(dst[:n], dst[n:])
+	}
+}
+
+// appendUnescaped appends s with cqlsh's escapes decoded: \\ \n \r \t
+// and \xHH, the last being the code point U+00HH as Python's repr wrote it.
+func appendUnescaped(dst, s []byte) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			dst = append(dst, c)
+			continue
+		}
+		switch s[i+1] {
+		case '\\':
+			dst = append(dst, '\\')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'x':
+			if i+3 < len(s) {
+				hi, ok1 := unhex(s[i+2])
+				lo, ok2 := unhex(s[i+3])
+				if ok1 && ok2 {
+					dst = utf8.AppendRune(dst, rune(hi<<4|lo))
+					i += 3
+					continue
+				}
+			}
+			dst = append(dst, c)
+			continue
+		default:
+			dst = append(dst, c)
+			continue
+		}
+		i++
+	}
+	return dst
 }
 
 func convertASCII(dst, field []byte) ([]byte, error) {

@@ -307,6 +307,11 @@ func TestSerializedBytes(t *testing.T) {
 		{"vector<text, 2>", "['a', 'bc']", "01610262" + "63"},
 		{"list<int>", "[1]", "00000001" + "00000004" + "00000001"},
 		{"tuple<int, text>", "(1, null)", "00000004" + "00000001" + "ffffffff"},
+		{"double", "NaN", "7ff8000000000000"},
+		{"double", "-nan", "7ff8000000000000"},
+		{"float", "+NaN", "7fc00000"},
+		{"double", "-Infinity", "fff0000000000000"},
+		{"float", "1.5", "3fc00000"},
 	}
 	for _, tc := range cases {
 		conv, err := NewConverter(mustType(t, tc.typ), DefaultFormats())
@@ -322,4 +327,27 @@ func TestSerializedBytes(t *testing.T) {
 			t.Errorf("%s %q = %s, want %s", tc.typ, tc.in, got, tc.hex)
 		}
 	}
+}
+
+func TestCqlshEscapes(t *testing.T) {
+	f := DefaultFormats()
+	f.CqlshEscapes = true
+	runConvCases(t, f, []convCase{
+		{"text", `C:\\temp\\new`, `C:\temp\new`},
+		{"text", `two\nlines\r\n\ttab`, "two\nlines\r\n\ttab"},
+		{"text", `nul\x00 del\x7f nbsp\xa0`, "nul\x00 del\x7f nbsp\u00a0"},
+		{"text", `plain`, `plain`},
+		{"text", `unknown \q and \x4 kept`, `unknown \q and \x4 kept`},
+		{"text", `ends with \`, `ends with \`},
+		{"ascii", `a\\b\n`, "a\\b\n"},
+		{"list<text>", `['a\\b', 'c\nd', 'it''s']`, "[a\\b c\nd it's]"},
+	})
+	runErrCases(t, f, []errCase{
+		{"ascii", `\xe9`, `invalid ascii "\\xe9": not ASCII`},
+		{"text", "\xff\\n", `invalid text "\xff\\n": not valid UTF-8`},
+	})
+	// Off (cqlsh COPY FROM's behaviour): the text is stored as written.
+	runConvCases(t, DefaultFormats(), []convCase{
+		{"text", `C:\\temp\n`, `C:\\temp\n`},
+	})
 }

@@ -88,6 +88,12 @@
 //     names the row.
 //   - ascii rejects non-ASCII bytes and text rejects invalid UTF-8 as row
 //     errors (the server would fail the whole batch).
+//   - cqlsh COPY TO escapes text beyond CSV quoting (backslashes doubled,
+//     control characters as \n or \xHH) and cqlsh COPY FROM stores those
+//     escapes as they are, so a cqlsh export does not load back unchanged.
+//     Formats.CqlshEscapes (off by default, for the same result as cqlsh)
+//     undoes them. It is off by default because in other files a backslash
+//     is data: C:\new would lose its backslash.
 //
 // Things cqlsh accepts that cqlload does not: Python's digit-group
 // underscores ("1_000") and non-ASCII digits in numbers, hyphens in

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// formatCQLSH renders a serialized value the way cqlsh COPY TO writes it
+// cqlshFormatter renders a serialized value the way cqlsh COPY TO writes it
 // (cqlshlib/formatting.py), so that fuzz tests can check that what COPY TO
 // writes loads back to the same bytes. Where cqlsh's own output is lossy
 // or broken it follows the intent instead, and says so:
@@ -20,12 +20,37 @@ import (
 //     FLOATPRECISION/DOUBLEPRECISION digits);
 //   - durations use Cassandra's unit form (cqlsh under Python 3 prints
 //     quotients such as "1.0y");
-//   - backslashes in strings are not doubled (cqlsh doubles them in text
-//     and nothing undoes it on the way back in).
-//
-// nested is set inside collections, tuples and UDTs, where cqlsh quotes
-// strings, timestamps and inet addresses.
-func formatCQLSH(t *Type, b []byte, nested bool) (string, error) {
+//   - text is escaped as cqlsh does (backslashes doubled, control
+//     characters as Python repr escapes) only with escapes set, the case
+//     Formats.CqlshEscapes reads back.
+type cqlshFormatter struct{ escapes bool }
+
+// escapeText doubles backslashes and writes control characters as
+// Python's repr does.
+func escapeText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r >= 0x7f && r <= 0xa0:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// format renders b; nested is set inside collections, tuples and UDTs,
+// where cqlsh quotes strings, timestamps and inet addresses.
+func (cf cqlshFormatter) format(t *Type, b []byte, nested bool) (string, error) {
 	quote := func(s string) string {
 		if !nested {
 			return s
@@ -34,6 +59,9 @@ func formatCQLSH(t *Type, b []byte, nested bool) (string, error) {
 	}
 	switch t.Kind {
 	case KindAscii, KindText:
+		if cf.escapes {
+			return quote(escapeText(string(b))), nil
+		}
 		return quote(string(b)), nil
 	case KindTinyint:
 		return strconv.Itoa(int(int8(b[0]))), nil
@@ -97,7 +125,7 @@ func formatCQLSH(t *Type, b []byte, nested bool) (string, error) {
 		}
 		parts := make([]string, len(elems))
 		for i, e := range elems {
-			if parts[i], err = formatCQLSH(t.Elems[0], e, true); err != nil {
+			if parts[i], err = cf.format(t.Elems[0], e, true); err != nil {
 				return "", err
 			}
 		}
@@ -110,11 +138,11 @@ func formatCQLSH(t *Type, b []byte, nested bool) (string, error) {
 			var k, v []byte
 			k, b = cut(b)
 			v, b = cut(b)
-			ks, err := formatCQLSH(t.Elems[0], k, true)
+			ks, err := cf.format(t.Elems[0], k, true)
 			if err != nil {
 				return "", err
 			}
-			vs, err := formatCQLSH(t.Elems[1], v, true)
+			vs, err := cf.format(t.Elems[1], v, true)
 			if err != nil {
 				return "", err
 			}
@@ -144,7 +172,7 @@ func formatCQLSH(t *Type, b []byte, nested bool) (string, error) {
 			}
 			if !null {
 				var err error
-				if s, err = formatCQLSH(et, v, true); err != nil {
+				if s, err = cf.format(et, v, true); err != nil {
 					return "", err
 				}
 			}

@@ -24,6 +24,14 @@ type Formats struct {
 	DateTimeFormat string
 	// TimeZone applies to timestamps written without a zone; nil means UTC.
 	TimeZone *time.Location
+	// CqlshEscapes says text was written by cqlsh COPY TO, which escapes
+	// text values beyond CSV quoting: a backslash is doubled and control
+	// characters are written as \n, \r, \t or \xHH (Python's repr). With it
+	// set, ascii and text values (also inside collections) are unescaped
+	// back; unknown escapes are kept as written. Off by default, as in
+	// cqlsh COPY FROM, which stores the escaped text; on is the only way to
+	// load a COPY TO export's backslashes and line breaks unchanged.
+	CqlshEscapes bool
 }
 
 // DefaultDateTimeFormat is cqlsh's default DATETIMEFORMAT.

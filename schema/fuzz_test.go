@@ -16,8 +16,12 @@ import (
 // testdata/fuzz/<target>.
 
 func fuzzRoundTrip(t *testing.T, types []string, pick uint8, in string) {
+	fuzzRoundTripWith(t, DefaultFormats(), types, pick, in)
+}
+
+func fuzzRoundTripWith(t *testing.T, f Formats, types []string, pick uint8, in string) {
 	typ := mustType(t, types[int(pick)%len(types)])
-	conv, err := NewConverter(typ, DefaultFormats())
+	conv, err := NewConverter(typ, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +35,7 @@ func fuzzRoundTrip(t *testing.T, types []string, pick uint8, in string) {
 	if _, err := decode(typ, out); err != nil {
 		t.Fatalf("%s %q: driver cannot decode %x: %v", typ, in, out, err)
 	}
-	text, err := formatCQLSH(typ, out, false)
+	text, err := cqlshFormatter{escapes: f.CqlshEscapes}.format(typ, out, false)
 	if err != nil {
 		t.Fatalf("%s %q: format %x: %v", typ, in, out, err)
 	}
@@ -45,10 +49,11 @@ func fuzzRoundTrip(t *testing.T, types []string, pick uint8, in string) {
 }
 
 var (
-	fuzzNumberTypes = []string{"tinyint", "smallint", "int", "bigint", "counter", "varint", "float", "double", "decimal"}
-	fuzzTimeTypes   = []string{"timestamp", "date", "time", "duration"}
-	fuzzOtherTypes  = []string{"text", "ascii", "boolean", "blob", "uuid", "timeuuid", "inet"}
-	fuzzNestedTypes = []string{
+	fuzzNumberTypes    = []string{"tinyint", "smallint", "int", "bigint", "counter", "varint", "float", "double", "decimal"}
+	fuzzTimeTypes      = []string{"timestamp", "date", "time", "duration"}
+	fuzzCqlshTextTypes = []string{"text", "ascii", "list<text>", "map<text, ascii>"}
+	fuzzOtherTypes     = []string{"text", "ascii", "boolean", "blob", "uuid", "timeuuid", "inet"}
+	fuzzNestedTypes    = []string{
 		"list<int>", "set<text>", "map<text, int>", "map<int, frozen<list<text>>>",
 		"list<frozen<map<time, inet>>>", "tuple<int, text, timestamp>", "frozen<address>",
 		"frozen<person>", "vector<float, 3>", "vector<text, 2>", "list<double>",
@@ -89,6 +94,18 @@ func FuzzNested(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pick uint8, in string) { fuzzRoundTrip(t, fuzzNestedTypes, pick, in) })
 }
 
+// FuzzCqlshText round-trips text through cqlsh COPY TO's text escapes.
+func FuzzCqlshText(f *testing.F) {
+	for i, s := range []string{`C:\\temp`, `a\nb`, `\x00\xa0`, "['a\\\\b', 'c''d']", `tab\there`} {
+		f.Add(uint8(i), s)
+	}
+	formats := DefaultFormats()
+	formats.CqlshEscapes = true
+	f.Fuzz(func(t *testing.T, pick uint8, in string) {
+		fuzzRoundTripWith(t, formats, fuzzCqlshTextTypes, pick, in)
+	})
+}
+
 // FuzzParseType checks that a parsed type prints as text that parses to
 // the same type.
 func FuzzParseType(f *testing.F) {
@@ -115,10 +132,11 @@ func FuzzParseType(f *testing.F) {
 // each type rather than from rejected text.
 func TestFuzzSeedsConvert(t *testing.T) {
 	families := map[string][]string{
-		"FuzzNumbers": fuzzNumberTypes,
-		"FuzzTimes":   fuzzTimeTypes,
-		"FuzzOther":   fuzzOtherTypes,
-		"FuzzNested":  fuzzNestedTypes,
+		"FuzzNumbers":   fuzzNumberTypes,
+		"FuzzTimes":     fuzzTimeTypes,
+		"FuzzOther":     fuzzOtherTypes,
+		"FuzzNested":    fuzzNestedTypes,
+		"FuzzCqlshText": fuzzCqlshTextTypes,
 	}
 	for target, types := range families {
 		files, err := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))

@@ -163,6 +163,9 @@ func (b *builder) parseFloat(field []byte, bits int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if len(norm) == 4 && (norm[0] == '+' || norm[0] == '-') && equalFoldASCII(norm[1:], "nan") {
+		norm = norm[1:] // Python's float() takes a signed NaN, Go's does not
+	}
 	v, err := strconv.ParseFloat(bstr(norm), bits)
 	if err != nil {
 		var ne *strconv.NumError
@@ -183,10 +186,21 @@ func (b *builder) parseFloat(field []byte, bits int) (float64, error) {
 	return v, nil
 }
 
+// The canonical quiet NaNs of Java (Float.NaN, Double.NaN) and Python;
+// Go's math.NaN() carries a payload bit, which would store different bytes
+// than cqlsh for the same text.
+const (
+	canonicalNaN32 = 0x7fc00000
+	canonicalNaN64 = 0x7ff8000000000000
+)
+
 func (b *builder) convertFloat(dst, field []byte) ([]byte, error) {
 	v, err := b.parseFloat(field, 32)
 	if err != nil {
 		return dst, err
+	}
+	if v != v {
+		return binary.BigEndian.AppendUint32(dst, canonicalNaN32), nil
 	}
 	return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(v))), nil
 }
@@ -195,6 +209,9 @@ func (b *builder) convertDouble(dst, field []byte) ([]byte, error) {
 	v, err := b.parseFloat(field, 64)
 	if err != nil {
 		return dst, err
+	}
+	if v != v {
+		return binary.BigEndian.AppendUint64(dst, canonicalNaN64), nil
 	}
 	return binary.BigEndian.AppendUint64(dst, math.Float64bits(v)), nil
 }
