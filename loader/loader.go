@@ -27,6 +27,14 @@ import (
 	"github.com/cqlload/cqlload/schema"
 )
 
+// maxChunkBytes caps a chunk as CHUNKSIZE caps its rows. Without it 5,000
+// rows of 1 KB make 5 MB chunks: the splitter copies them as they outgrow
+// its 1 MiB read blocks, and every chunk in the pipeline (queued, being
+// converted, or waiting on its batches) holds its data and arena, so
+// memory grows with the row size. Half a block keeps a chunk inside one
+// block; narrow rows still fill CHUNKSIZE.
+const maxChunkBytes = 512 << 10
+
 // AbortError says why a run stopped before reading all its input.
 type AbortError struct{ Reason string }
 
@@ -66,7 +74,7 @@ func New(opts Options) (*Loader, error) {
 		burst := opts.MaxBatchSize
 		l.limiter = rate.NewLimiter(rate.Limit(opts.IngestRate), burst)
 	}
-	l.tracker = newTracker(-1)
+	l.tracker = newTracker()
 	return l, nil
 }
 
@@ -89,9 +97,9 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	l.files = len(sources)
-	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, 0)
+	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes)
 	defer splitter.Close()
-	l.tracker = newTracker(splitter.TotalBytes())
+	l.tracker.begin(splitter.TotalBytes())
 
 	readCtx, stopRead := context.WithCancel(ctx)
 	defer stopRead()
