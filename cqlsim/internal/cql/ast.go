@@ -1,7 +1,3 @@
-// Package cql is the CQL language layer of cqlsim: a lexer and recursive-descent
-// parser for the statements the simulator serves, the CQL type system, and the
-// validation, encoding, ordering and formatting of values in their native
-// protocol (v3/v4) serialized form.
 package cql
 
 // Statement is one parsed CQL statement. The concrete types are the exported
