@@ -9,12 +9,12 @@
 //
 // # Records
 //
-// A record ends at a line feed outside quotes, or at the end of the
-// input. CRLF and LF both end records; a CR elsewhere is data (inside or
-// outside quotes), except a CR just before the end of the input, which
-// ends the record as encoding/csv does. Blank lines ("" before the
-// terminator) are not records, but line numbers count them: Line and
-// FirstLine are 1-based lines of the physical (decoded) file.
+// A record ends at a line break outside quotes (LF, CRLF, or a lone CR,
+// which old Mac files use and Python's csv, so cqlsh, accepts) or at the
+// end of the input. Inside quotes, and after an escape, CR and LF are
+// data. Blank lines are not records, but line numbers count them: Line and
+// FirstLine are 1-based lines of the physical (decoded) file; inside a
+// record only LFs start new lines.
 //
 // A field is quoted if it starts with Quote. Inside it, delimiters and
 // line breaks are data, a doubled quote is one quote (RFC 4180), and with
@@ -61,6 +61,6 @@
 // A record longer than MaxRecordBytes (16 MiB by default), usually an
 // unbalanced quote swallowing the file, comes as a chunk of its own with
 // TooLong set and its first MaxRecordBytes bytes; the Reader reports it as
-// ErrRecordTooLong. Splitting then resumes after the first line feed past
-// the limit, so one bad quote costs one record plus a line, not the file.
+// ErrRecordTooLong. Splitting then resumes after the first line break
+// past the limit, so one bad quote costs one record plus a line, not the file.
 package csvparse

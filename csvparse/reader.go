@@ -119,19 +119,18 @@ func (r *Reader) Next() (*Record, error) {
 		return &r.rec, &ParseError{File: r.file, Line: r.line, Column: 1, Err: ErrRecordTooLong}
 	}
 	d, n := r.data, len(r.data)
-	// Blank lines are not records; CR at the very end counts as a
-	// terminator, as encoding/csv does.
+	// Blank lines are not records.
 	for r.pos < n {
-		switch {
-		case d[r.pos] == '\n':
+		switch d[r.pos] {
+		case '\n':
 			r.pos++
 			r.line++
 			continue
-		case d[r.pos] == '\r' && r.pos+1 == n:
+		case '\r':
 			r.pos++
-			continue
-		case d[r.pos] == '\r' && d[r.pos+1] == '\n':
-			r.pos += 2
+			if r.pos < n && d[r.pos] == '\n' {
+				r.pos++
+			}
 			r.line++
 			continue
 		}
@@ -243,7 +242,7 @@ func (r *Reader) parse() (rawEnd int) {
 				r.fl = append(r.fl, f)
 				r.pos, r.line = i+1, line+1
 				return i
-			case b == '\r' && (i+1 == n || d[i+1] == '\n'):
+			case b == '\r':
 				r.fl = append(r.fl, f)
 				return r.endRecordCR(i, line)
 			}
@@ -278,13 +277,9 @@ func (r *Reader) parse() (rawEnd int) {
 				r.pos, r.line = i+1, line+1
 				return i
 			case b == '\r':
-				if i+1 == n || d[i+1] == '\n' {
-					r.endField(&f, d[seg:i], i)
-					r.fl = append(r.fl, f)
-					return r.endRecordCR(i, line)
-				}
-				i++
-				continue
+				r.endField(&f, d[seg:i], i)
+				r.fl = append(r.fl, f)
+				return r.endRecordCR(i, line)
 			case b == c.quote: // only with StrictQuotes
 				r.fail(i, ErrBareQuote)
 				i++
@@ -300,8 +295,9 @@ func (r *Reader) parse() (rawEnd int) {
 	}
 }
 
-// parsePlain handles the common record: one line with no quote, escape
-// or CR, so every field is a plain sub-slice found with bytes.IndexByte.
+// parsePlain handles the common record: one line ending in LF or CRLF
+// with no quote, escape or other CR, so every field is a plain sub-slice
+// found with bytes.IndexByte.
 func (r *Reader) parsePlain() (rawEnd int, ok bool) {
 	c := r.c
 	rest := r.data[r.pos:]
@@ -310,9 +306,15 @@ func (r *Reader) parsePlain() (rawEnd int, ok bool) {
 	if nl >= 0 {
 		line = rest[:nl]
 	}
-	if bytes.IndexByte(line, c.quote) >= 0 || bytes.IndexByte(line, '\r') >= 0 ||
-		c.hasEsc && bytes.IndexByte(line, c.esc) >= 0 {
+	if bytes.IndexByte(line, c.quote) >= 0 || c.hasEsc && bytes.IndexByte(line, c.esc) >= 0 {
 		return 0, false
+	}
+	cr := bytes.IndexByte(line, '\r')
+	switch {
+	case cr >= 0 && (nl < 0 || cr < len(line)-1):
+		return 0, false // a lone CR ends the record there
+	case cr >= 0:
+		line = line[:cr]
 	}
 	rec := &r.rec
 	start := r.pos
@@ -327,20 +329,20 @@ func (r *Reader) parsePlain() (rawEnd int, ok bool) {
 		r.fl = append(r.fl, fieldLoc{start: start, end: start + j})
 		start += j + 1
 	}
-	r.pos = rawEnd
 	if nl >= 0 {
-		r.pos++
+		r.pos += nl + 1
 		r.line++
+	} else {
+		r.pos += len(rest)
 	}
 	return rawEnd, true
 }
 
-// endRecordCR finishes a record whose terminator starts with the CR at i.
+// endRecordCR finishes a record ended by the CR at i, alone or in CRLF.
 func (r *Reader) endRecordCR(i int, line int64) int {
-	if i+1 < len(r.data) {
-		r.pos, r.line = i+2, line+1
-	} else {
-		r.pos, r.line = i+1, line
+	r.pos, r.line = i+1, line+1
+	if r.pos < len(r.data) && r.data[r.pos] == '\n' {
+		r.pos++
 	}
 	return i
 }

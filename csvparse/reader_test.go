@@ -95,8 +95,14 @@ func TestReader(t *testing.T) {
 			{1, "\"x\r\ny\"", f("x\r\ny"), q(true), ""},
 			{3, "z", f("z"), q(false), ""},
 		}},
-		{"lone cr is data", "\"a\rb\",c\rd\n", nil, []rec{
-			{1, "\"a\rb\",c\rd", f("a\rb", "c\rd"), q(true, false), ""},
+		{"lone cr ends a record outside quotes, is data inside", "\"a\rb\",c\rd\n", nil, []rec{
+			{1, "\"a\rb\",c", f("a\rb", "c"), q(true, false), ""},
+			{2, "d", f("d"), q(false), ""},
+		}},
+		{"cr-only line ends", "a,b\rc,\"d\"\r\re\\\rf\r", nil, []rec{
+			{1, "a,b", f("a", "b"), q(false, false), ""},
+			{2, "c,\"d\"", f("c", "d"), q(false, true), ""},
+			{4, "e\\\rf", f("e\rf"), q(false), ""},
 		}},
 		{"blank lines skipped but counted", "\n\na\n\r\n\nb\n\n", nil, []rec{
 			{3, "a", f("a"), q(false), ""},

@@ -14,7 +14,7 @@ type codes struct {
 	// ('\n', '\r', delimiter, escape, and quote with StrictQuotes) and
 	// quoted (quote, escape, '\n' for line counting).
 	readUnq, readQt [256]bool
-	// The same for the boundary scanner, which ignores CR and bare quotes.
+	// The same for the boundary scanner, which ignores bare quotes.
 	scanUnq, scanQt [256]bool
 }
 
@@ -30,6 +30,7 @@ func compile(d Dialect) *codes {
 		}
 	}
 	c.readUnq['\r'] = true
+	c.scanUnq['\r'] = true
 	c.readUnq[c.delim] = true
 	c.scanUnq[c.delim] = true
 	if c.strict {
@@ -62,14 +63,19 @@ const (
 type scanner struct {
 	c     *codes
 	st    scanState
-	lines int64 // '\n' bytes consumed since reset
+	lines int64 // line breaks consumed since reset
 	fresh bool  // no byte of the record seen yet
+	// The record ended at a CR; the line break is not counted yet and an
+	// LF right after it belongs to it. The caller settles both, because
+	// the next byte may not have been read.
+	endedAtCR bool
 }
 
 func (s *scanner) reset() {
 	s.st = stFieldStart
 	s.lines = 0
 	s.fresh = true
+	s.endedAtCR = false
 }
 
 // plainLine returns the end of a record that is one whole line of p
@@ -83,6 +89,9 @@ func (s *scanner) plainLine(p []byte) int {
 	line := p[:nl]
 	if bytes.IndexByte(line, s.c.quote) >= 0 || s.c.hasEsc && bytes.IndexByte(line, s.c.esc) >= 0 {
 		return -1
+	}
+	if cr := bytes.IndexByte(line, '\r'); cr >= 0 && cr < nl-1 {
+		return -1 // a lone CR ends the record earlier
 	}
 	s.lines++
 	return nl + 1
@@ -125,6 +134,9 @@ loop:
 			case '\n':
 				s.lines++
 				s.st = stFieldStart
+				return i
+			case '\r':
+				s.st, s.endedAtCR = stFieldStart, true
 				return i
 			case c.delim:
 				st = stFieldStart
@@ -169,6 +181,9 @@ loop:
 			case '\n':
 				s.lines++
 				s.st = stFieldStart
+				return i + 1
+			case '\r':
+				s.st, s.endedAtCR = stFieldStart, true
 				return i + 1
 			default:
 				// Malformed (the Reader reports ErrQuote); like Python's

@@ -318,6 +318,7 @@ type fileState struct {
 	finished   bool    // no more chunks after the current one
 	pending    recSpan // read but left for the next chunk
 	hasPending bool
+	afterCR    bool // pos follows a CR line break not yet counted
 }
 
 func (f *fileState) avail() int              { return int(f.base + int64(f.end) - f.pos) }
@@ -358,31 +359,37 @@ func (f *fileState) more(keep int64) error {
 	return io.ErrNoProgress
 }
 
-// skipBlank moves past blank lines ("\n", "\r\n", a final "\r") and
-// reports whether a record follows.
+// skipBlank settles a CR that ended the previous record (see
+// scanner.endedAtCR), moves past blank lines and reports whether a record
+// follows.
 func (f *fileState) skipBlank(keep int64) (bool, error) {
 	for {
 		a := f.avail()
-		if a < 2 && !f.eof {
+		if a < 1 && !f.eof {
 			if err := f.more(keep); err != nil {
 				return false, err
+			}
+			continue
+		}
+		if f.afterCR {
+			f.afterCR = false
+			f.line++
+			if a > 0 && f.at(f.pos) == '\n' {
+				f.pos++
 			}
 			continue
 		}
 		if a == 0 {
 			return false, nil
 		}
-		switch b := f.at(f.pos); {
-		case b == '\n':
+		switch f.at(f.pos) {
+		case '\n':
 			f.pos++
 			f.line++
 			continue
-		case b == '\r' && a == 1:
+		case '\r':
 			f.pos++
-			continue
-		case b == '\r' && f.at(f.pos+1) == '\n':
-			f.pos += 2
-			f.line++
+			f.afterCR = true
 			continue
 		}
 		return true, nil
@@ -410,6 +417,7 @@ func (f *fileState) readRecord(keep int64) (recSpan, bool, error) {
 			if k >= 0 {
 				f.pos += int64(k)
 				f.line += f.sc.lines
+				f.afterCR = f.sc.endedAtCR
 				rec.end = f.pos
 				return rec, true, nil
 			}
@@ -431,12 +439,19 @@ func (f *fileState) readRecord(keep int64) (recSpan, bool, error) {
 	}
 }
 
-// discardLine drops input up to and including the next '\n': after a
-// record over the limit, splitting starts again at a line start.
+// discardLine drops input up to and including the next line break
+// (LF, CR or CRLF): after a record over the limit, splitting starts again
+// at a line start.
 func (f *fileState) discardLine() error {
 	for {
 		p := f.slice(f.pos, f.base+int64(f.end))
-		if i := bytes.IndexByte(p, '\n'); i >= 0 {
+		i := bytes.IndexByte(p, '\n')
+		if cr := bytes.IndexByte(p, '\r'); cr >= 0 && (i < 0 || cr < i) {
+			f.pos += int64(cr + 1)
+			f.afterCR = true
+			return nil
+		}
+		if i >= 0 {
 			f.pos += int64(i + 1)
 			f.line++
 			return nil
