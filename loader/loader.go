@@ -74,7 +74,7 @@ func New(opts Options) (*Loader, error) {
 		burst := opts.MaxBatchSize
 		l.limiter = rate.NewLimiter(rate.Limit(opts.IngestRate), burst)
 	}
-	l.tracker = newTracker()
+	l.tracker = newTracker(-1)
 	return l, nil
 }
 
@@ -99,7 +99,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	l.files = len(sources)
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes)
 	defer splitter.Close()
-	l.tracker.begin(splitter.TotalBytes())
+	l.tracker = newTracker(splitter.TotalBytes())
 
 	readCtx, stopRead := context.WithCancel(ctx)
 	defer stopRead()
