@@ -396,7 +396,7 @@ var marshalClasses = [...]string{
 
 // DataType is the protocol representation of t for result and prepared
 // metadata. Vectors travel as the custom type
-// "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 3)".
+// "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType , 3)".
 // A UDT must have been resolved (ResolveUDTs) to carry its fields.
 func (t *Type) DataType() datatype.DataType {
 	if t.Kind < List {
@@ -440,7 +440,10 @@ func (t *Type) marshalClass() string {
 	var b strings.Builder
 	switch t.Kind {
 	case Vector:
-		b.WriteString(pkg + "VectorType(" + t.Elems[0].marshalClass() + ", " + strconv.Itoa(t.Dim) + ")")
+		// Cassandra writes " , " here (TypeParser.stringifyVectorParameters); drivers trim either.
+		// " , " is Cassandra's spelling (TypeParser.stringifyVectorParameters);
+		// drivers trim the spaces.
+		b.WriteString(pkg + "VectorType(" + t.Elems[0].marshalClass() + " , " + strconv.Itoa(t.Dim) + ")")
 		return b.String()
 	case Custom:
 		return t.Name
