@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,6 +54,7 @@ type config struct {
 	datasets                 []dataset
 	store                    string
 	keep                     bool
+	profileDir               string
 	log                      io.Writer
 }
 
@@ -79,6 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.store, "store", "narrow", "dataset also run against cqlsim in store mode; empty: none")
 	fs.IntVar(&cfg.scale, "scale", 10, "memory scaling: also load narrow at this many times -rows; 0: skip")
 	fs.Int64Var(&cfg.allocRows, "alloc-rows", 200_000, "rows of the in-process run that counts allocations per row")
+	fs.StringVar(&cfg.profileDir, "profile", "", "write CPU and allocation profiles of the in-process runs to this directory")
 	if err := fs.Parse(args); err != nil {
 		return 64
 	}
@@ -307,7 +310,11 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 		r.CPURatio = r.Loader.CPUUsPerRow / r.Ceiling.CPUUsPerRow
 	}
 
-	allocs, err := loaderAllocs(ctx, s, d, file, work, min(cfg.allocRows, cfg.rows))
+	prof := ""
+	if cfg.profileDir != "" {
+		prof = filepath.Join(cfg.profileDir, d.name+"-"+mode)
+	}
+	allocs, err := loaderAllocs(ctx, s, d, file, work, min(cfg.allocRows, cfg.rows), prof)
 	if err != nil {
 		return r, err
 	}
@@ -336,7 +343,7 @@ func loaderRSS(ctx context.Context, cfg config, d dataset, file, work string) (f
 // run in this process (cqlload has no switch to report its own, on
 // purpose). The cost of connecting and reading the schema is measured by
 // a run that reads no rows and subtracted.
-func loaderAllocs(ctx context.Context, s *sim, d dataset, file, work string, rows int64) (float64, error) {
+func loaderAllocs(ctx context.Context, s *sim, d dataset, file, work string, rows int64, profile string) (float64, error) {
 	once := func(maxRows int64) (mallocs uint64, written int64, err error) {
 		o := loaderDefaults()
 		ks, t, _ := strings.Cut(d.table, ".")
@@ -349,9 +356,18 @@ func loaderAllocs(ctx context.Context, s *sim, d dataset, file, work string, row
 		}
 		runtime.GC()
 		var m0, m1 runtime.MemStats
+		stopProfile := func() error { return nil }
+		if profile != "" && maxRows > 0 {
+			if stopProfile, err = startProfile(profile); err != nil {
+				return 0, 0, err
+			}
+		}
 		runtime.ReadMemStats(&m0)
 		sum, err := l.Run(ctx)
 		runtime.ReadMemStats(&m1)
+		if perr := stopProfile(); perr != nil && err == nil {
+			err = perr
+		}
 		if err != nil {
 			return 0, 0, fmt.Errorf("in-process load of %s: %w", d.name, err)
 		}
@@ -372,4 +388,35 @@ func loaderAllocs(ctx context.Context, s *sim, d dataset, file, work string, row
 		m = base
 	}
 	return float64(m-base) / float64(n), nil
+}
+
+// startProfile starts a CPU profile to prefix.cpu.pprof; the returned
+// function stops it and writes the allocation profile to prefix.allocs.pprof.
+func startProfile(prefix string) (stop func() error, err error) {
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+		return nil, err
+	}
+	cpu, err := os.Create(prefix + ".cpu.pprof")
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		cpu.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := cpu.Close(); err != nil {
+			return err
+		}
+		f, err := os.Create(prefix + ".allocs.pprof")
+		if err != nil {
+			return err
+		}
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}, nil
 }

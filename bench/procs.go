@@ -159,6 +159,11 @@ func (s *sim) counters() (simCounters, error) {
 	cl := http.Client{Timeout: 5 * time.Second}
 	resp, err := cl.Get("http://" + s.statsAddr + "/stats")
 	if err != nil {
+		select {
+		case <-s.done:
+			return simCounters{}, fmt.Errorf("cqlsim exited (%v):\n%s", s.cmd.ProcessState, s.out.String())
+		default:
+		}
 		return simCounters{}, err
 	}
 	defer resp.Body.Close()

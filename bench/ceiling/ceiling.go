@@ -28,6 +28,11 @@ import (
 	"github.com/cqlload/cqlload/schema"
 )
 
+// maxChunkBytes is the loader's cap on a chunk's bytes (loader.go): chunks
+// are the unit of batching, so the ceiling must cut them the same way to
+// send the same batch shapes.
+const maxChunkBytes = 512 << 10
+
 // DefaultSegmentRows bounds how many converted rows are held at once, so
 // that a 1 GB input does not need 1 GB of memory before sending starts.
 const DefaultSegmentRows = 200_000
@@ -121,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	sp := csvparse.NewSplitter(sources, d, o.ChunkSize, 0)
+	sp := csvparse.NewSplitter(sources, d, o.ChunkSize, maxChunkBytes)
 	defer sp.Close()
 
 	var res Result
