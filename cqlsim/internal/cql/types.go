@@ -425,49 +425,50 @@ func (t *Type) DataType() datatype.DataType {
 		udt, _ := datatype.NewUserDefined(t.Keyspace, t.Name, names, types)
 		return udt
 	case Vector:
-		return datatype.NewCustom(t.marshalClass())
+		return datatype.NewCustom(t.marshalClass(false))
 	}
 	return datatype.NewCustom(t.Name)
 }
 
-// marshalClass is the fully qualified Cassandra marshal class of t, as used in
-// custom type strings.
-func (t *Type) marshalClass() string {
+// marshalClass is the fully qualified Cassandra marshal class of t, as
+// AbstractType.toString writes it in custom type strings: a frozen collection,
+// tuple or UDT is wrapped in FrozenType unless an enclosing frozen type
+// already is (ignoreFreezing), as Cassandra's TypeParser does.
+func (t *Type) marshalClass(ignoreFreezing bool) string {
 	const pkg = "org.apache.cassandra.db.marshal."
+	switch t.Kind {
+	case Custom:
+		return t.Name
+	case Vector:
+		// " , " is Cassandra's spelling (TypeParser.stringifyVectorParameters);
+		// drivers trim the spaces.
+		return pkg + "VectorType(" + t.Elems[0].marshalClass(ignoreFreezing) + " , " + strconv.Itoa(t.Dim) + ")"
+	}
 	if t.Kind < List {
 		return pkg + marshalClasses[t.Kind]
 	}
+	frozen := !t.IsMultiCell()
+	inner := ignoreFreezing || frozen
 	var b strings.Builder
-	switch t.Kind {
-	case Vector:
-		// Cassandra writes " , " here (TypeParser.stringifyVectorParameters); drivers trim either.
-		// " , " is Cassandra's spelling (TypeParser.stringifyVectorParameters);
-		// drivers trim the spaces.
-		b.WriteString(pkg + "VectorType(" + t.Elems[0].marshalClass() + " , " + strconv.Itoa(t.Dim) + ")")
-		return b.String()
-	case Custom:
-		return t.Name
-	case UDT:
-		b.WriteString(pkg + "UserType(" + t.Keyspace + "," + hex.EncodeToString([]byte(t.Name)))
-		for _, f := range t.Fields {
-			b.WriteString("," + hex.EncodeToString([]byte(f.Name)) + ":" + f.Type.marshalClass())
-		}
-		b.WriteByte(')')
-		return b.String()
-	}
-	names := map[Kind]string{List: "ListType", Set: "SetType", Map: "MapType", Tuple: "TupleType"}
-	if t.Frozen && t.Kind != Tuple {
+	if frozen && !ignoreFreezing {
 		b.WriteString(pkg + "FrozenType(")
 	}
-	b.WriteString(pkg + names[t.Kind] + "(")
-	for i, e := range t.Elems {
-		if i > 0 {
-			b.WriteByte(',')
+	if t.Kind == UDT {
+		b.WriteString(pkg + "UserType(" + t.Keyspace + "," + hex.EncodeToString([]byte(t.Name)))
+		for _, f := range t.Fields {
+			b.WriteString("," + hex.EncodeToString([]byte(f.Name)) + ":" + f.Type.marshalClass(inner))
 		}
-		b.WriteString(e.marshalClass())
+	} else {
+		b.WriteString(pkg + map[Kind]string{List: "ListType", Set: "SetType", Map: "MapType", Tuple: "TupleType"}[t.Kind] + "(")
+		for i, e := range t.Elems {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(e.marshalClass(inner))
+		}
 	}
 	b.WriteByte(')')
-	if t.Frozen && t.Kind != Tuple {
+	if frozen && !ignoreFreezing {
 		b.WriteByte(')')
 	}
 	return b.String()
