@@ -21,7 +21,7 @@ func TestBlackhole(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := s.NewBatch(gocql.UnloggedBatch)
+	b := s.Batch(gocql.UnloggedBatch)
 	for i := 0; i < 10; i++ {
 		b.Query("INSERT INTO ks.bh (k, c, v) VALUES (?, ?, ?)", 7, i, "v")
 	}
@@ -40,7 +40,7 @@ func TestBlackhole(t *testing.T) {
 		t.Errorf("blackhole stored %d rows, %v", n, err)
 	}
 	// Framing is still checked, and oversized multi-partition batches still fail.
-	big := s.NewBatch(gocql.UnloggedBatch)
+	big := s.Batch(gocql.UnloggedBatch)
 	for i := 0; i < 60; i++ {
 		big.Query("INSERT INTO ks.bh (k, c, v) VALUES (?, ?, ?)", i, i, strings.Repeat("x", 1024))
 	}

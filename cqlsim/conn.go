@@ -91,8 +91,8 @@ func (c *conn) wants(ev primitive.EventType) bool { return c.events.Load()&event
 
 // serve reads frames until the connection fails. Requests are executed on
 // this goroutine in arrival order; responses are written to a buffered
-// writer that is flushed when no further request is already buffered, so a
-// pipelining client gets many responses per write.
+// writer that is flushed when no further whole request is already
+// buffered, so a pipelining client gets many responses per write.
 func (c *conn) serve() {
 	defer func() {
 		c.close()
@@ -155,9 +155,26 @@ func (c *conn) serve() {
 		if d := c.n.latency(); d > 0 {
 			c.delay(d, h.StreamId, msg, warnings)
 		} else {
-			c.write(h.StreamId, msg, warnings, c.br.Buffered() < headerLen)
+			c.write(h.StreamId, msg, warnings, !c.nextFrameBuffered())
 		}
 	}
+}
+
+// nextFrameBuffered reports whether a whole request is already buffered, so
+// that handling it cannot block on the network. Responses are flushed
+// otherwise: holding them while waiting for input could stall a client that
+// sends more only when answers arrive.
+func (c *conn) nextFrameBuffered() bool {
+	n := c.br.Buffered()
+	if n < headerLen {
+		return false
+	}
+	h, err := c.br.Peek(headerLen)
+	if err != nil {
+		return false
+	}
+	l := int64(binary.BigEndian.Uint32(h[5:9]))
+	return int64(n) >= headerLen+l
 }
 
 func (c *conn) newFrame(v primitive.ProtocolVersion, stream int16, msg message.Message, warnings []string) *frame.Frame {

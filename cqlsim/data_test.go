@@ -93,7 +93,7 @@ func TestCounters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := s.NewBatch(gocql.CounterBatch)
+	b := s.Batch(gocql.CounterBatch)
 	b.Query("UPDATE ks.c SET hits = hits + 100 WHERE k = 'a'")
 	b.Query("UPDATE ks.c SET hits = hits + 1 WHERE k = 'b'")
 	if err := s.ExecuteBatch(b); err != nil {
@@ -219,7 +219,7 @@ func TestBatches(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := cl.Stats().Total()
-			b := s.NewBatch(tc.typ)
+			b := s.Batch(tc.typ)
 			for r := 0; r < tc.rows; r++ {
 				b.Query("INSERT INTO ks.b (k, c, v) VALUES (?, ?, ?)", i*100+r%tc.partitions, r, tc.value)
 			}
@@ -269,7 +269,7 @@ func TestBatchWarningReachesDriver(t *testing.T) {
 		cc.WarningsHandlerBuilder = func(*gocql.Session) gocql.WarningHandler { return wc }
 	})
 	mustExec(t, s, ks3, "CREATE TABLE ks.b (k int PRIMARY KEY, v text)")
-	b := s.NewBatch(gocql.UnloggedBatch)
+	b := s.Batch(gocql.UnloggedBatch)
 	for r := 0; r < 3; r++ {
 		b.Query("INSERT INTO ks.b (k, v) VALUES (?, ?)", r, strings.Repeat("z", 600))
 	}

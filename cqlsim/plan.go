@@ -3,7 +3,6 @@ package cqlsim
 import (
 	"crypto/md5"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -431,4 +430,3 @@ func validate(col *column, v []byte) error {
 	return nil
 }
 
-func fmtErr(format string, args ...any) error { return fmt.Errorf(format, args...) }

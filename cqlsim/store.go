@@ -197,7 +197,7 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
 		return
 	}
 	var r *row
-	if m.ck != nil && len(t.ck) > 0 {
+	if len(m.ck) > 0 {
 		i, found := t.findRow(p, m.ck)
 		if found {
 			r = p.rows[i]

@@ -126,20 +126,3 @@ func routingKey(dst []byte, parts [][]byte) []byte {
 	}
 	return dst
 }
-
-// splitRoutingKey reverses routingKey for n components.
-func splitRoutingKey(key []byte, n int) [][]byte {
-	if n == 1 {
-		return [][]byte{key}
-	}
-	out := make([][]byte, 0, n)
-	for len(key) >= 2 && len(out) < n {
-		l := int(binary.BigEndian.Uint16(key))
-		if 2+l+1 > len(key) {
-			break
-		}
-		out = append(out, key[2:2+l])
-		key = key[2+l+1:]
-	}
-	return out
-}
