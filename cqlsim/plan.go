@@ -429,4 +429,3 @@ func validate(col *column, v []byte) error {
 	}
 	return nil
 }
-
