@@ -1,10 +1,13 @@
 package csvparse
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // benchRows builds n narrow rows of about 100 bytes and 6 fields, the
@@ -25,14 +28,30 @@ func benchRows(n int, quoted bool) []byte {
 }
 
 func BenchmarkSplit(b *testing.B) {
-	for _, quoted := range []bool{false, true} {
-		data := benchRows(100000, quoted)
-		b.Run(fmt.Sprintf("quoted=%t", quoted), func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
+	for _, tc := range []struct {
+		name   string
+		quoted bool
+		gzip   bool
+	}{{"plain", false, false}, {"quoted", true, false}, {"gzip", false, true}} {
+		data := benchRows(100000, tc.quoted)
+		input := data
+		if tc.gzip {
+			var buf bytes.Buffer
+			w := gzip.NewWriter(&buf)
+			if _, err := w.Write(data); err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			input = buf.Bytes()
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data))) // decompressed: comparable across cases
 			b.ReportAllocs()
 			rows := 0
 			for b.Loop() {
-				s := NewSplitter([]Source{memSource("bench.csv", data, false)}, DefaultDialect(), DefaultChunkRecords, 0)
+				s := NewSplitter([]Source{memSource("bench.csv", input, false)}, DefaultDialect(), DefaultChunkRecords, 0)
 				for {
 					c, err := s.Next()
 					if err == io.EOF {
