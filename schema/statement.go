@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,22 +18,79 @@ func (t *Table) tableName() string {
 // InsertStatement builds "INSERT INTO ks.t (a,b) VALUES (?,?) [USING TTL n]"
 // for the given columns; names are the bound column names (as stored, not
 // quoted) in bind order. A ttl of zero or less adds no TTL clause.
+//
+// A tuple column is bound element by element, "(?,?)" with names "c[0]",
+// "c[1]": gocql counts a bind marker of tuple type as one value per element
+// and rejects a single value for it. Bind the parts SplitTuple cuts from
+// the column's converted value. Tuples nested in other types are not
+// affected.
 func InsertStatement(t *Table, cols []*Column, ttl int) (stmt string, names []string) {
 	b := qb.Insert(t.tableName())
 	for _, c := range cols {
-		b.NamedColumn(QuoteIdent(c.Name), c.Name)
+		if n := tupleArity(c); n > 0 {
+			b.TupleColumn(QuoteIdent(c.Name), n)
+		} else {
+			b.NamedColumn(QuoteIdent(c.Name), c.Name)
+		}
+		names = appendBindNames(names, c)
 	}
 	if ttl > 0 {
 		b.TTL(time.Duration(ttl) * time.Second)
 	}
-	stmt, names = b.ToCql()
+	stmt, _ = b.ToCql()
 	return strings.TrimSpace(stmt), names
+}
+
+// tupleArity is the number of bind markers a tuple column takes, 0 for
+// other columns.
+func tupleArity(c *Column) int {
+	if c.Type.Kind == KindTuple {
+		return len(c.Type.Elems)
+	}
+	return 0
+}
+
+func appendBindNames(names []string, c *Column) []string {
+	n := tupleArity(c)
+	if n == 0 {
+		return append(names, c.Name)
+	}
+	for i := range n {
+		names = append(names, c.Name+"["+strconv.Itoa(i)+"]")
+	}
+	return names
+}
+
+// SplitTuple cuts a converted tuple value into its elements' serialized
+// values, appended to parts; a null element is a nil slice. The parts alias
+// b. It is for binding a top-level tuple column (see InsertStatement).
+func SplitTuple(parts [][]byte, b []byte, n int) ([][]byte, error) {
+	for i := range n {
+		if len(b) < 4 {
+			return parts, fmt.Errorf("tuple element %d: value ends after %d of %d elements", i+1, i, n)
+		}
+		size := int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		if size < 0 {
+			parts = append(parts, nil)
+			continue
+		}
+		if int(size) > len(b) {
+			return parts, fmt.Errorf("tuple element %d: length %d, %d bytes left", i+1, size, len(b))
+		}
+		parts, b = append(parts, b[:size:size]), b[size:]
+	}
+	if len(b) != 0 {
+		return parts, fmt.Errorf("%d bytes after the %d tuple elements", len(b), n)
+	}
+	return parts, nil
 }
 
 // CounterStatement builds "UPDATE ks.t SET c1=c1+?,… WHERE k1=? AND …" for a
 // counter table. The counters are the given columns that are not part of
 // the primary key; the WHERE clause names every primary key column. names
-// lists the counter columns first, then the key columns, in bind order.
+// lists the counter columns first, then the key columns, in bind order; a
+// tuple key column is bound element by element as in InsertStatement.
 func CounterStatement(t *Table, cols []*Column) (stmt string, names []string) {
 	b := qb.Update(t.tableName())
 	for _, c := range cols {
@@ -38,15 +98,18 @@ func CounterStatement(t *Table, cols []*Column) (stmt string, names []string) {
 			continue
 		}
 		b.AddNamed(QuoteIdent(c.Name), c.Name)
+		names = append(names, c.Name)
 	}
 	var where []qb.Cmp
-	for _, c := range t.PartitionKey {
-		where = append(where, qb.EqNamed(QuoteIdent(c.Name), c.Name))
-	}
-	for _, c := range t.Clustering {
-		where = append(where, qb.EqNamed(QuoteIdent(c.Name), c.Name))
+	for _, c := range append(append([]*Column{}, t.PartitionKey...), t.Clustering...) {
+		if n := tupleArity(c); n > 0 {
+			where = append(where, qb.EqTupleNamed(QuoteIdent(c.Name), n, c.Name))
+		} else {
+			where = append(where, qb.EqNamed(QuoteIdent(c.Name), c.Name))
+		}
+		names = appendBindNames(names, c)
 	}
 	b.Where(where...)
-	stmt, names = b.ToCql()
+	stmt, _ = b.ToCql()
 	return strings.TrimSpace(stmt), names
 }

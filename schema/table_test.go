@@ -268,6 +268,22 @@ func TestStatements(t *testing.T) {
 		t.Errorf("insert with TTL:\n got %s\nwant %s", stmt, want)
 	}
 
+	tup, err := NewTable("ks", "t", []*Column{
+		{Name: "k", Type: mustType(t, "frozen<tuple<int, text>>"), Kind: PartitionKey},
+		{Name: "v", Type: mustType(t, "tuple<int, frozen<tuple<text, text>>, blob>")},
+		{Name: "l", Type: mustType(t, "list<frozen<tuple<int, int>>>")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmt, names = InsertStatement(tup, tup.Columns, 0)
+	if want := `INSERT INTO ks.t (k,l,v) VALUES ((?,?),?,(?,?,?))`; stmt != want {
+		t.Errorf("insert with tuples:\n got %s\nwant %s", stmt, want)
+	}
+	if want := []string{"k[0]", "k[1]", "l", "v[0]", "v[1]", "v[2]"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("insert with tuples: names = %q, want %q", names, want)
+	}
+
 	odd, err := NewTable("My KS", "Hits", []*Column{
 		{Name: "page", Type: &Type{Kind: KindText}, Kind: PartitionKey},
 		{Name: "day", Type: &Type{Kind: KindDate}, Kind: Clustering},
@@ -283,5 +299,53 @@ func TestStatements(t *testing.T) {
 	}
 	if want := []string{"Bytes", "n", "page", "day"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("counter names = %q, want %q", names, want)
+	}
+}
+
+func TestCounterStatementTupleKey(t *testing.T) {
+	tb, err := NewTable("ks", "c", []*Column{
+		{Name: "k", Type: mustType(t, "frozen<tuple<int, text>>"), Kind: PartitionKey},
+		{Name: "n", Type: &Type{Kind: KindCounter}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmt, names := CounterStatement(tb, tb.Columns)
+	if want := `UPDATE ks.c SET n=n+? WHERE k=(?,?)`; stmt != want {
+		t.Errorf("got %s, want %s", stmt, want)
+	}
+	if want := []string{"n", "k[0]", "k[1]"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("names = %q, want %q", names, want)
+	}
+}
+
+func TestSplitTuple(t *testing.T) {
+	conv, err := NewConverter(mustType(t, "tuple<int, text, blob>"), DefaultFormats())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := conv(nil, []byte("(7, null, 0xab)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := SplitTuple(nil, b, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]byte{{0, 0, 0, 7}, nil, {0xab}}; !reflect.DeepEqual(parts, want) {
+		t.Errorf("parts = %x, want %x", parts, want)
+	}
+	for _, tc := range []struct {
+		b    []byte
+		n    int
+		want string
+	}{
+		{b, 4, "tuple element 4: value ends after 3 of 4 elements"},
+		{b, 2, "5 bytes after the 2 tuple elements"},
+		{[]byte{0, 0, 0, 9, 1}, 1, "tuple element 1: length 9, 1 bytes left"},
+	} {
+		if _, err := SplitTuple(nil, tc.b, tc.n); err == nil || err.Error() != tc.want {
+			t.Errorf("SplitTuple(%x, %d) error = %v, want %s", tc.b, tc.n, err, tc.want)
+		}
 	}
 }
