@@ -281,3 +281,19 @@ func TestReaderTooLongChunk(t *testing.T) {
 		t.Fatalf("second Next: %v, want io.EOF", err)
 	}
 }
+
+func TestReaderDefaultsAndOutOfRangeField(t *testing.T) {
+	r := NewReader(&Chunk{Data: []byte("a,b\n")}, DefaultDialect()) // FirstLine unset
+	record, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if record.Line != 1 {
+		t.Errorf("Line = %d, want 1 when FirstLine is unset", record.Line)
+	}
+	for _, i := range []int{-1, 2} {
+		if line, col := record.FieldPos(i); line != 1 || col != 1 {
+			t.Errorf("FieldPos(%d) = %d:%d, want the record start 1:1", i, line, col)
+		}
+	}
+}

@@ -260,6 +260,26 @@ func TestRecordTooLong(t *testing.T) {
 	}
 }
 
+func TestRecordTooLongCRLines(t *testing.T) {
+	// CR-only and CRLF line ends: splitting resumes after the line break.
+	for _, in := range []string{"\"aaaaaaaaaaaa\rbb\rok\r", "\"aaaaaaaaaaaa\r\nbb\r\nok\r\n"} {
+		for _, block := range []int{1, defaultBlockSize} {
+			d := dialect(func(d *Dialect) { d.MaxRecordBytes = 5 })
+			s := NewSplitter([]Source{memSource("x", []byte(in), block == 1)}, d, 10, 0)
+			s.blockSize = block
+			_, recs := split(t, s, d)
+			want := []rec{
+				{1, `"aaaa`, nil, nil, "x:1:1: " + ErrRecordTooLong.Error()},
+				{2, "bb", f("bb"), q(false), ""},
+				{3, "ok", f("ok"), q(false), ""},
+			}
+			if !reflect.DeepEqual(recs, want) {
+				t.Errorf("%q block=%d: got\n%#v\nwant\n%#v", in, block, recs, want)
+			}
+		}
+	}
+}
+
 func TestRecordTooLongWhileSkippingOrInHeader(t *testing.T) {
 	in := []byte("\"xxxxx\nxx\nok\n") // cut inside line 2
 	d := dialect(func(d *Dialect) { d.MaxRecordBytes = 8; d.SkipRows = 1 })
