@@ -27,6 +27,7 @@ CREATE TABLE ks.every (
 	ts timestamp, tu timeuuid, tiny tinyint, id uuid, vc varchar, vi varint,
 	li list<int>, se set<text>, ma map<text, frozen<list<int>>>, tp tuple<int, text>,
 	ad frozen<address>, pe frozen<"Person">, st text static,
+	ve vector<float, 3>, vt vector<text, 2>,
 	PRIMARY KEY ((k), "Ck"));
 CREATE TABLE ks.hits (page text, day date, n counter, PRIMARY KEY (page, day));
 `
@@ -68,7 +69,7 @@ func TestLoadTableFromCluster(t *testing.T) {
 		"da date", "de decimal", "do double", "du duration", "fl float", "id uuid", "ip inet",
 		"li list<int>", "ma map<text, frozen<list<int>>>", `pe frozen<"Person">`, "se set<text>",
 		"si smallint", "st text", "te text", "ti time", "tiny tinyint", "tp frozen<tuple<int, text>>",
-		"ts timestamp", "tu timeuuid", "vc text", "vi varint",
+		"ts timestamp", "tu timeuuid", "vc text", "ve vector<float, 3>", "vi varint", "vt vector<text, 2>",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("columns:\n got %q\nwant %q", got, want)
@@ -121,7 +122,7 @@ func TestConvertedValuesWriteAndReadBack(t *testing.T) {
 		"vi": "-123456789012345678901234567890", "li": "[3, 1, 2]", "se": "{'b', 'a'}",
 		"ma": "{'x': [1, 2], 'y': []}", "tp": "(1, null)",
 		"ad": "{street: 'Main', no: 3, tags: {'t'}}", "pe": `{name: 'Ann', home: {no: 7}}`,
-		"st": "static",
+		"st": "static", "ve": "[1.5, -2, 0]", "vt": "['a', 'bc']",
 	}
 	// The tuple column is left out: cqlsim does not take bind markers inside
 	// a tuple literal yet, which is how InsertStatement binds a tuple
@@ -196,6 +197,8 @@ func TestConvertedValuesWriteAndReadBack(t *testing.T) {
 	check("se", []string{"a", "b"})
 	check("ma", map[string][]int{"x": {1, 2}, "y": {}})
 	check("st", "static")
+	check("ve", []float32{1.5, -2, 0})
+	check("vt", []string{"a", "bc"})
 	if de, ok := row["de"].(interface{ String() string }); !ok || de.String() != "-1.50" {
 		t.Errorf("de = %v, want -1.50", row["de"])
 	}
