@@ -22,46 +22,61 @@ type groupRow struct {
 // a partition, which keeps last-write-wins by file order for repeated keys
 // inside a chunk when the cluster orders a batch's mutations by position.
 func groupBatches(rows []groupRow, lim batchLimits) [][]int {
-	// Partitions in first-seen order, each a list of row indexes.
-	partIdx := make(map[string]int, len(rows))
-	var parts [][]int
-	for i, r := range rows {
-		p, ok := partIdx[r.partition]
-		if !ok {
-			p = len(parts)
-			partIdx[r.partition] = p
-			parts = append(parts, nil)
-		}
-		parts[p] = append(parts[p], i)
+	if len(rows) == 0 {
+		return nil
 	}
+	// Number partitions in first-seen order, then lay each one's rows out
+	// contiguously (in input order) in one slab: batches are sub-slices of
+	// it, so the cost per chunk is a few allocations, not a few per row.
+	partOf := make([]int32, len(rows))
+	ids := make(map[string]int32, len(rows))
+	var counts []int32
+	for i := range rows {
+		p, ok := ids[rows[i].partition]
+		if !ok {
+			p = int32(len(counts))
+			ids[rows[i].partition] = p
+			counts = append(counts, 0)
+		}
+		partOf[i] = p
+		counts[p]++
+	}
+	starts := make([]int32, len(counts)+1)
+	for p, n := range counts {
+		starts[p+1] = starts[p] + n
+		counts[p] = starts[p] // from here on: where the next row of p goes
+	}
+	byPart := make([]int, len(rows))
+	for i, p := range partOf {
+		byPart[counts[p]] = i
+		counts[p]++
+	}
+	part := func(p int32) []int { return byPart[starts[p]:starts[p+1]:starts[p+1]] }
 
 	var out [][]int
 	cut := func(idx []int) {
-		var cur []int
-		bytes := 0
-		for _, i := range idx {
+		from, bytes := 0, 0
+		for k, i := range idx {
 			sz := rows[i].size
-			if len(cur) > 0 && (len(cur) >= lim.maxRows || bytes+sz > lim.maxBytes) {
-				out = append(out, cur)
-				cur, bytes = nil, 0
+			if k > from && (k-from >= lim.maxRows || bytes+sz > lim.maxBytes) {
+				out = append(out, idx[from:k:k])
+				from, bytes = k, 0
 			}
-			cur = append(cur, i)
 			bytes += sz
 		}
-		if len(cur) > 0 {
-			out = append(out, cur)
-		}
+		out = append(out, idx[from:len(idx):len(idx)])
 	}
 
 	// Small partitions pooled per replica set, in first-seen order.
 	setIdx := map[int]int{}
-	var pools [][][]int
-	for _, p := range parts {
-		if len(p) >= lim.minRows {
-			cut(p)
+	var pools [][]int32
+	for p := range int32(len(counts)) {
+		idx := part(p)
+		if len(idx) >= lim.minRows {
+			cut(idx)
 			continue
 		}
-		s := rows[p[0]].replicas
+		s := rows[idx[0]].replicas
 		k, ok := setIdx[s]
 		if !ok {
 			k = len(pools)
@@ -70,29 +85,32 @@ func groupBatches(rows []groupRow, lim batchLimits) [][]int {
 		}
 		pools[k] = append(pools[k], p)
 	}
+	// Pooled batches are runs of whole partitions copied into one slab
+	// that never grows past its capacity, so earlier batches stay valid.
+	pooled := make([]int, 0, len(rows))
 	for _, pool := range pools {
-		var cur []int
-		bytes := 0
+		from, bytes := len(pooled), 0
 		for _, p := range pool {
+			idx := part(p)
 			pb := 0
-			for _, i := range p {
+			for _, i := range idx {
 				pb += rows[i].size
 			}
-			if len(cur) > 0 && (len(cur)+len(p) > lim.maxRows || bytes+pb > lim.maxBytes) {
-				out = append(out, cur)
-				cur, bytes = nil, 0
+			if n := len(pooled) - from; n > 0 && (n+len(idx) > lim.maxRows || bytes+pb > lim.maxBytes) {
+				out = append(out, pooled[from:len(pooled):len(pooled)])
+				from, bytes = len(pooled), 0
 			}
-			if len(p) > lim.maxRows || pb > lim.maxBytes {
+			if len(idx) > lim.maxRows || pb > lim.maxBytes {
 				// Cannot happen with minRows <= maxRows unless rows are
 				// large; such a partition is cut on its own.
-				cut(p)
+				cut(idx)
 				continue
 			}
-			cur = append(cur, p...)
+			pooled = append(pooled, idx...)
 			bytes += pb
 		}
-		if len(cur) > 0 {
-			out = append(out, cur)
+		if len(pooled) > from {
+			out = append(out, pooled[from:len(pooled):len(pooled)])
 		}
 	}
 	return out

@@ -29,6 +29,7 @@ type row struct {
 	values []any
 	raw    []byte // the record as read, for the error file
 	line   int64
+	key    []byte // the partition key as hashed for the token
 	token  int64
 	size   int // serialized value bytes
 }
@@ -206,6 +207,7 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 			values: vals,
 			raw:    arena[raw:len(arena):len(arena)],
 			line:   rec.Line,
+			key:    rk,
 			token:  murmur3.Token(rk),
 		})
 		k++

@@ -44,6 +44,7 @@ func TestIntegration(t *testing.T) {
 
 	const rows = 20000
 	o.Files = []string{writeCSV(t, "it.csv", rows, genRow)}
+	o.Columns = wideColumns
 	o.ErrFile = t.TempDir() + "/it.err"
 	s, err := runLoad(t, o)
 	if err != nil {

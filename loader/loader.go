@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/gocql/gocql"
 	"golang.org/x/sync/errgroup"
@@ -74,7 +75,7 @@ func New(opts Options) (*Loader, error) {
 		burst := opts.MaxBatchSize
 		l.limiter = rate.NewLimiter(rate.Limit(opts.IngestRate), burst)
 	}
-	l.tracker = newTracker(-1)
+	l.tracker = newTracker()
 	return l, nil
 }
 
@@ -99,7 +100,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	l.files = len(sources)
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes)
 	defer splitter.Close()
-	l.tracker = newTracker(splitter.TotalBytes())
+	l.tracker.begin(splitter.TotalBytes())
 
 	readCtx, stopRead := context.WithCancel(ctx)
 	defer stopRead()
@@ -328,10 +329,8 @@ func (l *Loader) convertLoop(chunks <-chan *csvparse.Chunk, out chan<- *batch) e
 
 func (l *Loader) batchesOf(c converted) []*batch {
 	g := make([]groupRow, len(c.rows))
-	rowPtrs := make([]*row, len(c.rows))
 	for i := range c.rows {
 		r := &c.rows[i]
-		rowPtrs[i] = r
 		size := 0
 		for _, v := range r.values {
 			if cl, ok := v.(*cell); ok && cl != nil {
@@ -339,34 +338,26 @@ func (l *Loader) batchesOf(c converted) []*batch {
 			}
 		}
 		r.size = size
-		g[i] = groupRow{partition: string(partitionKey(c.plan, r)), replicas: l.ring.replicaSet(r.token), size: size}
+		// The key lives in the chunk's arena, which nothing modifies, and
+		// the string does not outlive groupBatches: no copy per row.
+		key := unsafe.String(unsafe.SliceData(r.key), len(r.key))
+		g[i] = groupRow{partition: key, replicas: l.ring.replicaSet(r.token), size: size}
 	}
 	lim := batchLimits{minRows: l.opts.MinBatchSize, maxRows: l.opts.MaxBatchSize, maxBytes: l.opts.MaxBatchBytes}
 	groups := groupBatches(g, lim)
+	// One slab each for the batches and their row pointers.
 	out := make([]*batch, len(groups))
+	bs := make([]batch, len(groups))
+	ptrs := make([]*row, 0, len(c.rows))
 	for i, idx := range groups {
-		rows := make([]*row, len(idx))
-		for j, k := range idx {
-			rows[j] = rowPtrs[k]
+		from := len(ptrs)
+		for _, k := range idx {
+			ptrs = append(ptrs, &c.rows[k])
 		}
-		out[i] = &batch{rows: rows, file: c.file, plan: c.plan, state: c.state}
+		bs[i] = batch{rows: ptrs[from:len(ptrs):len(ptrs)], file: c.file, plan: c.plan, state: c.state}
+		out[i] = &bs[i]
 	}
 	return out
-}
-
-// partitionKey returns bytes equal for rows of one partition (the bound
-// partition key values, concatenated).
-func partitionKey(p *plan, r *row) []byte {
-	if len(p.pk) == 1 {
-		return r.values[p.pk[0]].(*cell).b
-	}
-	var k []byte
-	for _, b := range p.pk {
-		v := r.values[b].(*cell).b
-		k = append(k, byte(len(v)>>8), byte(len(v)))
-		k = append(k, v...)
-	}
-	return k
 }
 
 // abort stops reading; with an insert-error limit also stops sending.

@@ -33,23 +33,27 @@ func (p Progress) RowsInFlight() int64 {
 // and senders never contend on a lock per row; the latency histogram takes
 // a lock once per request.
 type tracker struct {
-	start time.Time
+	start atomic.Int64 // unix nanoseconds; set again when the run starts reading
 
 	read, written, skipped, failedParse, failedInsert, aborted atomic.Int64
 	bytesDone, retries, requests                               atomic.Int64
 	batchRowsMax, batchBytesMax                                atomic.Int64
-	bytesTotal                                                 int64
+	bytesTotal                                                 atomic.Int64
 
 	mu   sync.Mutex
 	hist *hdrhistogram.Histogram // request latency in microseconds
 }
 
-func newTracker(bytesTotal int64) *tracker {
-	return &tracker{
-		start:      time.Now(),
-		bytesTotal: bytesTotal,
-		hist:       hdrhistogram.New(1, int64(10*time.Minute/time.Microsecond), 3),
-	}
+func newTracker() *tracker {
+	t := &tracker{hist: hdrhistogram.New(1, int64(10*time.Minute/time.Microsecond), 3)}
+	t.begin(-1)
+	return t
+}
+
+// begin marks the start of reading; bytesTotal is -1 when unknown.
+func (t *tracker) begin(bytesTotal int64) {
+	t.bytesTotal.Store(bytesTotal)
+	t.start.Store(time.Now().UnixNano())
 }
 
 func (t *tracker) observe(d time.Duration) {
@@ -85,10 +89,10 @@ func (t *tracker) snapshot() Progress {
 		RowsFailedInsert: t.failedInsert.Load(),
 		RowsAborted:      t.aborted.Load(),
 		BytesDone:        t.bytesDone.Load(),
-		BytesTotal:       t.bytesTotal,
+		BytesTotal:       t.bytesTotal.Load(),
 		Retries:          t.retries.Load(),
 		Requests:         t.requests.Load(),
-		Elapsed:          time.Since(t.start),
+		Elapsed:          time.Since(time.Unix(0, t.start.Load())),
 	}
 	p.RowsRead = t.read.Load()
 	return p

@@ -40,7 +40,13 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // classify turns a driver error into a WriteError.
 func classify(err error) *WriteError {
 	we := &WriteError{Err: err}
-	var reqErr gocql.RequestError
+	// The scylladb driver's error frames expose GetCode; upstream gocql's
+	// expose Code (gocql.RequestError). Accept both.
+	var reqErr interface{ GetCode() int }
+	var upstream gocql.RequestError
+	if !errors.As(err, &reqErr) && errors.As(err, &upstream) {
+		reqErr = codeOf{upstream}
+	}
 	var netErr net.Error
 	switch {
 	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, context.DeadlineExceeded):
@@ -48,8 +54,8 @@ func classify(err error) *WriteError {
 	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrConnectionClosed), errors.Is(err, gocql.ErrHostDown):
 		// The request may have reached a node before the connection went.
 		we.Retryable, we.MayBeApplied = true, true
-	case errors.As(err, &reqErr):
-		switch reqErr.Code() {
+	case reqErr != nil:
+		switch reqErr.GetCode() {
 		case gocql.ErrCodeUnavailable, gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping, gocql.ErrCodeTruncate:
 			we.Retryable = true // refused before anything was written
 		case gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout, gocql.ErrCodeServer, gocql.ErrCodeWriteFailure:
@@ -62,6 +68,10 @@ func classify(err error) *WriteError {
 	}
 	return we
 }
+
+type codeOf struct{ gocql.RequestError }
+
+func (c codeOf) GetCode() int { return c.Code() }
 
 // send writes one batch, retrying and splitting as needed, and accounts
 // for every row in it exactly once.

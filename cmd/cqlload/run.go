@@ -151,7 +151,7 @@ Flags:
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := loader.DefaultOptions()
 	fs := pflag.NewFlagSet("cqlload", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are reported once, below
 	fs.SortFlags = false
 	var c cli
 	fs.StringVarP(&c.execute, "execute", "e", "", "a cqlsh COPY ... FROM statement")
@@ -188,6 +188,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "cqlload: %v\nRun cqlload --help for usage.\n", err)
 		return exitUsage
 	}
 	if c.help {

@@ -92,7 +92,7 @@ func TestExitStatuses(t *testing.T) {
 	good := filepath.Join(dir, "good.csv")
 	os.WriteFile(good, []byte("k,v,n\n1,a,1\n2,b,2\n3,c,3\n"), 0o644)
 	bad := filepath.Join(dir, "bad.csv")
-	os.WriteFile(bad, []byte("1,a,1\n2,b,x\n3,c,3\nq,d,4\n"), 0o644)
+	os.WriteFile(bad, []byte("1,1,a\n2,x,b\n3,3,c\nq,4,d\n"), 0o644) // k, n, v: cqlsh's order without a column list
 	errFile := filepath.Join(dir, "e.err")
 	summary := filepath.Join(dir, "s.json")
 
@@ -132,7 +132,7 @@ func TestExitStatuses(t *testing.T) {
 	}
 
 	// Standard input, summary on stdout.
-	code, out, _ = runCLI(t, "7,g,7\n8,h,8\n", "--hosts", host, "--port", port, "--progress", "none", "--summary-json", "-", "--table", "ks.t", "-")
+	code, out, _ = runCLI(t, "7,7,g\n8,8,h\n", "--hosts", host, "--port", port, "--progress", "none", "--err-file", errFile, "--summary-json", "-", "--table", "ks.t", "-")
 	if code != exitOK || !strings.Contains(out, `"rows_written": 2`) {
 		t.Fatalf("stdin: exit %d\n%s", code, out)
 	}
