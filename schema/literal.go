@@ -48,7 +48,7 @@ func (p *litParser) errorf(format string, args ...any) error {
 }
 
 func (p *litParser) expect(c byte) error {
-	if got := p.peek(); got != c {
+	if got := p.peek(); p.i >= len(p.s) || got != c {
 		if p.i >= len(p.s) {
 			return p.errorf("expected %q, found the end", c)
 		}
@@ -180,7 +180,8 @@ func (p *litParser) hex4() (rune, bool) {
 }
 
 // isNull reports whether a bare token is a null: "null" in any case, or
-// empty (cqlsh writes nulls inside UDTs as its NULL marker, which is empty by default).
+// empty (cqlsh writes a null inside a UDT as its NULL marker, empty by
+// default).
 func isNull(tok []byte, quoted bool) bool {
 	return !quoted && (len(tok) == 0 || equalFoldASCII(tok, "null"))
 }
@@ -194,7 +195,7 @@ func (b *builder) composite(t *Type, depth int) (Converter, error) {
 		n := len(dst)
 		p := litParser{s: field}
 		out, err := enc(&p, dst)
-		if err == nil && p.peek() != 0 {
+		if p.space(); err == nil && p.i < len(p.s) {
 			err = p.errorf("unexpected %q after the value", p.s[p.i:])
 		}
 		if err != nil {
@@ -239,8 +240,8 @@ func (b *builder) encoder(t *Type, depth int) (encodeFunc, error) {
 	return nil, fmt.Errorf("no converter for type %s", t)
 }
 
-// scalarEncoder reads a scalar token. Inside a map key position the caller
-// uses keyEncoder instead, which knows where a bare key ends.
+// scalarEncoder reads a scalar token. Map keys are read by mapEncoder's own
+// function, which knows where a bare key ends.
 func scalarEncoder(t *Type, fn scalarFunc) encodeFunc {
 	return func(p *litParser, dst []byte) ([]byte, error) {
 		tok, quoted, err := p.token(false, false)
@@ -295,7 +296,7 @@ func appendValue(p *litParser, dst []byte, enc encodeFunc) ([]byte, error) {
 
 var errNullElement = errors.New("null is not allowed inside a list, set or map")
 
-// openers gives the closing bracket for each opening one.
+// closer gives the closing bracket for an opening one.
 func closer(open byte) byte {
 	switch open {
 	case '[':
@@ -312,11 +313,12 @@ func closer(open byte) byte {
 // element, and returns how many there were.
 func (p *litParser) elements(opens string, each func(i int) error) (int, error) {
 	c := p.peek()
-	if c == 0 || strings.IndexByte(opens, c) < 0 {
-		if c == 0 {
-			return 0, p.errorf("expected one of %s, found the end", quoteBytes(opens))
+	if p.i >= len(p.s) || strings.IndexByte(opens, c) < 0 {
+		want := quoteBytes(opens)
+		if p.i >= len(p.s) {
+			return 0, p.errorf("expected %s, found the end", want)
 		}
-		return 0, p.errorf("expected one of %s, found %q", quoteBytes(opens), c)
+		return 0, p.errorf("expected %s, found %q", want, c)
 	}
 	end := closer(c)
 	p.i++
@@ -330,26 +332,28 @@ func (p *litParser) elements(opens string, each func(i int) error) (int, error) 
 			return n, err
 		}
 		n++
-		switch p.peek() {
-		case ',':
+		c := p.peek()
+		switch {
+		case p.i >= len(p.s):
+			return n, p.errorf("expected ',' or %q, found the end", end)
+		case c == ',':
 			p.i++
-		case end:
+		case c == end:
 			p.i++
 			return n, nil
-		case 0:
-			return n, p.errorf("expected ',' or %q, found the end", end)
 		default:
-			return n, p.errorf("expected ',' or %q, found %q", end, p.s[p.i])
+			return n, p.errorf("expected ',' or %q, found %q", end, c)
 		}
 	}
 }
 
+// quoteBytes lists the accepted opening brackets: "'{'" or "'[' or '{'".
 func quoteBytes(s string) string {
 	parts := make([]string, len(s))
 	for i := range s {
 		parts[i] = fmt.Sprintf("%q", s[i])
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, " or ")
 }
 
 // nullAhead reports whether the next value is a bare null ("null" in any

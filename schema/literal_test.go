@@ -53,8 +53,8 @@ func TestCollectionValues(t *testing.T) {
 
 func TestCollectionErrors(t *testing.T) {
 	runErrCases(t, DefaultFormats(), []errCase{
-		{"list<int>", "", `invalid list<int> "": at offset 0: expected one of '[', '{', found the end`},
-		{"list<int>", "1, 2", `invalid list<int> "1, 2": at offset 0: expected one of '[', '{', found '1'`},
+		{"list<int>", "", `invalid list<int> "": at offset 0: expected '[' or '{', found the end`},
+		{"list<int>", "1, 2", `invalid list<int> "1, 2": at offset 0: expected '[' or '{', found '1'`},
 		{"list<int>", "[1, 2", `invalid list<int> "[1, 2": at offset 5: expected ',' or ']', found the end`},
 		{"list<int>", "[1, x]", `invalid list<int> "[1, x]": element 2: invalid int "x": not a number`},
 		{"list<int>", "[1, 3000000000]", `invalid list<int> "[1, 3000000000]": element 2: invalid int "3000000000": out of range [-2147483648, 2147483647]`},
@@ -69,11 +69,12 @@ func TestCollectionErrors(t *testing.T) {
 		{"map<text, int>", "{'a' 1}", `invalid map<text, int> "{'a' 1}": entry 1: at offset 5: expected ':', found '1'`},
 		{"map<text, int>", "{'a': null}", `invalid map<text, int> "{'a': null}": value 1: null is not allowed inside a list, set or map`},
 		{"map<text, int>", "{null: 1}", `invalid map<text, int> "{null: 1}": key 1: null is not allowed inside a list, set or map`},
-		{"map<text, int>", "['a': 1]", `invalid map<text, int> "['a': 1]": at offset 0: expected one of '{', found '['`},
+		{"map<text, int>", "['a': 1]", `invalid map<text, int> "['a': 1]": at offset 0: expected '{', found '['`},
 		{"tuple<int, int>", "(1, 2, 3)", `invalid tuple<int, int> "(1, 2, 3)": more than the 2 components of tuple<int, int>`},
 		{"vector<float, 3>", "[1, 2]", `invalid vector<float, 3> "[1, 2]": 2 elements, vector<float, 3> needs 3`},
 		{"vector<float, 2>", "[1, 2, 3]", `invalid vector<float, 2> "[1, 2, 3]": more than 2 elements`},
 		{"vector<float, 2>", "[1, null]", `invalid vector<float, 2> "[1, null]": element 2: null is not allowed in a vector`},
+		{"list<int>", "[1]\x00", `invalid list<int> "[1]\x00": at offset 3: unexpected "\x00" after the value`},
 		{"list<ascii>", "['é']", `invalid list<ascii> "['é']": element 1: invalid ascii "é": not ASCII`},
 	})
 }
@@ -97,6 +98,6 @@ func TestUDTValues(t *testing.T) {
 		{"frozen<address>", "{no: x}", `invalid frozen<address> "{no: x}": field no: invalid int "x": not a number`},
 		{"frozen<address>", "{no 1}", `invalid frozen<address> "{no 1}": field no: at offset 4: expected ':', found '1'`},
 		{"frozen<address>", "{: 1}", `invalid frozen<address> "{: 1}": at offset 1: expected a field name, found ':'`},
-		{"frozen<address>", "(1, 2)", `invalid frozen<address> "(1, 2)": at offset 0: expected one of '{', found '('`},
+		{"frozen<address>", "(1, 2)", `invalid frozen<address> "(1, 2)": at offset 0: expected '{', found '('`},
 	})
 }
