@@ -114,29 +114,35 @@ func cmpFloat(a, b float64) int {
 	return cmpInt(int(math.Float64bits(b)>>63), int(math.Float64bits(a)>>63))
 }
 
-// compareDecimal compares scale+varint decimals numerically without building
-// numbers whose size depends on the scales (which are attacker-controlled).
+// compareDecimal compares scale+varint decimals numerically. Scales are
+// attacker-controlled (up to 2^31), so it never builds 10^scale: magnitudes
+// estimated from bit lengths decide unless they are within a few digits, and
+// then the scales differ by little and one side is scaled up exactly.
 func compareDecimal(a, b []byte) int {
 	sa, sb := int64(int32(binary.BigEndian.Uint32(a))), int64(int32(binary.BigEndian.Uint32(b)))
 	ua, ub := varintValue(a[4:]), varintValue(b[4:])
-	if c := cmpInt(ua.Sign(), ub.Sign()); c != 0 || ua.Sign() == 0 {
+	sign := ua.Sign()
+	if c := cmpInt(sign, ub.Sign()); c != 0 || sign == 0 {
 		return c
 	}
-	// The adjusted exponent (digits - scale) orders magnitudes when it differs.
-	ea := int64(len(new(big.Int).Abs(ua).Text(10))) - sa
-	eb := int64(len(new(big.Int).Abs(ub).Text(10))) - sb
-	if ea != eb {
-		c := 1
-		if ea < eb {
-			c = -1
-		}
-		return c * ua.Sign()
+	if sa == sb {
+		return ua.Cmp(ub)
 	}
-	// Same adjusted exponent: the scales differ by at most the digit counts.
+	// log10|x| = log10|unscaled| - scale, and log10|unscaled| lies within
+	// one of BitLen*log10(2).
+	const log10of2 = 0.30102999566398120
+	ea := float64(ua.BitLen())*log10of2 - float64(sa)
+	eb := float64(ub.BitLen())*log10of2 - float64(sb)
+	if ea > eb+2 {
+		return sign
+	}
+	if eb > ea+2 {
+		return -sign
+	}
 	ten := big.NewInt(10)
 	if sa < sb {
 		ua = new(big.Int).Mul(ua, new(big.Int).Exp(ten, big.NewInt(sb-sa), nil))
-	} else if sb < sa {
+	} else {
 		ub = new(big.Int).Mul(ub, new(big.Int).Exp(ten, big.NewInt(sa-sb), nil))
 	}
 	return ua.Cmp(ub)

@@ -23,10 +23,18 @@ func Format(t *Type, b []byte) string {
 	if err := Validate(t, b); err != nil {
 		return "0x" + hex.EncodeToString(b)
 	}
+	if (t.Kind == Varint || t.Kind == Decimal) && len(b) > maxDecimalFormat {
+		// Decimal conversion is superlinear; a message does not need it.
+		return "0x" + hex.EncodeToString(b)
+	}
 	var sb strings.Builder
 	format(&sb, t, b)
 	return sb.String()
 }
+
+// maxDecimalFormat is the largest varint or decimal, in bytes, that Format
+// renders in decimal (about 2,400 digits).
+const maxDecimalFormat = 1024
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 

@@ -330,7 +330,8 @@ func TestCompareOrder(t *testing.T) {
 		{"smallint", []string{"-300", "-1", "0", "1", "300"}},
 		{"tinyint", []string{"-128", "-1", "0", "127"}},
 		{"varint", []string{"-100000000000000000000", "-129", "-1", "0", "1", "255", "100000000000000000000"}},
-		{"decimal", []string{"-1e3", "-1.5", "-0.001", "0", "0.001", "0.0011", "1.5", "1.51", "999.99", "1e3", "1001", "1E+30"}},
+		{"decimal", []string{"-1e3", "-999.9", "-1.5", "-0.001", "0", "1e-300", "0.001", "0.0011", "0.999", "1", "1.000001", "1.5", "1.51",
+			"999.99", "1e3", "1001", "99999999999999999999e-10", "1E+30", "1000000000000000000000000000001"}},
 		{"float", []string{"-Infinity", "-1.5", "-0.0", "0.0", "1", "Infinity", "NaN"}},
 		{"double", []string{"-Infinity", "-1e300", "-0.0", "0", "1e-300", "1.5", "Infinity", "NaN"}},
 		{"text", []string{"''", "'A'", "'a'", "'ab'", "'b'", "'é'"}},
@@ -383,8 +384,10 @@ func TestCompareOrder(t *testing.T) {
 		t.Error("empty int values must sort first")
 	}
 	decT := testType(t, "decimal")
-	if c := Compare(decT, mustEncode(t, "decimal", "1.5"), mustEncode(t, "decimal", "1.50")); c != 0 {
-		t.Errorf("Compare(1.5, 1.50) = %d, want 0", c)
+	for _, pair := range [][2]string{{"1.5", "1.50"}, {"1e-5", "0.00001"}, {"123456789e-3", "123456.789"}, {"-1e3", "-1000.000"}, {"0", "0e10"}} {
+		if c := Compare(decT, mustEncode(t, "decimal", pair[0]), mustEncode(t, "decimal", pair[1])); c != 0 {
+			t.Errorf("Compare(decimal %s, %s) = %d, want 0", pair[0], pair[1], c)
+		}
 	}
 }
 
@@ -409,6 +412,11 @@ func TestFormat(t *testing.T) {
 		if got := Format(testType(t, tc.typ), mustEncode(t, tc.typ, tc.lit)); got != tc.want {
 			t.Errorf("Format(%s, %s) = %s, want %s", tc.typ, tc.lit, got, tc.want)
 		}
+	}
+	big := make([]byte, 2000)
+	big[0] = 1
+	if got := Format(testType(t, "varint"), big); !strings.HasPrefix(got, "0x01") {
+		t.Errorf("Format(varint of 2000 bytes) = %.20s…, want hex", got)
 	}
 	intT := testType(t, "int")
 	for _, c := range []struct {
