@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"strings"
 	"testing"
+	"time"
 )
 
 var benchCases = []struct {
@@ -56,14 +58,36 @@ func BenchmarkConverters(b *testing.B) {
 }
 
 // TestScalarConvertersDoNotAllocate holds the hot-path promise: a scalar
-// converter appending into a buffer with room allocates nothing.
+// converter appending into a buffer with room allocates nothing, with
+// cqlsh's default formats and with European separators and a zone.
 func TestScalarConvertersDoNotAllocate(t *testing.T) {
-	for _, bc := range benchCases {
+	eu := DefaultFormats()
+	eu.DecimalSep, eu.ThousandsSep = ",", "."
+	eu.DateTimeFormat = "%d.%m.%Y %H:%M:%S"
+	eu.CqlshEscapes = true
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eu.TimeZone = paris
+	cases := append([]struct{ name, typ, in string }{}, benchCases...)
+	cases = append(cases,
+		struct{ name, typ, in string }{"eu int", "int", "1.234.567"},
+		struct{ name, typ, in string }{"eu double", "double", "-1.234,5"},
+		struct{ name, typ, in string }{"eu decimal", "decimal", "1.234,50"},
+		struct{ name, typ, in string }{"eu timestamp", "timestamp", "02.01.2020 03:04:05"},
+		struct{ name, typ, in string }{"escaped text", "text", `a\\b\nc`},
+	)
+	for _, bc := range cases {
 		typ := mustType(t, bc.typ)
 		if typ.Kind == KindVarint || typ.Kind >= KindList {
 			continue // big numbers and composite values may allocate
 		}
-		conv, err := NewConverter(typ, DefaultFormats())
+		f := DefaultFormats()
+		if strings.HasPrefix(bc.name, "eu") || strings.HasPrefix(bc.name, "escaped") {
+			f = eu
+		}
+		conv, err := NewConverter(typ, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,11 +95,44 @@ func TestScalarConvertersDoNotAllocate(t *testing.T) {
 		dst := make([]byte, 0, 256)
 		allocs := testing.AllocsPerRun(100, func() {
 			if _, err := conv(dst[:0], in); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s %q: %v", bc.typ, bc.in, err)
 			}
 		})
 		if allocs != 0 {
-			t.Errorf("%s %q: %v allocations per conversion, want 0", bc.typ, bc.in, allocs)
+			t.Errorf("%s %s %q: %v allocations per conversion, want 0", bc.name, bc.typ, bc.in, allocs)
+		}
+	}
+}
+
+// BenchmarkNarrowRow converts the six fields of a typical narrow row, the
+// unit of the loader's CPU budget per row.
+func BenchmarkNarrowRow(b *testing.B) {
+	row := []struct{ typ, in string }{
+		{"uuid", "01234567-89ab-cdef-0123-456789abcdef"},
+		{"timestamp", "2020-01-02 03:04:05.123000+0000"},
+		{"int", "42"},
+		{"text", "a short text value"},
+		{"double", "3.25"},
+		{"boolean", "True"},
+	}
+	convs := make([]Converter, len(row))
+	fields := make([][]byte, len(row))
+	for i, f := range row {
+		c, err := NewConverter(mustType(b, f.typ), DefaultFormats())
+		if err != nil {
+			b.Fatal(err)
+		}
+		convs[i], fields[i] = c, []byte(f.in)
+	}
+	dst := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		out := dst[:0]
+		for i, c := range convs {
+			var err error
+			if out, err = c(out, fields[i]); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }
