@@ -51,6 +51,10 @@ type planField struct {
 	bind int
 	conv schema.Converter
 	key  bool // primary key column: a null is an error
+	// tuple > 0: a top-level tuple column, bound element by element at
+	// bind, bind+1, … (gocql flattens tuple bind markers; see
+	// schema.InsertStatement).
+	tuple int
 }
 
 // newPlan builds the statement and field mapping for fileCols, the table
@@ -106,11 +110,17 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", c.Name, err)
 		}
+		tuple := 0
 		b, ok := pos[c.Name]
+		if !ok {
+			if b, ok = pos[c.Name+"[0]"]; ok {
+				tuple = len(c.Type.Elems)
+			}
+		}
 		if !ok {
 			return nil, fmt.Errorf("column %s is not bound by the statement %q", c.Name, p.stmt)
 		}
-		p.fields = append(p.fields, planField{col: c, bind: b, conv: conv, key: isKey[c.Name]})
+		p.fields = append(p.fields, planField{col: c, bind: b, conv: conv, key: isKey[c.Name], tuple: tuple})
 	}
 	return p, nil
 }
@@ -134,6 +144,7 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 	cells := make([]cell, c.Records*n)
 	arena := make([]byte, 0, len(c.Data)*2+c.Records*n*8)
 	nullMarker := []byte(l.opts.Null)
+	var tupleParts [][]byte
 
 	rd := csvparse.NewReader(c, l.opts.Dialect)
 	k := 0 // rows kept
@@ -171,9 +182,16 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 					bad, badField = fmt.Sprintf("column %s: null value for a primary key column", pf.col.Name), i
 					break
 				}
-				if l.opts.NullMode == NullUnset || p.counter {
+				switch {
+				case pf.tuple > 0:
+					// Element-wise binding cannot express a null tuple
+					// (it would be a tuple of nulls): leave it unset.
+					for j := range pf.tuple {
+						vals[pf.bind+j] = gocql.UnsetValue
+					}
+				case l.opts.NullMode == NullUnset || p.counter:
 					vals[pf.bind] = gocql.UnsetValue
-				} else {
+				default:
 					vals[pf.bind] = (*cell)(nil)
 				}
 				continue
@@ -183,6 +201,20 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 			if err != nil {
 				bad, badField = fmt.Sprintf("column %s: %v", pf.col.Name, err), i
 				break
+			}
+			if pf.tuple > 0 {
+				parts, err := schema.SplitTuple(tupleParts[:0], arena[start:len(arena):len(arena)], pf.tuple)
+				if err != nil {
+					bad, badField = fmt.Sprintf("column %s: %v", pf.col.Name, err), i
+					break
+				}
+				for j, part := range parts {
+					cl := &cells[k*n+pf.bind+j]
+					cl.b = part // nil: a null element
+					vals[pf.bind+j] = cl
+				}
+				tupleParts = parts
+				continue
 			}
 			cl := &cells[k*n+pf.bind]
 			cl.b = arena[start:len(arena):len(arena)]
