@@ -184,10 +184,11 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 				}
 				switch {
 				case pf.tuple > 0:
-					// Element-wise binding cannot express a null tuple
-					// (it would be a tuple of nulls): leave it unset.
+					// Element-wise binding cannot express a null tuple,
+					// and Cassandra refuses unset tuple elements: the
+					// closest is a tuple of nulls.
 					for j := range pf.tuple {
-						vals[pf.bind+j] = gocql.UnsetValue
+						vals[pf.bind+j] = (*cell)(nil)
 					}
 				case l.opts.NullMode == NullUnset || p.counter:
 					vals[pf.bind] = gocql.UnsetValue
