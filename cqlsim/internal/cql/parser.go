@@ -44,6 +44,28 @@ func ParseScript(src string) ([]Statement, error) {
 	return stmts, nil
 }
 
+// ParseTerm parses one term: a literal, collection, tuple, UDT literal,
+// function call or bind marker. It reads back the raw text of
+// CreateTable.Options values, e.g. "{'class': 'LeveledCompactionStrategy'}".
+func ParseTerm(src string) (Term, error) {
+	toks, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{src: src, toks: toks}
+	var t Term
+	err = p.guard(func() {
+		t = p.term()
+		if p.peek().kind != tEOF {
+			p.failExpecting("<EOF>")
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
 // parser is a recursive-descent parser over the token slice. Parse errors are
 // raised with panic(*SyntaxError) deep in the descent and recovered in
 // parseStatement, which keeps the grammar code readable; no panic escapes.

@@ -410,3 +410,27 @@ func TestBindMarkers(t *testing.T) {
 		}
 	}
 }
+
+func TestParseTerm(t *testing.T) {
+	st, err := Parse("CREATE TABLE t (k int PRIMARY KEY) WITH compaction = {'class': 'LeveledCompactionStrategy', 'sstable_size_in_mb': 160} AND gc_grace_seconds = 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := st.(*CreateTable).Options
+	m, err := ParseTerm(opts["compaction"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &MapLit{Keys: []Term{str("class"), str("sstable_size_in_mb")}, Values: []Term{str("LeveledCompactionStrategy"), num("160")}}
+	if !reflect.DeepEqual(m, want) {
+		t.Errorf("ParseTerm(%s) = %s", opts["compaction"], dump(m))
+	}
+	if n, err := ParseTerm(opts["gc_grace_seconds"]); err != nil || !reflect.DeepEqual(n, num("0")) {
+		t.Errorf("ParseTerm(%q) = %v, %v", opts["gc_grace_seconds"], n, err)
+	}
+	for _, bad := range []string{"", "1 2", "{'a': }", "'open"} {
+		if _, err := ParseTerm(bad); err == nil {
+			t.Errorf("ParseTerm(%q) succeeded", bad)
+		}
+	}
+}
