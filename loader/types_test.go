@@ -132,8 +132,6 @@ func init() {
 		null[c] = "null"
 	}
 	null["tp"] = "(null, null)" // a null top-level tuple is written as a tuple of nulls
-	for range 0 {
-	}
 	everyExpected[3] = null
 	r11 := map[string]string{}
 	for k, v := range everyExpected[1] {
