@@ -65,8 +65,6 @@ func encodeTerm(t *Type, term Term, now func() time.Time) ([]byte, error) {
 		switch t.Kind {
 		case Map:
 			return encodeMap(t, v, now)
-		case UDT:
-			return encodeUDTFromMap(t, v, now)
 		}
 	case *UDTLit:
 		if t.Kind == UDT {
@@ -493,20 +491,6 @@ func encodeUDT(t *Type, fields []string, values []Term, now func() time.Time) ([
 		return nil, fmt.Errorf("unknown field '%s' in value of user defined type %s", name, t.Name)
 	}
 	return out, nil
-}
-
-// encodeUDTFromMap accepts {'field': v} maps with string keys for UDTs, as
-// Cassandra's grammar can read a quoted field name only as a map key.
-func encodeUDTFromMap(t *Type, m *MapLit, now func() time.Time) ([]byte, error) {
-	fields := make([]string, len(m.Keys))
-	for i, k := range m.Keys {
-		c, ok := k.(*Constant)
-		if !ok || c.Kind != ConstString {
-			return nil, fmt.Errorf("invalid map literal for user type %s", t)
-		}
-		fields[i] = c.Text
-	}
-	return encodeUDT(t, fields, m.Values, now)
 }
 
 func encodeVector(t *Type, elems []Term, now func() time.Time) ([]byte, error) {

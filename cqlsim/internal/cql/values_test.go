@@ -111,7 +111,7 @@ func TestEncodeTerm(t *testing.T) {
 		{"tuple<int, text>", "(1, 'a', 2)", "!too many elements"},
 		{"frozen<addr>", "{street: 'x', zip: 5}", "00000001 78 00000004 00000005"},
 		{"frozen<addr>", "{zip: 5}", "ffffffff 00000004 00000005"},
-		{"frozen<addr>", "{'zip': 5}", "ffffffff 00000004 00000005"},
+		{"frozen<addr>", "{'zip': 5}", "!invalid map literal {'zip': 5} for type frozen<addr>"},
 		{"frozen<addr>", "{nope: 1}", "!unknown field 'nope'"},
 		{"vector<float, 2>", "[1.0, 2.0]", "3f800000 40000000"},
 		{"vector<float, 2>", "[1.0]", "!expected 2 elements, got 1"},
