@@ -76,3 +76,27 @@ func loadRing(s *gocql.Session, keyspace string) (*ring, error) {
 	}
 	return newRing(nodes, repl), nil
 }
+
+// loadTabletRing returns the ring of a table's tablets as the driver knows
+// them so far, or nil when the cluster does not use tablets for it.
+func loadTabletRing(s *gocql.Session, keyspace, table string) *ring {
+	entries, err := s.TableTabletsMetadata(keyspace, table)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	ranges := make([]tokenRange, 0, len(entries))
+	for _, e := range entries {
+		tr := tokenRange{last: e.LastToken()}
+		for _, rep := range e.ReplicasUnsafe() {
+			tr.hosts = append(tr.hosts, rep.HostID())
+		}
+		ranges = append(ranges, tr)
+	}
+	return rangeRing(ranges)
+}
+
+// tabletsInUse says whether the driver routes this table by tablets.
+func tabletsInUse(s *gocql.Session, keyspace, table string) bool {
+	_, err := s.TableTabletsMetadata(keyspace, table)
+	return err == nil
+}

@@ -483,3 +483,25 @@ func TestHeaderMapsByName(t *testing.T) {
 		t.Fatalf("unknown header column: err = %v, want one naming junk", err)
 	}
 }
+
+// TestCounterTimeoutsNotRetried: a counter update that timed out may have
+// been applied, so it is reported, not sent again.
+func TestCounterTimeoutsNotRetried(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.c (k text PRIMARY KEY, hits counter);`, func(cfg *cqlsim.Config) {
+		cfg.FailRate = 1
+		cfg.FailWith = "write_timeout"
+	})
+	path := writeCSV(t, "counts.csv", 30, func(i int) string { return fmt.Sprintf("key%d,1\n", i) })
+	o := testOptions(t, c, "c", path)
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsFailedInsert != 30 || s.Retries != 0 {
+		t.Fatalf("failed %d retries %d, want 30 failed and no retries", s.RowsFailedInsert, s.Retries)
+	}
+	log, err := os.ReadFile(o.ErrFile + ".log")
+	if err != nil || !strings.Contains(string(log), "may have been applied") {
+		t.Fatalf("error log does not warn that the update may have been applied (%v):\n%s", err, log)
+	}
+}

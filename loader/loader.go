@@ -47,7 +47,7 @@ type Loader struct {
 	session *gocql.Session
 	owned   bool // the session was opened here and is closed by Run
 	table   *schema.Table
-	ring    *ring
+	ring    atomic.Pointer[ring] // replaced while running when the table uses tablets
 	limiter *rate.Limiter
 	tracker *tracker
 	errs    *errFile
@@ -132,8 +132,10 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		})
 	}
 	stopReports := l.reportRate()
+	stopTablets := l.followTablets()
 	runErr := g.Wait()
 	stopReports()
+	stopTablets()
 	if err := l.errs.close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -191,7 +193,7 @@ func (l *Loader) setup(ctx context.Context) error {
 		l.closeOwned()
 		return err
 	}
-	l.ring = r
+	l.ring.Store(r)
 	if !l.opts.Dialect.Header || len(l.opts.Columns) > 0 {
 		// One layout for every file: check it before reading anything.
 		if _, err := l.planFor(-1, nil); err != nil {
@@ -328,6 +330,7 @@ func (l *Loader) convertLoop(chunks <-chan *csvparse.Chunk, out chan<- *batch) e
 }
 
 func (l *Loader) batchesOf(c converted) []*batch {
+	rg := l.ring.Load()
 	g := make([]groupRow, len(c.rows))
 	for i := range c.rows {
 		r := &c.rows[i]
@@ -341,7 +344,7 @@ func (l *Loader) batchesOf(c converted) []*batch {
 		// The key lives in the chunk's arena, which nothing modifies, and
 		// the string does not outlive groupBatches: no copy per row.
 		key := unsafe.String(unsafe.SliceData(r.key), len(r.key))
-		g[i] = groupRow{partition: key, replicas: l.ring.replicaSet(r.token), size: size}
+		g[i] = groupRow{partition: key, replicas: rg.replicaSet(r.token), size: size}
 	}
 	lim := batchLimits{minRows: l.opts.MinBatchSize, maxRows: l.opts.MaxBatchSize, maxBytes: l.opts.MaxBatchBytes}
 	groups := groupBatches(g, lim)
@@ -425,6 +428,37 @@ func (l *Loader) abortChunkState(c *csvparse.Chunk, cs *chunkState) {
 	}
 	l.tracker.aborted.Add(int64(c.Records))
 	l.tracker.resolve(cs, c.Records)
+}
+
+// followTablets refreshes the ring from the driver's tablet map while the
+// run lasts, when the table uses tablets (ScyllaDB): the driver learns
+// tablets from responses, so the map fills in as the load goes.
+func (l *Loader) followTablets() (stop func()) {
+	if !tabletsInUse(l.session, l.opts.Keyspace, l.opts.Table) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			if r := loadTabletRing(l.session, l.opts.Keyspace, l.opts.Table); r != nil {
+				l.ring.Store(r)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // reportRate appends a progress line to RATEFILE every REPORTFREQUENCY.

@@ -207,3 +207,33 @@ func contains(xs []int, x int) bool {
 	}
 	return false
 }
+
+// tokenRange is a tablet: tokens in (first, last] and their replicas.
+type tokenRange struct {
+	last  int64
+	hosts []string
+}
+
+// rangeRing builds a ring from tablets (ScyllaDB's per-table token ranges)
+// sorted by last token. The driver learns tablets from responses, so the
+// list may have gaps at first: a token in a gap falls to the next known
+// tablet, which only costs batching efficiency, never correctness (the
+// driver routes every request by its own tablet map).
+func rangeRing(ranges []tokenRange) *ring {
+	r := &ring{}
+	ids := map[string]int{}
+	for _, tr := range ranges {
+		hosts := append([]string(nil), tr.hosts...)
+		sort.Strings(hosts)
+		key := strings.Join(hosts, ",")
+		id, ok := ids[key]
+		if !ok {
+			id = len(r.sets)
+			ids[key] = id
+			r.sets = append(r.sets, hosts)
+		}
+		r.ends = append(r.ends, tr.last)
+		r.set = append(r.set, id)
+	}
+	return r
+}

@@ -59,3 +59,26 @@ func TestParseReplication(t *testing.T) {
 		t.Fatal("bad replication factor accepted")
 	}
 }
+
+func TestRangeRing(t *testing.T) {
+	r := rangeRing([]tokenRange{
+		{last: -100, hosts: []string{"b", "a"}},
+		{last: 0, hosts: []string{"c"}},
+		{last: 500, hosts: []string{"a", "b"}},
+	})
+	tests := []struct {
+		token int64
+		want  []string
+	}{
+		{-200, []string{"a", "b"}}, {-100, []string{"a", "b"}}, {-99, []string{"c"}},
+		{0, []string{"c"}}, {1, []string{"a", "b"}}, {501, []string{"a", "b"}},
+	}
+	for _, tt := range tests {
+		if got := r.sets[r.replicaSet(tt.token)]; !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("token %d: replicas %v, want %v", tt.token, got, tt.want)
+		}
+	}
+	if len(r.sets) != 2 {
+		t.Errorf("%d replica sets, want 2 (same hosts in another order are one set)", len(r.sets))
+	}
+}
