@@ -80,13 +80,10 @@ func (p *parser) insert() Statement {
 			p.fail("unmatched column names/values")
 		}
 	}
-	// Cassandra's grammar has IF NOT EXISTS before USING; drivers and people
-	// also write it after, so both orders are taken.
+	// Cassandra's grammar takes IF NOT EXISTS before USING only; accepting the
+	// other order would let statements pass here that fail on a real cluster.
 	s.IfNotExists = p.ifNotExists()
 	p.using(&s.TTL, &s.Timestamp, true)
-	if !s.IfNotExists {
-		s.IfNotExists = p.ifNotExists()
-	}
 	return s
 }
 

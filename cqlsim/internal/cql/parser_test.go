@@ -320,6 +320,7 @@ func TestParseErrors(t *testing.T) {
 		{"CREATE KEYSPACE k WITH replication = 3", "line 1:23 replication must be a map literal", false},
 		{"CREATE KEYSPACE k WITH replication = {'class': 'S'} AND durable_writes = 'maybe'", "line 1:56 invalid boolean value \"maybe\" for durable_writes", false},
 		{"CREATE KEYSPACE k WITH replication = {'class': 'S'} AND foo = 1", "line 1:56 unknown keyspace property 'foo'", false},
+		{"INSERT INTO t (a) VALUES (1) USING TTL 1 IF NOT EXISTS", "line 1:41 extraneous input 'IF' expecting <EOF>", false},
 		{"ALTER TABLE t ADD c int", "unsupported statement ALTER TABLE", true},
 		{"CREATE INDEX ON t (v)", "unsupported statement CREATE INDEX", true},
 		{"CREATE MATERIALIZED VIEW v AS SELECT * FROM t", "unsupported statement CREATE MATERIALIZED VIEW", true},
