@@ -22,6 +22,8 @@ func TestParseType(t *testing.T) {
 		{"Address", "address"},
 		{`frozen<"Address">`, `frozen<"Address">`},
 		{"ks.address", "address"},
+		{`"int"`, `"int"`},
+		{`frozen<"list">`, `frozen<"list">`},
 		{"'org.apache.cassandra.db.marshal.DynamicCompositeType'", "'org.apache.cassandra.db.marshal.DynamicCompositeType'"},
 	}
 	for _, tc := range cases {

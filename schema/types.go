@@ -175,7 +175,7 @@ func (t *Type) write(b *strings.Builder) {
 		b.WriteString(strconv.Itoa(t.Dim))
 		b.WriteByte('>')
 	case KindUDT:
-		b.WriteString(QuoteIdent(t.Name))
+		b.WriteString(quoteTypeName(t.Name))
 	case KindCustom:
 		b.WriteString(quoteString(t.Name))
 	default:
@@ -408,6 +408,20 @@ func (p *typeParser) custom() (*Type, error) {
 		b.WriteByte(p.s[j])
 	}
 	return nil, fmt.Errorf("unterminated custom type at offset %d", p.i)
+}
+
+// quoteTypeName quotes a user-defined type's name also when it would read
+// as a built-in type ("int", "list"), so that String output parses back to
+// the same type.
+func quoteTypeName(name string) string {
+	if _, native := nativeNames[name]; native {
+		return `"` + name + `"`
+	}
+	switch name {
+	case "frozen", "list", "set", "map", "tuple", "vector":
+		return `"` + name + `"`
+	}
+	return QuoteIdent(name)
 }
 
 // QuoteIdent returns name as a CQL identifier: unchanged when it is a
