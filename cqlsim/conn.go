@@ -48,6 +48,7 @@ type conn struct {
 	sess    session
 	events  atomic.Uint32
 	body    []byte
+	vals    []value // reused by decodeExecute
 
 	wmu  sync.Mutex
 	bw   *bufio.Writer
@@ -188,8 +189,19 @@ func (c *conn) newFrame(v primitive.ProtocolVersion, stream int16, msg message.M
 func (c *conn) write(stream int16, msg message.Message, warnings []string, flush bool) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.encode(&c.wbuf, stream, msg, warnings)
-	_, _ = c.bw.Write(c.wbuf.Bytes())
+	if msg == voidResult && len(warnings) == 0 {
+		// The acknowledgement of every write: 13 bytes, no need for the codec.
+		var f [headerLen + 4]byte
+		f[0] = 0x80 | byte(c.version)
+		binary.BigEndian.PutUint16(f[2:], uint16(stream))
+		f[4] = byte(primitive.OpCodeResult)
+		binary.BigEndian.PutUint32(f[5:], 4)
+		binary.BigEndian.PutUint32(f[9:], uint32(primitive.ResultTypeVoid))
+		_, _ = c.bw.Write(f[:])
+	} else {
+		c.encode(&c.wbuf, stream, msg, warnings)
+		_, _ = c.bw.Write(c.wbuf.Bytes())
+	}
 	if flush {
 		_ = c.bw.Flush()
 	}
@@ -254,19 +266,6 @@ func (c *conn) delayWriter() {
 	}
 }
 
-type frameHeader struct {
-	version primitive.ProtocolVersion
-	op      primitive.OpCode
-}
-
-func (c *conn) decode(h *frameHeader, body []byte) (message.Message, error) {
-	b, err := c.codec.DecodeBody(&frame.Header{Version: h.version, OpCode: h.op, BodyLength: int32(len(body))}, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	return b.Message, nil
-}
-
 // handle executes one request and returns the response message (nil for none).
 func (c *conn) handle(h *frame.Header, body []byte) (message.Message, []string) {
 	if h.Flags.Contains(primitive.HeaderFlagCompressed) {
@@ -284,11 +283,24 @@ func (c *conn) handle(h *frame.Header, body []byte) (message.Message, []string) 
 	default:
 		return &message.ProtocolError{ErrorMessage: fmt.Sprintf("Unknown or unsupported request opcode 0x%02x", byte(h.OpCode))}, nil
 	}
-	if h.OpCode == primitive.OpCodeExecute && c.n.cl.cfg.Blackhole && c.started && c.authed {
-		return c.blackholeExecute(body)
-	}
-	if h.OpCode == primitive.OpCodeBatch && c.n.cl.cfg.Blackhole && c.started && c.authed {
-		return c.blackholeBatch(body)
+	if c.started && c.authed {
+		switch h.OpCode {
+		case primitive.OpCodeExecute:
+			req, err := decodeExecute(body, c.vals)
+			if err != nil {
+				return &message.ProtocolError{ErrorMessage: "Invalid EXECUTE message: " + err.Error()}, nil
+			}
+			if !req.named {
+				c.vals = req.vals[:0]
+				return c.execute(req)
+			}
+		case primitive.OpCodeBatch:
+			req, err := decodeBatch(body)
+			if err != nil {
+				return &message.ProtocolError{ErrorMessage: "Invalid BATCH message: " + err.Error()}, nil
+			}
+			return c.n.batch(&c.sess, req)
+		}
 	}
 	decoded, err := c.codec.DecodeBody(h, bytes.NewReader(body))
 	if err != nil {
@@ -339,7 +351,7 @@ func (c *conn) handle(h *frame.Header, body []byte) (message.Message, []string) 
 		if err != nil {
 			return errorMessage(err), nil
 		}
-		return n.respond(&c.sess, p, m.Options)
+		return n.respond(&c.sess, p, m.Options, nil)
 	case *message.Prepare:
 		p, id, err := n.prepare(&c.sess, m.Query)
 		if err != nil {
@@ -351,11 +363,26 @@ func (c *conn) handle(h *frame.Header, body []byte) (message.Message, []string) 
 		if p == nil {
 			return unprepared(m.QueryId), nil
 		}
-		return n.respond(&c.sess, p, m.Options)
-	case *message.Batch:
-		return n.batch(&c.sess, m)
+		return n.respond(&c.sess, p, m.Options, nil)
 	}
 	return &message.ProtocolError{ErrorMessage: fmt.Sprintf("Unexpected message %s", opName(h.OpCode))}, nil
+}
+
+// execute runs an EXECUTE decoded by decodeExecute.
+func (c *conn) execute(req *execRequest) (message.Message, []string) {
+	n := c.n
+	p := n.lookupPrepared(req.id)
+	if p == nil {
+		return unprepared(append([]byte(nil), req.id...)), nil
+	}
+	if n.cl.cfg.Blackhole && (p.kind == planInsert || p.kind == planUpdate || p.kind == planDelete) {
+		return n.blackholeExecute(p, req)
+	}
+	vals := req.vals
+	if vals == nil {
+		vals = []value{}
+	}
+	return n.respond(&c.sess, p, &req.opts, vals)
 }
 
 func unprepared(id []byte) message.Message {

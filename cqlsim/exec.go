@@ -2,6 +2,7 @@ package cqlsim
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -40,8 +41,9 @@ func (p *plan) writeKind() writeKind {
 	return writeSimple
 }
 
-// respond executes a QUERY or EXECUTE and returns the response.
-func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions) (message.Message, []string) {
+// respond executes a QUERY or EXECUTE and returns the response. vals are
+// the bound values when the caller decoded them itself; nil takes them from opts.
+func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions, vals []value) (message.Message, []string) {
 	n.stats.statements.Add(1)
 	if p.userData() {
 		var cl primitive.ConsistencyLevel
@@ -52,7 +54,16 @@ func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions) (mess
 			return e, nil
 		}
 	}
-	msg, warn, err := n.execute(sess, p, opts)
+	var err error
+	if vals == nil {
+		vals, err = p.bindValues(opts)
+	} else {
+		vals, err = p.checkCount(vals)
+	}
+	if err != nil {
+		return errorMessage(err), nil
+	}
+	msg, warn, err := n.execute(sess, p, opts, vals)
 	if err != nil {
 		return errorMessage(err), nil
 	}
@@ -75,18 +86,18 @@ func (n *Node) run(sess *session, s cql.Statement, opts *message.QueryOptions) (
 	if err != nil {
 		return nil, err
 	}
-	msg, _, err := n.execute(sess, p, opts)
+	vals, err := p.bindValues(opts)
+	if err != nil {
+		return nil, err
+	}
+	msg, _, err := n.execute(sess, p, opts, vals)
 	return msg, err
 }
 
-func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions) (message.Message, []string, error) {
+func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions, vals []value) (message.Message, []string, error) {
 	if p.kind == planDDL {
 		msg, err := n.ddl(sess, p.stmt)
 		return msg, nil, err
-	}
-	vals, err := p.bindValues(opts)
-	if err != nil {
-		return nil, nil, err
 	}
 	a := n.newArgs(opts)
 	a.values = vals
@@ -119,15 +130,18 @@ func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions) (mess
 	}
 	if n.cl.cfg.Blackhole {
 		n.count(p.t, muts)
-		return &message.VoidResult{}, nil, nil
+		return voidResult, nil, nil
 	}
 	now := a.now.Unix()
 	for _, m := range muts {
 		p.t.data.apply(p.t, m, now)
 	}
 	n.count(p.t, muts)
-	return &message.VoidResult{}, nil, nil
+	return voidResult, nil, nil
 }
+
+// voidResult is shared: encoding does not modify it.
+var voidResult = &message.VoidResult{}
 
 // count records written rows and whether this node replicates them.
 func (n *Node) count(t *table, muts []*mutation) {
@@ -135,10 +149,7 @@ func (n *Node) count(t *table, muts []*mutation) {
 		return
 	}
 	n.stats.rows.Add(int64(len(muts)))
-	ks := n.cl.cat.keyspace(t.ks)
-	if ks == nil {
-		return
-	}
+	ks := t.keyspace
 	var rep int64
 	for _, m := range muts {
 		if n.isReplica(ks, m.token) {
@@ -235,47 +246,56 @@ type batchChild struct {
 	args *execArgs
 }
 
-// batch executes a BATCH message.
-func (n *Node) batch(sess *session, m *message.Batch) (message.Message, []string) {
-	n.stats.statements.Add(int64(len(m.Children)))
+// batch executes a BATCH.
+func (n *Node) batch(sess *session, req *batchRequest) (message.Message, []string) {
+	n.stats.statements.Add(int64(len(req.children)))
 	var bt cql.BatchType
 	wk := writeBatch
-	switch m.Type {
+	switch req.typ {
 	case primitive.BatchTypeUnlogged:
 		bt, wk = cql.UnloggedBatch, writeUnloggedBatch
 	case primitive.BatchTypeCounter:
 		bt, wk = cql.CounterBatch, writeCounter
 	}
-	if e := n.injected(m.Consistency, wk); e != nil {
+	if e := n.injected(req.consistency, wk); e != nil {
 		return e, nil
 	}
-	opts := &message.QueryOptions{Consistency: m.Consistency, DefaultTimestamp: m.DefaultTimestamp}
+	opts := &message.QueryOptions{Consistency: req.consistency, DefaultTimestamp: req.ts}
 	base := n.newArgs(opts)
-	children := make([]batchChild, 0, len(m.Children))
-	for _, c := range m.Children {
+	children := make([]batchChild, 0, len(req.children))
+	args := make([]execArgs, len(req.children))
+	for i := range req.children {
+		c := &req.children[i]
 		var p *plan
-		if c.Id != nil {
-			if p = n.lookupPrepared(c.Id); p == nil {
-				return unprepared(c.Id), nil
+		if c.id != nil {
+			if p = n.lookupPrepared(c.id); p == nil {
+				return unprepared(append([]byte(nil), c.id...)), nil
 			}
 		} else {
 			var err error
-			if p, err = n.planFor(sess, c.Query); err != nil {
+			if p, err = n.planFor(sess, c.query); err != nil {
 				return errorMessage(err), nil
 			}
 		}
 		if p.kind != planInsert && p.kind != planUpdate && p.kind != planDelete {
 			return &message.Invalid{ErrorMessage: "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed."}, nil
 		}
-		vals, err := p.bindValues(&message.QueryOptions{PositionalValues: c.Values})
+		vals, err := p.checkCount(c.vals)
 		if err != nil {
 			return errorMessage(err), nil
 		}
-		a := *base
-		a.values = vals
-		children = append(children, batchChild{p: p, args: &a})
+		args[i] = *base
+		args[i].values = vals
+		children = append(children, batchChild{p: p, args: &args[i]})
 	}
-	msg, warn, err := n.applyBatch(bt, children)
+	var msg message.Message
+	var warn []string
+	var err error
+	if n.cl.cfg.Blackhole {
+		msg, warn, err = n.blackholeBatch(bt, children)
+	} else {
+		msg, warn, err = n.applyBatch(bt, children)
+	}
 	if err != nil {
 		return errorMessage(err), nil
 	}
@@ -304,38 +324,26 @@ func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Mess
 	}
 	// Cassandra groups a batch into one mutation per keyspace and partition.
 	type pkey struct {
-		ks  string
+		ks  *keyspace
 		key string
 	}
-	parts := map[pkey]bool{}
+	parts := make(map[pkey]struct{}, len(muts))
 	size := 0
 	for _, m := range muts {
-		parts[pkey{m.t.ks, string(m.key)}] = true
+		parts[pkey{m.t.keyspace, string(m.key)}] = struct{}{}
 		size += m.size()
 	}
-	n.stats.batch(len(parts))
-	var warnings []string
-	if len(parts) > 1 && bt != cql.CounterBatch {
-		warn, fail := n.cl.batchLimits()
-		if fail > 0 && size > fail {
-			n.stats.batchRejected.Add(1)
-			return nil, nil, invalidf("Batch too large")
-		}
-		if warn > 0 && size > warn {
-			n.stats.warnings.Add(1)
-			names := make([]string, 0, len(tables))
-			for t := range tables {
-				names = append(names, t.qualified())
-			}
-			warnings = append(warnings, fmt.Sprintf("Batch for [%s] is of size %s, exceeding specified threshold of %s by %s.",
-				strings.Join(names, ", "), kib(size), kib(warn), kib(size-warn)))
-		}
+	warnings, err := n.checkBatch(bt, len(parts), size, tables)
+	if err != nil {
+		return nil, nil, err
 	}
-	if !n.cl.cfg.Blackhole {
-		now := time.Now().Unix()
-		for _, m := range muts {
-			m.t.data.apply(m.t, m, now)
-		}
+	now := time.Now().Unix()
+	for _, m := range muts {
+		m.t.data.apply(m.t, m, now)
+	}
+	if len(tables) == 1 {
+		n.count(muts[0].t, muts)
+		return voidResult, warnings, nil
 	}
 	for t := range tables {
 		var tm []*mutation
@@ -346,7 +354,32 @@ func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Mess
 		}
 		n.count(t, tm)
 	}
-	return &message.VoidResult{}, warnings, nil
+	return voidResult, warnings, nil
+}
+
+// checkBatch applies Cassandra's batch size thresholds, which only concern
+// batches spanning several partitions, and counts the batch.
+func (n *Node) checkBatch(bt cql.BatchType, partitions, size int, tables map[*table]bool) ([]string, error) {
+	n.stats.batch(partitions)
+	if partitions <= 1 || bt == cql.CounterBatch {
+		return nil, nil
+	}
+	warn, fail := n.cl.batchLimits()
+	if fail > 0 && size > fail {
+		n.stats.batchRejected.Add(1)
+		return nil, invalidf("Batch too large")
+	}
+	if warn > 0 && size > warn {
+		n.stats.warnings.Add(1)
+		names := make([]string, 0, len(tables))
+		for t := range tables {
+			names = append(names, t.qualified())
+		}
+		sort.Strings(names)
+		return []string{fmt.Sprintf("Batch for [%s] is of size %s, exceeding specified threshold of %s by %s.",
+			strings.Join(names, ", "), kib(size), kib(warn), kib(size-warn))}, nil
+	}
+	return nil, nil
 }
 
 // kib formats a size as Cassandra's FBUtilities.prettyPrintMemory does.

@@ -365,7 +365,7 @@ func (p *plan) preparedResult(id [16]byte, v primitive.ProtocolVersion) message.
 
 // execArgs are the inputs of one execution.
 type execArgs struct {
-	values []*primitive.Value
+	values []value
 	ts     int64 // default write timestamp
 	now    time.Time
 	opts   *message.QueryOptions
@@ -375,16 +375,7 @@ func (a *execArgs) value(s *source) (v []byte, unset bool, err error) {
 	switch {
 	case s.bind >= 0:
 		pv := a.values[s.bind]
-		if pv == nil {
-			return nil, false, nil
-		}
-		switch pv.Type {
-		case primitive.ValueTypeUnset:
-			return nil, true, nil
-		case primitive.ValueTypeNull:
-			return nil, false, nil
-		}
-		return pv.Contents, false, nil
+		return pv.b, pv.unset, nil
 	case s.fn != nil:
 		v, err := cql.EncodeTerm(s.typ, s.fn)
 		if err != nil {
@@ -395,29 +386,31 @@ func (a *execArgs) value(s *source) (v []byte, unset bool, err error) {
 	return s.val, false, nil
 }
 
-// bindValues checks the bound variables against the plan and resolves named ones.
-func (p *plan) bindValues(opts *message.QueryOptions) ([]*primitive.Value, error) {
+// bindValues takes the bound variables from library-decoded options,
+// resolving named ones by the plan's variable names.
+func (p *plan) bindValues(opts *message.QueryOptions) ([]value, error) {
 	if opts == nil {
-		if len(p.vars) > 0 {
-			return nil, invalidf("There were %d markers(?) in CQL but 0 bound variables", len(p.vars))
-		}
-		return nil, nil
+		return p.checkCount(nil)
 	}
 	if len(opts.NamedValues) > 0 {
-		vals := make([]*primitive.Value, len(p.vars))
+		vals := make([]value, len(p.vars))
 		for i, vs := range p.vars {
 			v, ok := opts.NamedValues[vs.name]
 			if !ok {
 				return nil, invalidf("No value provided for bind variable %s", vs.name)
 			}
-			vals[i] = v
+			vals[i] = fromLibrary([]*primitive.Value{v})[0]
 		}
 		return vals, nil
 	}
-	if len(opts.PositionalValues) != len(p.vars) {
-		return nil, invalidf("There were %d markers(?) in CQL but %d bound variables", len(p.vars), len(opts.PositionalValues))
+	return p.checkCount(fromLibrary(opts.PositionalValues))
+}
+
+func (p *plan) checkCount(vals []value) ([]value, error) {
+	if len(vals) != len(p.vars) {
+		return nil, invalidf("There were %d markers(?) in CQL but %d bound variables", len(p.vars), len(vals))
 	}
-	return opts.PositionalValues, nil
+	return vals, nil
 }
 
 func validate(col *column, v []byte) error {

@@ -34,11 +34,13 @@ type column struct {
 	kind colKind
 	pos  int // position within the partition or clustering key; -1 otherwise
 	idx  int // index in table.cols
+	ri   int // index in table.regular (regular and static columns), -1 for keys
 	desc bool
 }
 
 type table struct {
 	ks, name  string
+	keyspace  *keyspace
 	id        [16]byte
 	cols      []*column // key columns first, in key order, then the others by name
 	byName    map[string]*column
@@ -241,6 +243,7 @@ func (c *catalog) createTable(s *cql.CreateTable, nodeLocal bool) (*schemaChange
 		return nil, err
 	}
 	t.nodeLocal = nodeLocal
+	t.keyspace = ks
 	ks.tables[s.Name] = t
 	c.bumpVersion()
 	return &schemaChange{primitive.SchemaChangeTypeCreated, primitive.SchemaChangeTargetTable, s.Keyspace, s.Name}, nil
@@ -283,7 +286,7 @@ func (c *catalog) buildTable(ks *keyspace, s *cql.CreateTable) (*table, error) {
 		if (kind == kindPartition || kind == kindClustering) && typ.Kind == cql.Counter {
 			return invalidf("counter type is not supported for PRIMARY KEY column '%s'", name)
 		}
-		col := &column{name: name, typ: typ, kind: kind, pos: pos, idx: len(t.cols), desc: kind == kindClustering && s.Desc[name]}
+		col := &column{name: name, typ: typ, kind: kind, pos: pos, idx: len(t.cols), ri: -1, desc: kind == kindClustering && s.Desc[name]}
 		t.cols = append(t.cols, col)
 		t.byName[name] = col
 		switch kind {
@@ -292,6 +295,7 @@ func (c *catalog) buildTable(ks *keyspace, s *cql.CreateTable) (*table, error) {
 		case kindClustering:
 			t.ck = append(t.ck, col)
 		default:
+			col.ri = len(t.regular)
 			t.regular = append(t.regular, col)
 			if kind == kindStatic {
 				t.hasStatic = true

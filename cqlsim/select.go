@@ -453,14 +453,14 @@ func (s *selectPlan) partitionRows(p *partition, bound []boundFilter, now int64,
 				}
 				v = r.ck[f.col.pos]
 			case kindStatic:
-				if c := &p.static[f.col.idx]; c.live(now) {
+				if c := &p.static[f.col.ri]; c.live(now) {
 					v = c.value
 				}
 			default:
 				if r == nil {
 					return false
 				}
-				if c := &r.cells[f.col.idx]; c.live(now) {
+				if c := &r.cells[f.col.ri]; c.live(now) {
 					v = c.value
 				}
 			}
@@ -491,7 +491,7 @@ func (s *selectPlan) partitionRows(p *partition, bound []boundFilter, now int64,
 	// clustering and regular columns, as in Cassandra.
 	if n == 0 && t.hasStatic && match(nil) {
 		for _, c := range t.regular {
-			if c.kind == kindStatic && p.static[c.idx].live(now) {
+			if c.kind == kindStatic && p.static[c.ri].live(now) {
 				return emit(s.project(p, nil, now))
 			}
 		}
@@ -514,9 +514,9 @@ func (s *selectPlan) project(p *partition, r *row, now int64) [][]byte {
 		case cql.SelWritetime, cql.SelTTL:
 			var c *cell
 			if it.col.kind == kindStatic {
-				c = &p.static[it.col.idx]
+				c = &p.static[it.col.ri]
 			} else if r != nil {
-				c = &r.cells[it.col.idx]
+				c = &r.cells[it.col.ri]
 			}
 			if c == nil || !c.live(now) {
 				continue
@@ -524,7 +524,7 @@ func (s *selectPlan) project(p *partition, r *row, now int64) [][]byte {
 			if it.kind == cql.SelWritetime {
 				out[i] = encBigint(c.ts)
 			} else if c.expires > 0 {
-				out[i] = encInt(int32(c.expires - now))
+				out[i] = encInt(int32(int64(c.expires) - now))
 			}
 		}
 	}
@@ -541,7 +541,7 @@ func (s *selectPlan) cellOf(p *partition, r *row, col *column, now int64) []byte
 		}
 		return r.ck[col.pos]
 	case kindStatic:
-		if c := &p.static[col.idx]; c.live(now) {
+		if c := &p.static[col.ri]; c.live(now) {
 			return c.value
 		}
 		return nil
@@ -549,7 +549,7 @@ func (s *selectPlan) cellOf(p *partition, r *row, col *column, now int64) []byte
 	if r == nil {
 		return nil
 	}
-	if c := &r.cells[col.idx]; c.live(now) {
+	if c := &r.cells[col.ri]; c.live(now) {
 		return c.value
 	}
 	return nil

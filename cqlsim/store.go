@@ -13,15 +13,16 @@ import (
 const noDeletion = math.MinInt64
 
 // cell is one stored value with its write metadata. A zero cell is absent.
+// It is kept small (40 bytes): a loader test may store millions of them.
 type cell struct {
 	value   []byte // nil with set=true is a tombstone (a null write)
 	ts      int64  // write timestamp, microseconds
-	expires int64  // unix seconds after which the value reads as null; 0 never
+	expires uint32 // unix seconds after which the value reads as null; 0 never
 	set     bool
 }
 
 func (c *cell) live(now int64) bool {
-	return c.set && c.value != nil && (c.expires == 0 || now < c.expires)
+	return c.set && c.value != nil && (c.expires == 0 || now < int64(c.expires))
 }
 
 // wins reports whether a write n supersedes the stored cell c, as Cassandra
@@ -51,11 +52,11 @@ type row struct {
 }
 
 func (r *row) live(now int64, t *table) bool {
-	if r.marker.set && r.marker.ts > r.deletedAt && (r.marker.expires == 0 || now < r.marker.expires) {
+	if r.marker.set && r.marker.ts > r.deletedAt && (r.marker.expires == 0 || now < int64(r.marker.expires)) {
 		return true
 	}
 	for _, c := range t.regular {
-		if r.cells[c.idx].live(now) {
+		if r.cells[c.ri].live(now) {
 			return true
 		}
 	}
@@ -156,13 +157,37 @@ func (m *mutation) size() int {
 	return n
 }
 
+// newPartition allocates a partition together with its first row, the
+// common case of a loader writing one row per partition: one allocation for
+// both and one for all their cells.
+func newPartition(t *table, m *mutation) *partition {
+	type partAndRow struct {
+		p    partition
+		r    row
+		rows [1]*row
+	}
+	n := len(t.regular)
+	if t.hasStatic {
+		n *= 2
+	}
+	cells := make([]cell, n)
+	a := &partAndRow{}
+	a.p = partition{key: m.key, token: m.token, pk: m.pk, deletedAt: noDeletion}
+	a.r = row{ck: m.ck, deletedAt: noDeletion, cells: cells[:len(t.regular):len(t.regular)]}
+	if t.hasStatic {
+		a.p.static = cells[len(t.regular):]
+	}
+	if m.ck != nil {
+		a.rows[0] = &a.r
+		a.p.rows = a.rows[:1:1]
+	}
+	return &a.p
+}
+
 func (d *tableData) partitionFor(t *table, m *mutation) *partition {
 	p := d.parts[string(m.key)]
 	if p == nil {
-		p = &partition{key: m.key, token: m.token, pk: m.pk, deletedAt: noDeletion}
-		if t.hasStatic {
-			p.static = make([]cell, len(t.cols))
-		}
+		p = newPartition(t, m)
 		d.parts[string(m.key)] = p
 		d.dirty = true
 	}
@@ -178,9 +203,9 @@ func (d *tableData) apply(t *table, m *mutation, now int64) {
 
 func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
 	p := d.partitionFor(t, m)
-	var expires int64
+	var expires uint32
 	if m.ttl > 0 {
-		expires = now + int64(m.ttl)
+		expires = uint32(now + int64(m.ttl))
 	}
 	if m.deleteRow && m.ck == nil {
 		if m.ts > p.deletedAt {
@@ -205,14 +230,14 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
 			if m.deleteRow && m.ts <= p.deletedAt {
 				return
 			}
-			r = &row{ck: m.ck, deletedAt: noDeletion, cells: make([]cell, len(t.cols))}
+			r = &row{ck: m.ck, deletedAt: noDeletion, cells: make([]cell, len(t.regular))}
 			p.rows = append(p.rows, nil)
 			copy(p.rows[i+1:], p.rows[i:])
 			p.rows[i] = r
 		}
 	} else if len(t.ck) == 0 {
 		if len(p.rows) == 0 {
-			p.rows = append(p.rows, &row{deletedAt: noDeletion, cells: make([]cell, len(t.cols))})
+			p.rows = append(p.rows, &row{deletedAt: noDeletion, cells: make([]cell, len(t.regular))})
 		}
 		r = p.rows[0]
 	}
@@ -247,9 +272,9 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
 		w := &m.cells[i]
 		var dst *cell
 		if w.col.kind == kindStatic {
-			dst = &p.static[w.col.idx]
+			dst = &p.static[w.col.ri]
 		} else if r != nil {
-			dst = &r.cells[w.col.idx]
+			dst = &r.cells[w.col.ri]
 		} else {
 			continue
 		}

@@ -472,8 +472,9 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 	} else {
 		cks = [][][]byte{nil}
 	}
+	var scratch [128]byte
 	for _, pk := range pks {
-		key := routingKey(nil, pk)
+		key := routingKey(scratch[:0], pk)
 		if len(key) == 0 {
 			return nil, invalidf("Key may not be empty")
 		}
@@ -488,8 +489,59 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 					}
 				}
 			}
+			m.own()
 			out = append(out, m)
 		}
 	}
 	return out, nil
+}
+
+// own copies the bytes the mutation keeps (key, key columns, values) into
+// one allocation: bound values alias the connection's read buffer, and one
+// block per row is also far cheaper for the garbage collector than many.
+func (m *mutation) own() {
+	n := len(m.key)
+	if len(m.pk) > 1 {
+		for _, p := range m.pk {
+			n += len(p)
+		}
+	}
+	for _, c := range m.ck {
+		n += len(c)
+	}
+	for _, c := range m.cells {
+		n += len(c.value)
+	}
+	arena := make([]byte, 0, n)
+	put := func(b []byte) []byte {
+		if b == nil {
+			return nil
+		}
+		s := len(arena)
+		arena = append(arena, b...)
+		return arena[s:len(arena):len(arena)]
+	}
+	keys := make([][]byte, len(m.pk)+len(m.ck))
+	m.key = put(m.key)
+	if len(m.pk) == 1 {
+		keys[0] = m.key
+	} else {
+		for i, p := range m.pk {
+			keys[i] = put(p)
+		}
+	}
+	np := len(m.pk)
+	m.pk = keys[:np:np]
+	if m.ck != nil {
+		for i, c := range m.ck {
+			keys[np+i] = put(c)
+		}
+		m.ck = keys[np:]
+	}
+	cells := make([]cellWrite, len(m.cells))
+	for i, c := range m.cells {
+		cells[i] = c
+		cells[i].value = put(c.value)
+	}
+	m.cells = cells
 }
