@@ -14,7 +14,8 @@
 //
 //   - tinyint, smallint, int, bigint, counter, varint: optionally signed
 //     decimal digits, blanks around them allowed (as Python's int() allows),
-//     THOUSANDSSEP between digits.
+//     THOUSANDSSEP between digits. varint and decimal take at most 4300
+//     digits, Python's limit for int(), so also cqlsh's.
 //   - float, double, decimal: decimal or exponent notation with DECIMALSEP
 //     and THOUSANDSSEP; NaN, Infinity, -Infinity (any case, also inf) for
 //     float and double.

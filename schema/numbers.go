@@ -231,6 +231,9 @@ func (b *builder) convertVarint(dst, field []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	if digitsOnly := bytes.TrimLeft(norm, "+-"); len(digitsOnly) > maxDigits {
+		return dst, errTooManyDigits
+	}
 	n, ok := new(big.Int).SetString(string(norm), 10)
 	if !ok {
 		return dst, errNotNumber
@@ -277,6 +280,13 @@ func appendBigVarint(dst []byte, n *big.Int) []byte {
 }
 
 var errScale = errors.New("exponent out of range")
+
+// maxDigits bounds varint and decimal digits as Python (3.11 and later)
+// bounds int(str), so cqlsh rejects longer numbers too; it keeps the
+// quadratic decimal-to-binary conversion of a hostile field cheap.
+const maxDigits = 4300
+
+var errTooManyDigits = errors.New("more than 4300 digits")
 
 // convertDecimal serializes a decimal as its scale (int32) and unscaled
 // value (varint), keeping trailing zeros as Python's Decimal does: "1.50"
@@ -343,12 +353,15 @@ func (b *builder) convertDecimal(dst, field []byte) ([]byte, error) {
 	if scale < math.MinInt32 || scale > math.MaxInt32 {
 		return dst, errScale
 	}
-	dst = binary.BigEndian.AppendUint32(dst, uint32(int32(scale)))
 	// Leading zeros do not change the value; dropping them keeps more
 	// values on the int64 path.
 	for len(digs) > 1 && digs[0] == '0' {
 		digs = digs[1:]
 	}
+	if len(digs) > maxDigits {
+		return dst, errTooManyDigits
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(int32(scale)))
 	if len(digs) <= 18 {
 		var u int64
 		for _, c := range digs {
