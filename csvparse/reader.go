@@ -193,31 +193,38 @@ func (r *Reader) parse() (rawEnd int) {
 			i++
 			f.start, seg = i, i
 			closed := false
+			nextQuote := -1 // as in scanner.scan: each byte searched once
 			for !closed {
-				for i < n && !c.readQt[d[i]] {
-					i++
+				if nextQuote < i {
+					nextQuote = n
+					if k := bytes.IndexByte(d[i:], c.quote); k >= 0 {
+						nextQuote = i + k
+					}
 				}
-				if i == n {
+				end := nextQuote
+				if c.hasEsc {
+					if k := bytes.IndexByte(d[i:end], c.esc); k >= 0 {
+						end = i + k
+					}
+				}
+				line += int64(bytes.Count(d[i:end], newline))
+				if i = end; i == n {
 					r.fail(open, ErrQuote)
 					break
 				}
-				switch b := d[i]; {
-				case b == '\n':
-					line++
-					i++
-				case b == c.quote:
-					if i+1 < n && d[i+1] == c.quote {
-						r.bufferField(&f, d[seg:i+1])
-						i += 2
-						seg = i
-						continue
-					}
-					closed = true
-				default: // escape
+				if d[i] != c.quote { // escape
 					r.bufferField(&f, d[seg:i])
 					i, line = r.unescape(i, line)
 					seg = i
+					continue
 				}
+				if i+1 < n && d[i+1] == c.quote {
+					r.bufferField(&f, d[seg:i+1])
+					i += 2
+					seg = i
+					continue
+				}
+				closed = true
 			}
 			if !closed {
 				r.endField(&f, d[seg:n], n)

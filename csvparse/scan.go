@@ -10,12 +10,12 @@ type codes struct {
 	delim, quote, esc byte
 	hasEsc            bool
 	strict            bool
-	// Bytes that stop a run of ordinary bytes in the Reader: unquoted
-	// ('\n', '\r', delimiter, escape, and quote with StrictQuotes) and
-	// quoted (quote, escape, '\n' for line counting).
-	readUnq, readQt [256]bool
-	// The same for the boundary scanner, which ignores bare quotes.
-	scanUnq, scanQt [256]bool
+	// Bytes that stop a run of ordinary bytes in an unquoted field in the
+	// Reader: '\n', '\r', delimiter, escape, and quote with StrictQuotes.
+	readUnq [256]bool
+	// The same for the boundary scanner's unquoted state, which ignores
+	// bare quotes.
+	scanUnq [256]bool
 }
 
 func compile(d Dialect) *codes {
@@ -23,7 +23,7 @@ func compile(d Dialect) *codes {
 	// An escape equal to the quote would be ambiguous with "" doubling,
 	// which is always on; treat it as no escape.
 	c.hasEsc = d.Escape != 0 && d.Escape != d.Quote
-	for _, t := range []*[256]bool{&c.readUnq, &c.readQt, &c.scanUnq, &c.scanQt} {
+	for _, t := range []*[256]bool{&c.readUnq, &c.scanUnq} {
 		t['\n'] = true
 		if c.hasEsc {
 			t[c.esc] = true
@@ -36,8 +36,6 @@ func compile(d Dialect) *codes {
 	if c.strict {
 		c.readUnq[c.quote] = true
 	}
-	c.readQt[c.quote] = true
-	c.scanQt[c.quote] = true
 	return c
 }
 
@@ -46,6 +44,8 @@ func compile(d Dialect) *codes {
 func (c *codes) escapable(b byte) bool {
 	return b == c.quote || b == c.esc || b == c.delim || b == '\n' || b == '\r'
 }
+
+var newline = []byte{'\n'}
 
 type scanState uint8
 
@@ -111,6 +111,7 @@ func (s *scanner) scan(p []byte) int {
 	c := s.c
 	st := s.st
 	i, n := 0, len(p)
+	nextQuote := -1 // position of the next quote in p, when searched
 loop:
 	for i < n {
 		switch st {
@@ -154,21 +155,31 @@ loop:
 				st = stQuoted
 			}
 		case stQuoted:
-			for i < n && !c.scanQt[p[i]] {
-				i++
+			// Quoted fields can be long (JSON, text), so jump between
+			// quotes and escapes with the vectorised bytes functions.
+			// nextQuote is kept across escapes so each byte is searched
+			// once, however many escapes the field holds.
+			if nextQuote < i {
+				nextQuote = n
+				if k := bytes.IndexByte(p[i:], c.quote); k >= 0 {
+					nextQuote = i + k
+				}
 			}
-			if i == n {
-				break loop
+			end, esc := nextQuote, false
+			if c.hasEsc {
+				if k := bytes.IndexByte(p[i:end], c.esc); k >= 0 {
+					end, esc = i+k, true
+				}
 			}
-			b := p[i]
-			i++
-			switch b {
-			case c.quote:
-				st = stAfterQuote
-			case '\n':
-				s.lines++
-			default:
+			s.lines += int64(bytes.Count(p[i:end], newline))
+			if end == n {
+				break loop // the field goes on in the next piece
+			}
+			i = end + 1
+			if esc {
 				st = stQuotedEsc
+			} else {
+				st = stAfterQuote
 			}
 		case stAfterQuote:
 			switch p[i] {
