@@ -26,10 +26,28 @@ import (
 // currentTimestamp(), currentDate(), currentTime(), currentTimeUUID(),
 // toTimestamp(now()), toDate(now()) and toUnixTimestamp(now()).
 func EncodeTerm(t *Type, term Term) ([]byte, error) {
-	return encodeTerm(t, term, time.Now)
+	return encodeTerm(t, term, &encodeEnv{now: time.Now})
 }
 
-func encodeTerm(t *Type, term Term, now func() time.Time) ([]byte, error) {
+// EncodeBound is EncodeTerm for a term that contains bind markers, such as
+// the tuple literal (?, ?) or the list [?, 1]: each marker takes
+// values[marker.Index], already serialized for the marker's own type (see
+// MarkerReceivers); nil is null, which collections refuse as Cassandra does.
+func EncodeBound(t *Type, term Term, values [][]byte) ([]byte, error) {
+	if values == nil {
+		values = [][]byte{}
+	}
+	return encodeTerm(t, term, &encodeEnv{now: time.Now, values: values})
+}
+
+// encodeEnv is what evaluating a term needs besides the term: the clock for
+// now() and friends, and the bound values (nil when markers are not allowed).
+type encodeEnv struct {
+	now    func() time.Time
+	values [][]byte
+}
+
+func encodeTerm(t *Type, term Term, env *encodeEnv) ([]byte, error) {
 	switch v := term.(type) {
 	case nil:
 		return nil, fmt.Errorf("missing value for type %s", t)
@@ -40,39 +58,49 @@ func encodeTerm(t *Type, term Term, now func() time.Time) ([]byte, error) {
 			}
 			return nil, nil
 		}
-		return encodeConstant(t, v, now)
+		return encodeConstant(t, v, env)
 	case *BindMarker:
-		return nil, fmt.Errorf("bind marker %s cannot be encoded: it has no value", markerText(v))
+		if env.values == nil {
+			return nil, fmt.Errorf("bind marker %s cannot be encoded: it has no value", markerText(v))
+		}
+		if v.Index < 0 || v.Index >= len(env.values) {
+			return nil, fmt.Errorf("no value bound for marker %s (index %d of %d)", markerText(v), v.Index, len(env.values))
+		}
+		b := env.values[v.Index]
+		if err := Validate(t, b); err != nil {
+			return nil, fmt.Errorf("bound value %d: %w", v.Index, err)
+		}
+		return b, nil
 	case *TypeHint:
-		return encodeTerm(t, v.Term, now)
+		return encodeTerm(t, v.Term, env)
 	case *FuncCall:
-		return encodeFunc(t, v, now)
+		return encodeFunc(t, v, env)
 	case *ListLit:
 		switch t.Kind {
 		case List:
-			return encodeElems(t, t.Elems[0], v.Elems, false, now)
+			return encodeElems(t, t.Elems[0], v.Elems, false, env)
 		case Vector:
-			return encodeVector(t, v.Elems, now)
+			return encodeVector(t, v.Elems, env)
 		}
 	case *SetLit:
 		switch {
 		case t.Kind == Set:
-			return encodeElems(t, t.Elems[0], v.Elems, true, now)
+			return encodeElems(t, t.Elems[0], v.Elems, true, env)
 		case t.Kind == Map && len(v.Elems) == 0:
 			return []byte{0, 0, 0, 0}, nil
 		}
 	case *MapLit:
 		switch t.Kind {
 		case Map:
-			return encodeMap(t, v, now)
+			return encodeMap(t, v, env)
 		}
 	case *UDTLit:
 		if t.Kind == UDT {
-			return encodeUDT(t, v.Fields, v.Values, now)
+			return encodeUDT(t, v.Fields, v.Values, env)
 		}
 	case *TupleLit:
 		if t.Kind == Tuple {
-			return encodeTuple(t, v.Elems, now)
+			return encodeTuple(t, v.Elems, env)
 		}
 	}
 	return nil, fmt.Errorf("invalid %s literal %s for type %s", termKind(term), TermString(term), t)
@@ -90,7 +118,7 @@ func errConstKind(t *Type, c *Constant) error {
 	return fmt.Errorf("invalid %s constant (%s) for type %s", termKind(c), c.Text, t)
 }
 
-func encodeConstant(t *Type, c *Constant, now func() time.Time) ([]byte, error) {
+func encodeConstant(t *Type, c *Constant, env *encodeEnv) ([]byte, error) {
 	switch t.Kind {
 	case Int, Bigint, Smallint, Tinyint, Counter:
 		if c.Kind != ConstInteger {
@@ -205,7 +233,7 @@ func encodeConstant(t *Type, c *Constant, now func() time.Time) ([]byte, error) 
 		if c.Kind != ConstString && c.Kind != ConstInteger {
 			return nil, errConstKind(t, c)
 		}
-		ms, err := parseTimestamp(c.Text, now)
+		ms, err := parseTimestamp(c.Text, env.now)
 		if err != nil {
 			return nil, errLiteral(t, c, err.Error())
 		}
@@ -312,12 +340,12 @@ func decimalBytes(s string) ([]byte, error) {
 	return append(binary.BigEndian.AppendUint32(nil, uint32(int32(scale))), varintBytes(n)...), nil
 }
 
-func encodeFunc(t *Type, f *FuncCall, now func() time.Time) ([]byte, error) {
+func encodeFunc(t *Type, f *FuncCall, env *encodeEnv) ([]byte, error) {
 	name := strings.ToLower(f.Name)
 	nowArg := len(f.Args) == 1 && isNowCall(f.Args[0])
 	switch {
 	case len(f.Args) == 0 && (name == "now" || name == "currenttimeuuid") && (t.Kind == Timeuuid || t.Kind == Uuid):
-		return timeUUID(now())
+		return timeUUID(env.now())
 	case len(f.Args) == 0 && name == "uuid" && t.Kind == Uuid:
 		u, err := uuid.NewRandomFromReader(rand.Reader)
 		if err != nil {
@@ -325,17 +353,17 @@ func encodeFunc(t *Type, f *FuncCall, now func() time.Time) ([]byte, error) {
 		}
 		return u[:], nil
 	case t.Kind == Timestamp && (len(f.Args) == 0 && name == "currenttimestamp" || nowArg && name == "totimestamp"):
-		return binary.BigEndian.AppendUint64(nil, uint64(now().UnixMilli())), nil
+		return binary.BigEndian.AppendUint64(nil, uint64(env.now().UnixMilli())), nil
 	case t.Kind == Bigint && nowArg && name == "tounixtimestamp":
-		return binary.BigEndian.AppendUint64(nil, uint64(now().UnixMilli())), nil
+		return binary.BigEndian.AppendUint64(nil, uint64(env.now().UnixMilli())), nil
 	case t.Kind == Date && (len(f.Args) == 0 && name == "currentdate" || nowArg && name == "todate"):
-		days := now().UTC().Unix()
+		days := env.now().UTC().Unix()
 		if days < 0 {
 			days -= 86399
 		}
 		return binary.BigEndian.AppendUint32(nil, uint32(days/86400+dateEpoch)), nil
 	case t.Kind == Time && len(f.Args) == 0 && name == "currenttime":
-		n := now().UTC()
+		n := env.now().UTC()
 		mid := time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, time.UTC)
 		return binary.BigEndian.AppendUint64(nil, uint64(n.Sub(mid))), nil
 	}
@@ -370,8 +398,8 @@ func appendValue(dst, v []byte) []byte {
 	return append(binary.BigEndian.AppendUint32(dst, uint32(len(v))), v...)
 }
 
-func encodeElem(coll, elem *Type, term Term, now func() time.Time) ([]byte, error) {
-	b, err := encodeTerm(elem, term, now)
+func encodeElem(coll, elem *Type, term Term, env *encodeEnv) ([]byte, error) {
+	b, err := encodeTerm(elem, term, env)
 	if err != nil {
 		return nil, fmt.Errorf("%s element: %w", coll, err)
 	}
@@ -383,10 +411,10 @@ func encodeElem(coll, elem *Type, term Term, now func() time.Time) ([]byte, erro
 
 // encodeElems encodes a list, or a set (sorted by Compare, duplicates removed,
 // as Cassandra stores them).
-func encodeElems(t, elem *Type, terms []Term, sorted bool, now func() time.Time) ([]byte, error) {
+func encodeElems(t, elem *Type, terms []Term, sorted bool, env *encodeEnv) ([]byte, error) {
 	vals := make([][]byte, 0, len(terms))
 	for _, term := range terms {
-		b, err := encodeElem(t, elem, term, now)
+		b, err := encodeElem(t, elem, term, env)
 		if err != nil {
 			return nil, err
 		}
@@ -414,15 +442,15 @@ func dedupSorted(t *Type, vals [][]byte) [][]byte {
 	return out
 }
 
-func encodeMap(t *Type, m *MapLit, now func() time.Time) ([]byte, error) {
+func encodeMap(t *Type, m *MapLit, env *encodeEnv) ([]byte, error) {
 	type entry struct{ k, v []byte }
 	entries := make([]entry, 0, len(m.Keys))
 	for i := range m.Keys {
-		k, err := encodeElem(t, t.Elems[0], m.Keys[i], now)
+		k, err := encodeElem(t, t.Elems[0], m.Keys[i], env)
 		if err != nil {
 			return nil, err
 		}
-		v, err := encodeElem(t, t.Elems[1], m.Values[i], now)
+		v, err := encodeElem(t, t.Elems[1], m.Values[i], env)
 		if err != nil {
 			return nil, err
 		}
@@ -445,13 +473,13 @@ func encodeMap(t *Type, m *MapLit, now func() time.Time) ([]byte, error) {
 	return b, nil
 }
 
-func encodeTuple(t *Type, elems []Term, now func() time.Time) ([]byte, error) {
+func encodeTuple(t *Type, elems []Term, env *encodeEnv) ([]byte, error) {
 	if len(elems) > len(t.Elems) {
 		return nil, fmt.Errorf("invalid tuple literal: too many elements; type %s expects %d but got %d", t, len(t.Elems), len(elems))
 	}
 	var out []byte
 	for i, e := range elems {
-		b, err := encodeTerm(t.Elems[i], e, now)
+		b, err := encodeTerm(t.Elems[i], e, env)
 		if err != nil {
 			return nil, fmt.Errorf("tuple element %d: %w", i, err)
 		}
@@ -463,7 +491,7 @@ func encodeTuple(t *Type, elems []Term, now func() time.Time) ([]byte, error) {
 	return out, nil
 }
 
-func encodeUDT(t *Type, fields []string, values []Term, now func() time.Time) ([]byte, error) {
+func encodeUDT(t *Type, fields []string, values []Term, env *encodeEnv) ([]byte, error) {
 	if t.Fields == nil {
 		return nil, fmt.Errorf("type %s is not resolved; call ResolveUDTs first", t)
 	}
@@ -480,7 +508,7 @@ func encodeUDT(t *Type, fields []string, values []Term, now func() time.Time) ([
 		var b []byte
 		if ok {
 			var err error
-			if b, err = encodeTerm(f.Type, term, now); err != nil {
+			if b, err = encodeTerm(f.Type, term, env); err != nil {
 				return nil, fmt.Errorf("field %s of %s: %w", f.Name, t, err)
 			}
 			delete(byName, f.Name)
@@ -493,14 +521,14 @@ func encodeUDT(t *Type, fields []string, values []Term, now func() time.Time) ([
 	return out, nil
 }
 
-func encodeVector(t *Type, elems []Term, now func() time.Time) ([]byte, error) {
+func encodeVector(t *Type, elems []Term, env *encodeEnv) ([]byte, error) {
 	if len(elems) != t.Dim {
 		return nil, fmt.Errorf("invalid vector literal for %s: expected %d elements, got %d", t, t.Dim, len(elems))
 	}
 	fixed := fixedSize(t.Elems[0]) > 0
 	var out []byte
 	for _, e := range elems {
-		b, err := encodeElem(t, t.Elems[0], e, now)
+		b, err := encodeElem(t, t.Elems[0], e, env)
 		if err != nil {
 			return nil, err
 		}

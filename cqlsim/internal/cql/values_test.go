@@ -202,13 +202,13 @@ func TestEncodeFunctions(t *testing.T) {
 		{"time", "currentTime()", hex.EncodeToString(mustEncode(t, "time", "'03:04:05.678'"))},
 	}
 	for _, tc := range tests {
-		got, err := encodeTerm(testType(t, tc.typ), literal(t, tc.lit), clock)
+		got, err := encodeTerm(testType(t, tc.typ), literal(t, tc.lit), &encodeEnv{now: clock})
 		if err != nil || hex.EncodeToString(got) != tc.want {
 			t.Errorf("%s as %s = %x, %v; want %s", tc.lit, tc.typ, got, err, tc.want)
 		}
 	}
 	for _, typ := range []string{"timeuuid", "uuid"} {
-		u, err := encodeTerm(testType(t, typ), literal(t, "now()"), clock)
+		u, err := encodeTerm(testType(t, typ), literal(t, "now()"), &encodeEnv{now: clock})
 		if err != nil || len(u) != 16 || u[6]>>4 != 1 || u[8]>>6 != 2 {
 			t.Fatalf("now() as %s = %x, %v", typ, u, err)
 		}
