@@ -7,7 +7,8 @@ import "fmt"
 // the name Cassandra gives it in prepared metadata: the column itself for a
 // bare marker, "name[i]" for tuple components, "value(name)" for list, set and
 // vector elements and map values, "key(name)" for map keys, and "name.field"
-// for UDT fields. UDTs must be resolved. It fails when the literal's shape
+// for UDT fields. fn runs once per marker, not necessarily in Index order.
+// UDTs must be resolved. It fails when the literal's shape
 // does not fit t, or when a marker is a function argument, whose type cqlsim
 // cannot infer.
 func MarkerReceivers(t *Type, name string, term Term, fn func(m *BindMarker, t *Type, name string)) error {
