@@ -2,7 +2,6 @@ package csvparse
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -13,9 +12,9 @@ import (
 	"golang.org/x/text/transform"
 )
 
-var (
-	gzipMagic = []byte{0x1f, 0x8b}
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+const (
+	gzipMagic = "\x1f\x8b"
+	zstdMagic = "\x28\xb5\x2f\xfd"
 )
 
 // countingReader counts the raw bytes read from a source, before
@@ -63,7 +62,7 @@ func openInput(src Source, enc encoding.Encoding) (*input, error) {
 	switch {
 	case len(magic) == 0:
 		// Empty: nothing to decompress, whatever the name says.
-	case bytes.HasPrefix(magic, gzipMagic) || strings.HasSuffix(name, ".gz"):
+	case strings.HasPrefix(string(magic), gzipMagic) || strings.HasSuffix(name, ".gz"):
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			_ = rc.Close()
@@ -71,7 +70,7 @@ func openInput(src Source, enc encoding.Encoding) (*input, error) {
 		}
 		in.r = zr
 		in.close = append(in.close, zr.Close)
-	case bytes.HasPrefix(magic, zstdMagic) || strings.HasSuffix(name, ".zst") || strings.HasSuffix(name, ".zstd"):
+	case strings.HasPrefix(string(magic), zstdMagic) || strings.HasSuffix(name, ".zst") || strings.HasSuffix(name, ".zstd"):
 		// One decoder goroutine-free stream: the splitter is the only
 		// reader, and the workers already use the other cores.
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))

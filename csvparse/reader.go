@@ -207,7 +207,7 @@ func (r *Reader) parse() (rawEnd int) {
 						end = i + k
 					}
 				}
-				line += int64(bytes.Count(d[i:end], newline))
+				line += int64(countLF(d[i:end]))
 				if i = end; i == n {
 					r.fail(open, ErrQuote)
 					break

@@ -45,7 +45,7 @@ func (c *codes) escapable(b byte) bool {
 	return b == c.quote || b == c.esc || b == c.delim || b == '\n' || b == '\r'
 }
 
-var newline = []byte{'\n'}
+func countLF(p []byte) int { return bytes.Count(p, []byte{'\n'}) }
 
 type scanState uint8
 
@@ -171,7 +171,7 @@ loop:
 					end, esc = i+k, true
 				}
 			}
-			s.lines += int64(bytes.Count(p[i:end], newline))
+			s.lines += int64(countLF(p[i:end]))
 			if end == n {
 				break loop // the field goes on in the next piece
 			}
