@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -120,7 +121,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rep, err := bench(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
-		return 1
+		if len(rep.Results) == 0 {
+			return 1
+		}
+		fmt.Fprintln(stdout, "PARTIAL RESULTS: the run failed (see above)")
 	}
 	printReport(stdout, rep)
 	if cfg.jsonPath != "" {
@@ -130,18 +134,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "bench: results written to %s\n", cfg.jsonPath)
 	}
+	if err != nil {
+		return 1
+	}
 	return 0
 }
 
+// bench runs everything; on error the report holds what was measured.
 func bench(ctx context.Context, cfg config) (*report, error) {
+	rep := &report{Machine: describeMachine(), RowsPerDataset: cfg.rows}
+	err := runAll(ctx, cfg, rep)
+	rep.Machine.LoadAfter = loadAverage()
+	return rep, err
+}
+
+func runAll(ctx context.Context, cfg config, rep *report) error {
 	for _, b := range []string{"cqlload", "cqlsim"} {
 		if _, err := os.Stat(filepath.Join(cfg.bin, b)); err != nil {
-			return nil, fmt.Errorf("%s not found in %s: run make build first (%w)", b, cfg.bin, err)
+			return fmt.Errorf("%s not found in %s: run make build first (%w)", b, cfg.bin, err)
 		}
 	}
 	work, err := os.MkdirTemp("", "cqlload-bench-")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer os.RemoveAll(work)
 	dataDir := work
@@ -149,28 +164,27 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		cfg.keep = true
 		dataDir = cfg.dir
 		if err := os.MkdirAll(dataDir, 0o755); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	rep := &report{Machine: describeMachine(), RowsPerDataset: cfg.rows}
 	logf := func(format string, a ...any) { fmt.Fprintf(cfg.log, "bench: "+format+"\n", a...) }
 
 	sm, err := startSim(ctx, cfg.bin, work, true)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer sm.close()
+	defer func() { sm.close() }()
 
 	var narrowRSS float64
 	for _, d := range cfg.datasets {
 		file, size, err := prepare(dataDir, d, cfg.rows, logf)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		logf("%s: %d rows, %.1f MiB; running cqlload, the ceiling, and the in-process allocation count", d.name, cfg.rows, float64(size)/(1<<20))
-		r, err := measure(ctx, cfg, sm, d, file, work, "blackhole")
+		r, err := measureRetry(ctx, cfg, &sm, d, file, work, true, logf)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.InputBytes = size
 		rep.Results = append(rep.Results, r)
@@ -187,17 +201,17 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		d, _ := findDataset(cfg.store)
 		file, size, err := prepare(dataDir, d, cfg.rows, logf)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		logf("%s: store mode", d.name)
 		st, err := startSim(ctx, cfg.bin, work, false)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		r, err := measure(ctx, cfg, st, d, file, work, "store")
+		r, err := measureRetry(ctx, cfg, &st, d, file, work, false, logf)
 		st.close()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.InputBytes = size
 		rep.Results = append(rep.Results, r)
@@ -208,21 +222,21 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		if narrowRSS == 0 {
 			file, _, err := prepare(dataDir, d, cfg.rows, logf)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if narrowRSS, err = loaderRSS(ctx, cfg, d, file, work); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		big := cfg.rows * int64(cfg.scale)
 		file, _, err := prepare(dataDir, d, big, logf)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		logf("narrow ×%d: %d rows, memory scaling", cfg.scale, big)
 		rss, err := loaderRSS(ctx, cfg, d, file, work)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !cfg.keep {
 			os.Remove(file)
@@ -230,8 +244,28 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 		rep.Scaling = &scaling{Scale: cfg.scale, Rows1x: cfg.rows, Rows10x: big, RSS1xMiB: narrowRSS, RSS10xMiB: rss}
 		rep.Scaling.GrowthPct = 100 * (rss - narrowRSS) / narrowRSS
 	}
-	rep.Machine.LoadAfter = loadAverage()
-	return rep, nil
+	return nil
+}
+
+// measureRetry is measure, once more on a fresh cqlsim if cqlsim died:
+// a crash of the simulator says nothing about cqlload, and a long run
+// should not be lost to it. The crash output is logged.
+func measureRetry(ctx context.Context, cfg config, s **sim, d dataset, file, work string, blackhole bool, logf func(string, ...any)) (result, error) {
+	mode := "store"
+	if blackhole {
+		mode = "blackhole"
+	}
+	r, err := measure(ctx, cfg, *s, d, file, work, mode)
+	if err == nil || !(*s).exited() || ctx.Err() != nil {
+		return r, err
+	}
+	logf("%s: cqlsim died (%v); its output:\n%s\nretrying on a new cqlsim", d.name, err, (*s).out.String())
+	ns, serr := startSim(ctx, cfg.bin, work, blackhole)
+	if serr != nil {
+		return r, errors.Join(err, serr)
+	}
+	*s = ns
+	return measure(ctx, cfg, ns, d, file, work, mode)
 }
 
 // prepare generates a dataset file unless BENCH_DIR already holds it.

@@ -129,6 +129,16 @@ func startSim(ctx context.Context, bin, dir string, blackhole bool) (*sim, error
 	return s, nil
 }
 
+// exited reports whether the cqlsim process has ended.
+func (s *sim) exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // close interrupts cqlsim and waits for it (killing it after 5s).
 func (s *sim) close() {
 	if s.cmd.Process == nil {
