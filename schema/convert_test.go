@@ -19,8 +19,8 @@ func testKeyspace() *gocql.KeyspaceMetadata {
 				FieldNames: []string{"street", "no", "tags"},
 				FieldTypes: []string{"text", "int", "frozen<set<text>>"}},
 			"person": {Keyspace: "ks", Name: "person",
-				FieldNames: []string{"name", "home", "Nick"},
-				FieldTypes: []string{"text", "frozen<address>", "text"}},
+				FieldNames: []string{"name", "home", "Nick", "home town"},
+				FieldTypes: []string{"text", "frozen<address>", "text", "text"}},
 		},
 	}
 }

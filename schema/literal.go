@@ -574,25 +574,30 @@ func (b *builder) udtEncoder(t *Type, depth int) (encodeFunc, error) {
 	}, nil
 }
 
-// fieldName reads a UDT field name: an identifier, or a quoted name
-// (double quotes as in CQL and JSON, single quotes as cqlsh also takes).
+// fieldName reads a UDT field name: bare, or quoted (double quotes as in
+// CQL and JSON, single quotes as cqlsh also takes).
 func (p *litParser) fieldName() ([]byte, error) {
 	p.space()
 	if p.i < len(p.s) && (p.s[p.i] == '"' || p.s[p.i] == '\'') {
 		name, _, err := p.quoted()
 		return name, err
 	}
+	// A bare name runs to the colon: cqlsh COPY TO writes field names as
+	// they are, so a quoted-identifier field such as "home town" comes bare
+	// and with its blank.
 	start := p.i
-	for p.i < len(p.s) && isIdentByte(p.s[p.i]) {
+	for p.i < len(p.s) && p.s[p.i] != ':' && p.s[p.i] != ',' && p.s[p.i] != '}' {
 		p.i++
 	}
-	if p.i == start {
+	name := trimBlanks(p.s[start:p.i])
+	if len(name) == 0 {
+		p.i = start
 		if p.i >= len(p.s) {
 			return nil, p.errorf("expected a field name, found the end")
 		}
 		return nil, p.errorf("expected a field name, found %q", p.s[p.i])
 	}
-	return p.s[start:p.i], nil
+	return name, nil
 }
 
 // fieldIndex finds a field by name: exactly first, then ignoring case

@@ -89,14 +89,16 @@ func TestUDTValues(t *testing.T) {
 		{"frozen<address>", "{street: '', no: 1}", "map[no:1 street: tags:<nil>]"},
 		{"frozen<address>", `{"street": "Main", "no": 3}`, "map[no:3 street:Main tags:<nil>]"},
 		{"frozen<address>", "{'street': 'Main', NO: 3}", "map[no:3 street:Main tags:<nil>]"},
-		{"frozen<person>", "{name: 'Ann', home: {street: 'Main', no: 1}, \"Nick\": 'a'}", "map[Nick:a home:map[no:1 street:Main tags:<nil>] name:Ann]"},
+		{"frozen<person>", "{name: 'Ann', home: {street: 'Main', no: 1}, \"Nick\": 'a'}", "map[Nick:a home town:<nil> home:map[no:1 street:Main tags:<nil>] name:Ann]"},
+		{"frozen<person>", "{home town: 'Oslo', Nick: 'b'}", "map[Nick:b home town:Oslo home:<nil> name:<nil>]"},
 		{"list<frozen<address>>", "[{no: 1}, {no: 2}]", "[map[no:1 street: tags:[]] map[no:2 street: tags:[]]]"},
 	})
 	runErrCases(t, DefaultFormats(), []errCase{
 		{"frozen<address>", "{city: 'x'}", `invalid frozen<address> "{city: 'x'}": user-defined type address has no field "city"`},
 		{"frozen<address>", "{no: 1, no: 2}", `invalid frozen<address> "{no: 1, no: 2}": field no given twice`},
 		{"frozen<address>", "{no: x}", `invalid frozen<address> "{no: x}": field no: invalid int "x": not a number`},
-		{"frozen<address>", "{no 1}", `invalid frozen<address> "{no 1}": field no: at offset 4: expected ':', found '1'`},
+		{"frozen<address>", "{no 1}", `invalid frozen<address> "{no 1}": user-defined type address has no field "no 1"`},
+		{"frozen<address>", "{'no' 1}", `invalid frozen<address> "{'no' 1}": field no: at offset 6: expected ':', found '1'`},
 		{"frozen<address>", "{: 1}", `invalid frozen<address> "{: 1}": at offset 1: expected a field name, found ':'`},
 		{"frozen<address>", "(1, 2)", `invalid frozen<address> "(1, 2)": at offset 0: expected '{', found '('`},
 	})

@@ -164,7 +164,7 @@ func TestTableFromMetadata(t *testing.T) {
 	}
 	hist, _ := tb.Column("history")
 	person := hist.Type.Elems[0].Elems[1]
-	if person.Name != "person" || len(person.Fields) != 3 || person.Fields[1].Type.Fields == nil {
+	if person.Name != "person" || len(person.Fields) != 4 || person.Fields[1].Type.Fields == nil {
 		t.Errorf("nested UDT not resolved: %+v", person)
 	}
 	// Every column can get a converter.
