@@ -204,38 +204,54 @@ func (n *Node) selectRows(p *plan, a *execArgs) (message.Message, []string, erro
 		d = n.cl.nodeLocalData(p.t, n.info.index)
 	}
 	var pageSize, offset int
+	var from *cursor
 	if a.opts != nil && a.opts.PageSize > 0 {
 		pageSize = int(a.opts.PageSize)
-		if len(a.opts.PagingState) > 0 {
-			o, ok := decBigint(a.opts.PagingState)
-			if !ok || o < 0 {
-				return nil, nil, &reqError{&message.ProtocolError{ErrorMessage: "Invalid paging state"}}
+		if st := a.opts.PagingState; len(st) > 0 {
+			ok := false
+			switch {
+			case st[0] == pagingOffset && len(st) == 9:
+				o, _ := decBigint(st[1:])
+				offset, ok = int(o), o >= 0
+			case st[0] == pagingCursor:
+				from, ok = decodeCursor(st)
 			}
-			offset = int(o)
+			if !ok {
+				return nil, nil, &reqError{&message.ProtocolError{ErrorMessage: "Invalid value for the paging state"}}
+			}
 		}
-	}
-	max := 0
-	if pageSize > 0 {
-		max = offset + pageSize + 1
-	}
-	rows, err := s.run(a, d, max)
-	if err != nil {
-		return nil, nil, err
 	}
 	md := &message.RowsMetadata{ColumnCount: int32(len(s.meta))}
 	if a.opts == nil || !a.opts.SkipMetadata {
 		md.Columns = s.meta
 	}
-	if pageSize > 0 && !s.agg {
-		// The paging state is the offset of the next row in the result; the
-		// result is recomputed for each page, which is fine for a simulator.
-		if offset > len(rows) {
-			offset = len(rows)
+	if s.pk == nil && !s.agg {
+		// Scans page by cursor, so each page costs its own rows only.
+		rows, next, err := s.run(a, d, 0, pageSize, from)
+		if err != nil {
+			return nil, nil, err
 		}
+		if next != nil {
+			md.PagingState = next.encode()
+		}
+		return &message.RowsResult{Metadata: md, Data: rows}, nil, nil
+	}
+	max := 0
+	if pageSize > 0 {
+		max = offset + pageSize + 1
+	}
+	rows, _, err := s.run(a, d, max, 0, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pageSize > 0 && !s.agg {
+		// Key lookups page by offset into the recomputed result: they are
+		// bounded by the partitions named in the query.
+		offset = min(offset, len(rows))
 		rows = rows[offset:]
 		if len(rows) > pageSize {
 			rows = rows[:pageSize]
-			md.PagingState = encBigint(int64(offset + pageSize))
+			md.PagingState = append([]byte{pagingOffset}, encBigint(int64(offset+pageSize))...)
 		}
 	}
 	return &message.RowsResult{Metadata: md, Data: rows}, nil, nil

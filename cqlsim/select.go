@@ -1,6 +1,9 @@
 package cqlsim
 
 import (
+	"bytes"
+	"encoding/binary"
+	"sort"
 	"strings"
 
 	"github.com/cqlload/cqlload/cqlsim/internal/cql"
@@ -294,18 +297,65 @@ func (f *boundFilter) matchToken(tok int64) bool {
 	return f.op != cql.RelIn
 }
 
-// run executes the select and returns at most max rows (0: no bound).
-func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error) {
+// cursor is where a page of a table scan ended: after the row with
+// clustering key ck in partition (token, key), or after the whole partition
+// when ck is empty. done counts the rows returned so far, for LIMIT.
+type cursor struct {
+	token int64
+	key   []byte
+	ck    [][]byte
+	done  int
+}
+
+// Paging states start with a kind byte: an offset into a recomputed result
+// (partition key lookups, which are small) or a scan cursor.
+const (
+	pagingOffset = 1
+	pagingCursor = 2
+)
+
+func (c *cursor) encode() []byte {
+	b := []byte{pagingCursor}
+	b = binary.BigEndian.AppendUint64(b, uint64(c.done))
+	b = binary.BigEndian.AppendUint64(b, uint64(c.token))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(c.key)))
+	b = append(b, c.key...)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(c.ck)))
+	for _, v := range c.ck {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
+		b = append(b, v...)
+	}
+	return b
+}
+
+func decodeCursor(b []byte) (*cursor, bool) {
+	r := &bodyReader{b: b}
+	if r.byte1() != pagingCursor {
+		return nil, false
+	}
+	c := &cursor{done: int(r.int64()), token: r.int64()}
+	c.key = r.take(int(r.int32()))
+	n := r.short()
+	for i := 0; i < n && r.err == nil; i++ {
+		c.ck = append(c.ck, r.take(int(r.int32())))
+	}
+	return c, r.err == nil && len(r.b) == 0 && c.done >= 0
+}
+
+// run executes the select. With page > 0 it stops after page rows and
+// returns the cursor after the last one (scans; from resumes a scan). With
+// max > 0 it stops after max rows (offset paging of key lookups).
+func (s *selectPlan) run(a *execArgs, d *tableData, max, page int, from *cursor) ([][][]byte, *cursor, error) {
 	limit := -1
 	if s.limit != nil {
 		v, unset, err := a.value(s.limit)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !unset && v != nil {
 			n, ok := decInt(v)
 			if !ok || n <= 0 {
-				return nil, invalidf("LIMIT must be strictly positive")
+				return nil, nil, invalidf("LIMIT must be strictly positive")
 			}
 			limit = int(n)
 		}
@@ -314,12 +364,12 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error)
 	if s.ppl != nil {
 		v, unset, err := a.value(s.ppl)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !unset && v != nil {
 			n, ok := decInt(v)
 			if !ok || n <= 0 {
-				return nil, invalidf("PER PARTITION LIMIT must be strictly positive")
+				return nil, nil, invalidf("PER PARTITION LIMIT must be strictly positive")
 			}
 			ppl = int(n)
 		}
@@ -329,6 +379,15 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error)
 	} else if max > 0 && (limit < 0 || max < limit) {
 		limit = max
 	}
+	if from != nil && limit >= 0 {
+		limit -= from.done
+		if limit <= 0 {
+			return nil, nil, nil
+		}
+	}
+	var lastP *partition
+	var lastR *row
+	byPage := false
 	bound := make([]boundFilter, len(s.filters))
 	for i := range s.filters {
 		f := &s.filters[i]
@@ -337,21 +396,21 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error)
 		if f.list != nil {
 			v, _, err := a.value(f.list)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			elems, ok := decList(v)
 			if !ok {
-				return nil, invalidf("Invalid IN list value")
+				return nil, nil, invalidf("Invalid IN list value")
 			}
 			bf.vals = elems
 		}
 		for _, src := range srcs {
 			v, unset, err := a.value(src)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if unset || v == nil {
-				return nil, invalidf("Invalid null or unset value in WHERE clause")
+				return nil, nil, invalidf("Invalid null or unset value in WHERE clause")
 			}
 			bf.vals = append(bf.vals, v)
 		}
@@ -359,7 +418,7 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error)
 			for _, v := range bf.vals {
 				tok, ok := decBigint(v)
 				if !ok {
-					return nil, invalidf("Invalid token value: expected 8 bytes")
+					return nil, nil, invalidf("Invalid token value: expected 8 bytes")
 				}
 				bf.toks = append(bf.toks, tok)
 			}
@@ -370,7 +429,7 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error)
 	var out [][][]byte
 	counts := make([]int64, len(s.items))
 	var first [][]byte
-	emit := func(row [][]byte) bool {
+	emit := func(row [][]byte, p *partition, r *row) bool {
 		if s.agg {
 			if first == nil {
 				first = row
@@ -383,9 +442,14 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error)
 			return true
 		}
 		out = append(out, row)
+		lastP, lastR = p, r
+		if page > 0 && len(out) >= page {
+			byPage = true
+			return false
+		}
 		return limit < 0 || len(out) < limit
 	}
-	visit := func(p *partition) bool {
+	visit := func(p *partition, after [][]byte) bool {
 		for i := range bound {
 			f := &bound[i]
 			if f.token && !f.matchToken(p.token) {
@@ -395,17 +459,17 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error)
 				return true
 			}
 		}
-		return s.partitionRows(p, bound, now, ppl, emit)
+		return s.partitionRows(p, after, bound, now, ppl, emit)
 	}
 	if s.pk != nil {
 		keys, err := a.product(s.pk)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		d.mu.RLock()
 		for _, pk := range keys {
 			if p := d.parts[string(routingKey(nil, pk))]; p != nil {
-				if !visit(p) {
+				if !visit(p, nil) {
 					break
 				}
 			}
@@ -413,10 +477,32 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error)
 		d.mu.RUnlock()
 	} else {
 		d.mu.Lock()
-		for _, p := range d.ordered() {
-			if !visit(p) {
+		parts := d.ordered()
+		start, end := tokenBounds(parts, bound)
+		var after [][]byte
+		if from != nil {
+			i := sort.Search(len(parts), func(i int) bool {
+				p := parts[i]
+				return p.token > from.token || p.token == from.token && bytes.Compare(p.key, from.key) >= 0
+			})
+			if i < len(parts) && parts[i].token == from.token && bytes.Equal(parts[i].key, from.key) {
+				if len(from.ck) == 0 {
+					i++
+				} else {
+					after = from.ck
+				}
+			}
+			if i >= start {
+				start = i
+			} else {
+				after = nil
+			}
+		}
+		for k := start; k < end; k++ {
+			if !visit(parts[k], after) {
 				break
 			}
+			after = nil
 		}
 		d.mu.Unlock()
 	}
@@ -429,14 +515,51 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max int) ([][][]byte, error)
 				row[i] = first[i]
 			}
 		}
-		return [][][]byte{row}, nil
+		return [][][]byte{row}, nil, nil
 	}
-	return out, nil
+	if !byPage || lastP == nil {
+		return out, nil, nil
+	}
+	next := &cursor{token: lastP.token, key: lastP.key, done: len(out)}
+	if from != nil {
+		next.done += from.done
+	}
+	if lastR != nil {
+		next.ck = lastR.ck
+	}
+	return out, next, nil
+}
+
+// tokenBounds narrows a scan to the partitions that token(…) restrictions
+// allow, by binary search on the token-ordered partitions.
+func tokenBounds(parts []*partition, bound []boundFilter) (start, end int) {
+	start, end = 0, len(parts)
+	for i := range bound {
+		f := &bound[i]
+		if !f.token || len(f.toks) != 1 {
+			continue
+		}
+		tok := f.toks[0]
+		switch f.op {
+		case cql.RelGt:
+			start = max(start, sort.Search(len(parts), func(i int) bool { return parts[i].token > tok }))
+		case cql.RelGte:
+			start = max(start, sort.Search(len(parts), func(i int) bool { return parts[i].token >= tok }))
+		case cql.RelLt:
+			end = min(end, sort.Search(len(parts), func(i int) bool { return parts[i].token >= tok }))
+		case cql.RelLte:
+			end = min(end, sort.Search(len(parts), func(i int) bool { return parts[i].token > tok }))
+		}
+	}
+	if start > end {
+		start = end
+	}
+	return start, end
 }
 
 // partitionRows emits the partition's live rows that pass the filters; it
 // returns false once the consumer wants no more.
-func (s *selectPlan) partitionRows(p *partition, bound []boundFilter, now int64, ppl int, emit func([][]byte) bool) bool {
+func (s *selectPlan) partitionRows(p *partition, after [][]byte, bound []boundFilter, now int64, ppl int, emit func([][]byte, *partition, *row) bool) bool {
 	t := s.t
 	n := 0
 	match := func(r *row) bool {
@@ -476,11 +599,14 @@ func (s *selectPlan) partitionRows(p *partition, bound []boundFilter, now int64,
 			i = len(p.rows) - 1 - k
 		}
 		r := p.rows[i]
+		if after != nil && t.compareCK(r.ck, after) <= 0 {
+			continue
+		}
 		if !r.live(now, t) || !match(r) {
 			continue
 		}
 		n++
-		if !emit(s.project(p, r, now)) {
+		if !emit(s.project(p, r, now), p, r) {
 			return false
 		}
 		if s.distinct || (ppl > 0 && n >= ppl) {
@@ -489,10 +615,10 @@ func (s *selectPlan) partitionRows(p *partition, bound []boundFilter, now int64,
 	}
 	// A partition with only static values reads as one row with null
 	// clustering and regular columns, as in Cassandra.
-	if n == 0 && t.hasStatic && match(nil) {
+	if n == 0 && after == nil && t.hasStatic && match(nil) {
 		for _, c := range t.regular {
 			if c.kind == kindStatic && p.static[c.ri].live(now) {
-				return emit(s.project(p, nil, now))
+				return emit(s.project(p, nil, now), p, nil)
 			}
 		}
 	}
