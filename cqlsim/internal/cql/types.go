@@ -78,6 +78,10 @@ var kindNames = [...]string{
 	List: "list", Set: "set", Map: "map", Tuple: "tuple", UDT: "udt", Vector: "vector", Custom: "custom",
 }
 
+// native reports whether k is a built-in scalar type; they are the kinds
+// declared before List.
+func (k Kind) native() bool { return k >= 0 && k < List }
+
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
 		return kindNames[k]
@@ -188,7 +192,7 @@ func (t *Type) String() string {
 }
 
 func (t *Type) write(b *strings.Builder) {
-	if t.Kind < List {
+	if t.Kind.native() {
 		b.WriteString(kindNames[t.Kind])
 		return
 	}
@@ -399,7 +403,7 @@ var marshalClasses = [...]string{
 // "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType , 3)".
 // A UDT must have been resolved (ResolveUDTs) to carry its fields.
 func (t *Type) DataType() datatype.DataType {
-	if t.Kind < List {
+	if t.Kind.native() {
 		return primitiveDataTypes[t.Kind]
 	}
 	switch t.Kind {
@@ -444,7 +448,7 @@ func (t *Type) marshalClass(ignoreFreezing bool) string {
 		// drivers trim the spaces.
 		return pkg + "VectorType(" + t.Elems[0].marshalClass(ignoreFreezing) + " , " + strconv.Itoa(t.Dim) + ")"
 	}
-	if t.Kind < List {
+	if t.Kind.native() {
 		return pkg + marshalClasses[t.Kind]
 	}
 	frozen := !t.IsMultiCell()
