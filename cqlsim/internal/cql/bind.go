@@ -31,7 +31,7 @@ func MarkerReceivers(t *Type, name string, term Term, fn func(m *BindMarker, t *
 	case *FuncCall:
 		for _, a := range v.Args {
 			var found bool
-			walkTerm(a, func(x Term) {
+			WalkTerm(a, func(x Term) {
 				if _, ok := x.(*BindMarker); ok {
 					found = true
 				}

@@ -9,7 +9,7 @@ import (
 // position in the statement by pointer.
 func BindMarkers(s Statement) []*BindMarker {
 	var ms []*BindMarker
-	walkStatement(s, func(t Term) {
+	WalkStatement(s, func(t Term) {
 		if m, ok := t.(*BindMarker); ok {
 			ms = append(ms, m)
 		}
@@ -18,53 +18,58 @@ func BindMarkers(s Statement) []*BindMarker {
 	return ms
 }
 
-// walkStatement calls fn for every term in s, depth first.
-func walkStatement(s Statement, fn func(Term)) {
+// WalkStatement calls fn for every term of s, a batch's statements included,
+// each before its sub-terms. The order is clause by clause, not exactly
+// textual (USING TIMESTAMP ? AND TTL ? visits the TTL first); bind markers
+// carry their textual Index.
+func WalkStatement(s Statement, fn func(Term)) {
 	rels := func(rs []Relation) {
 		for _, r := range rs {
-			walkTerm(r.Key, fn)
+			WalkTerm(r.Key, fn)
 			for _, v := range r.Values {
-				walkTerm(v, fn)
+				WalkTerm(v, fn)
 			}
 		}
 	}
 	switch s := s.(type) {
 	case *Insert:
 		for _, v := range s.Values {
-			walkTerm(v, fn)
+			WalkTerm(v, fn)
 		}
-		walkTerm(s.JSONValue, fn)
-		walkTerm(s.TTL, fn)
-		walkTerm(s.Timestamp, fn)
+		WalkTerm(s.JSONValue, fn)
+		WalkTerm(s.TTL, fn)
+		WalkTerm(s.Timestamp, fn)
 	case *Update:
-		walkTerm(s.TTL, fn)
-		walkTerm(s.Timestamp, fn)
+		WalkTerm(s.TTL, fn)
+		WalkTerm(s.Timestamp, fn)
 		for _, a := range s.Set {
-			walkTerm(a.Key, fn)
-			walkTerm(a.Value, fn)
+			WalkTerm(a.Key, fn)
+			WalkTerm(a.Value, fn)
 		}
 		rels(s.Where)
 		rels(s.Conditions)
 	case *Delete:
 		for _, e := range s.Elements {
-			walkTerm(e, fn)
+			WalkTerm(e, fn)
 		}
-		walkTerm(s.Timestamp, fn)
+		WalkTerm(s.Timestamp, fn)
 		rels(s.Where)
 		rels(s.Conditions)
 	case *Select:
 		rels(s.Where)
-		walkTerm(s.PerPartitionLimit, fn)
-		walkTerm(s.Limit, fn)
+		WalkTerm(s.PerPartitionLimit, fn)
+		WalkTerm(s.Limit, fn)
 	case *Batch:
-		walkTerm(s.Timestamp, fn)
+		WalkTerm(s.Timestamp, fn)
 		for _, st := range s.Statements {
-			walkStatement(st, fn)
+			WalkStatement(st, fn)
 		}
 	}
 }
 
-func walkTerm(t Term, fn func(Term)) {
+// WalkTerm calls fn for t and then for each of its sub-terms, depth first;
+// a nil t is skipped.
+func WalkTerm(t Term, fn func(Term)) {
 	if t == nil {
 		return
 	}
@@ -85,11 +90,11 @@ func walkTerm(t Term, fn func(Term)) {
 		kids = []Term{t.Term}
 	case *MapLit:
 		for i := range t.Keys {
-			walkTerm(t.Keys[i], fn)
-			walkTerm(t.Values[i], fn)
+			WalkTerm(t.Keys[i], fn)
+			WalkTerm(t.Values[i], fn)
 		}
 	}
 	for _, k := range kids {
-		walkTerm(k, fn)
+		WalkTerm(k, fn)
 	}
 }
