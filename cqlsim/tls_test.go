@@ -1,0 +1,108 @@
+package cqlsim
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+	"github.com/gocql/gocql"
+)
+
+func selfSigned(t *testing.T) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "cqlsim"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(127, 0, 0, 2)},
+		// Its own CA, so the client can trust it directly.
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+func TestTLS(t *testing.T) {
+	cert := selfSigned(t)
+	cl := startCluster(t, Config{Nodes: 2, TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
+	pool := x509.NewCertPool()
+	leaf, err := x509.ParseCertificate(cert.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool.AddCert(leaf)
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) {
+		cc.SslOpts = &gocql.SslOptions{Config: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, EnableHostVerification: true}
+	})
+	mustExec(t, s, ks3, "CREATE TABLE ks.t (k int PRIMARY KEY)", "INSERT INTO ks.t (k) VALUES (1)")
+	if n := len(s.GetHosts()); n != 2 {
+		t.Errorf("driver sees %d hosts over TLS, want 2", n)
+	}
+	// A plaintext client gets nowhere.
+	nc, err := net.DialTimeout("tcp", cl.Hosts()[0], time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := nc.Write([]byte{4, 0, 0, 1, byte(primitive.OpCodeOptions), 0, 0, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 9)
+	if n, _ := nc.Read(buf); n == 9 && buf[0] == 0x84 {
+		t.Error("plaintext request answered by a TLS node")
+	}
+}
+
+func TestProtocolV3WithGocql(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 2})
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.ProtoVersion = 3 })
+	mustExec(t, s, ks3, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
+	if err := s.Query("INSERT INTO ks.t (k, v) VALUES (?, ?)", 1, "v3").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	var v string
+	if err := s.Query("SELECT v FROM ks.t WHERE k = ?", 1).Scan(&v); err != nil || v != "v3" {
+		t.Errorf("v3 round trip: %q, %v", v, err)
+	}
+}
+
+func TestStatusEvents(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 2})
+	c := dialRaw(t, cl)
+	c.send(primitive.ProtocolVersion4, 0, message.NewStartup())
+	c.recv()
+	c.send(primitive.ProtocolVersion4, 1, &message.Register{EventTypes: []primitive.EventType{primitive.EventTypeStatusChange}})
+	c.recv()
+	cl.Node(1).Stop()
+	if err := cl.Node(1).Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []primitive.StatusChangeType{primitive.StatusChangeTypeDown, primitive.StatusChangeTypeUp} {
+		f := c.recv()
+		ev, ok := f.Body.Message.(*message.StatusChangeEvent)
+		if !ok || ev.ChangeType != want || !ev.Address.Addr.Equal(net.IPv4(127, 0, 0, 2)) {
+			t.Errorf("got %v, want STATUS_CHANGE %s for 127.0.0.2", f.Body.Message, want)
+		}
+	}
+}
