@@ -48,7 +48,8 @@ type Dialect struct {
 	// "cp1252" (also "windows-1252"), "utf-16" (byte order from the BOM,
 	// little endian without one, as Python's codec on x86), "utf-16le",
 	// "utf-16be". Names are case-insensitive. Input is decoded to UTF-8
-	// before splitting.
+	// before splitting. With UTF-8, a file starting with a UTF-16 byte
+	// order mark is read as UTF-16 (it cannot be UTF-8).
 	Encoding string
 	// MaxRecordBytes bounds one record, line terminator included; 0
 	// means DefaultMaxRecordBytes. A longer record (usually an unbalanced

@@ -9,6 +9,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 )
 
@@ -80,6 +81,17 @@ func openInput(src Source, enc encoding.Encoding) (*input, error) {
 		}
 		in.r = zr
 		in.close = append(in.close, func() error { zr.Close(); return nil })
+	}
+	if enc == nil {
+		// A UTF-16 BOM is invalid UTF-8, so honouring it cannot misread a
+		// UTF-8 file; it rescues Excel's "Unicode text" exports loaded
+		// without ENCODING. bufio reads large requests directly, so the
+		// extra layer costs no copy.
+		br := bufio.NewReaderSize(in.r, 4096)
+		in.r = br
+		if bom, _ := br.Peek(2); string(bom) == "\xff\xfe" || string(bom) == "\xfe\xff" {
+			enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+		}
 	}
 	if enc != nil {
 		in.r = transform.NewReader(in.r, enc.NewDecoder())

@@ -81,6 +81,8 @@ func TestCompressedAndEncodedInputs(t *testing.T) {
 		{"utf-16le", "a.csv", utf16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16le"},
 		{"utf-16be", "a.csv", utf16(unicode.BigEndian, unicode.IgnoreBOM), "utf-16be"},
 		{"utf-16le with bom", "a.csv", utf16(unicode.LittleEndian, unicode.UseBOM), "utf-16le"},
+		{"utf-16le bom without ENCODING", "a.csv", utf16(unicode.LittleEndian, unicode.UseBOM), ""},
+		{"utf-16be bom without ENCODING, gzipped", "a.csv.gz", gzipped(t, string(utf16(unicode.BigEndian, unicode.UseBOM))), "utf-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
