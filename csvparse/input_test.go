@@ -125,3 +125,22 @@ func TestUnsupportedCompression(t *testing.T) {
 		}
 	}
 }
+
+// With an unknown size (stdin), InputBytes count what was actually read.
+func TestInputBytesOfUnknownSize(t *testing.T) {
+	gz := gzipped(t, "a\nb\nc\n")
+	for _, maxRows := range []int{-1, 1} {
+		src := memSource("-", gz, true)
+		src.Size = -1
+		d := dialect(func(d *Dialect) { d.MaxRows = maxRows })
+		s := NewSplitter([]Source{src}, d, 1, 0)
+		if s.TotalBytes() != -1 {
+			t.Fatalf("TotalBytes = %d, want -1", s.TotalBytes())
+		}
+		chunks, _ := split(t, s, d)
+		got := sumInput(chunks)
+		if maxRows < 0 && got != int64(len(gz)) || got <= 0 || got > int64(len(gz)) {
+			t.Errorf("MaxRows %d: InputBytes add up to %d of %d read", maxRows, got, len(gz))
+		}
+	}
+}
