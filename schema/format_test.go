@@ -328,3 +328,68 @@ func pythonDecimal(unscaled *big.Int, scale int32) string {
 	}
 	return sign + intPart + frac + e
 }
+
+// formatWithFormats renders a scalar as cqlsh COPY TO writes it with
+// DECIMALSEP, THOUSANDSSEP, BOOLSTYLE and DATETIMEFORMAT set (the format
+// here being europeanFormats'). cqlsh groups digits through a float, which
+// loses precision beyond 2^53; this follows the intent and groups exactly.
+func formatWithFormats(t *Type, b []byte, f Formats) (string, error) {
+	plain, err := cqlshFormatter{}.format(t, b, false)
+	if err != nil {
+		return "", err
+	}
+	switch t.Kind {
+	case KindTinyint, KindSmallint, KindInt, KindBigint, KindCounter, KindVarint:
+		return groupDigits(plain, f.ThousandsSep), nil
+	case KindFloat, KindDouble, KindDecimal:
+		if t.Kind != KindDecimal {
+			bits := 64
+			if t.Kind == KindFloat {
+				bits = 32
+			}
+			v, err := strconv.ParseFloat(plain, bits)
+			if err == nil && !math.IsInf(v, 0) && !math.IsNaN(v) {
+				plain = strconv.FormatFloat(v, 'f', -1, bits)
+			}
+		}
+		if strings.ContainsAny(plain, "EeNI") {
+			return strings.Replace(plain, ".", f.DecimalSep, 1), nil
+		}
+		ip, fp, hasFrac := strings.Cut(plain, ".")
+		s := groupDigits(ip, f.ThousandsSep)
+		if hasFrac {
+			s += f.DecimalSep + fp
+		}
+		return s, nil
+	case KindBoolean:
+		if b[0] != 0 {
+			return f.BoolStyle[0], nil
+		}
+		return f.BoolStyle[1], nil
+	case KindTimestamp:
+		ms := int64(binary.BigEndian.Uint64(b))
+		tm := time.UnixMilli(ms).In(time.FixedZone("", 3600))
+		if tm.Year() < 1 || tm.Year() > 9999 {
+			return strconv.FormatInt(ms, 10), nil
+		}
+		// %a %d %b %Y %H:%M:%S,%f %z
+		return tm.Format("Mon 02 Jan 2006 15:04:05,000000 -0700"), nil
+	}
+	return "", fmt.Errorf("no formats rendering for %s", t)
+}
+
+// groupDigits inserts sep every three digits of an integer's text.
+func groupDigits(s, sep string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String()
+}

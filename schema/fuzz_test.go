@@ -131,14 +131,21 @@ func FuzzParseType(f *testing.F) {
 // convert, so that every fuzz run starts from round trips that exercise
 // each type rather than from rejected text.
 func TestFuzzSeedsConvert(t *testing.T) {
-	families := map[string][]string{
-		"FuzzNumbers":   fuzzNumberTypes,
-		"FuzzTimes":     fuzzTimeTypes,
-		"FuzzOther":     fuzzOtherTypes,
-		"FuzzNested":    fuzzNestedTypes,
-		"FuzzCqlshText": fuzzCqlshTextTypes,
+	escapes := DefaultFormats()
+	escapes.CqlshEscapes = true
+	families := map[string]struct {
+		types   []string
+		formats Formats
+	}{
+		"FuzzNumbers":   {fuzzNumberTypes, DefaultFormats()},
+		"FuzzTimes":     {fuzzTimeTypes, DefaultFormats()},
+		"FuzzOther":     {fuzzOtherTypes, DefaultFormats()},
+		"FuzzNested":    {fuzzNestedTypes, DefaultFormats()},
+		"FuzzCqlshText": {fuzzCqlshTextTypes, escapes},
+		"FuzzFormats":   {fuzzFormatsTypes, europeanFormats()},
 	}
-	for target, types := range families {
+	for target, fam := range families {
+		types := fam.types
 		files, err := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: no seeds (%v)", target, err)
@@ -160,7 +167,7 @@ func TestFuzzSeedsConvert(t *testing.T) {
 			}
 			typ := types[int(pick[0])%len(types)]
 			covered[typ] = true
-			conv, err := NewConverter(mustType(t, typ), DefaultFormats())
+			conv, err := NewConverter(mustType(t, typ), fam.formats)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,5 +180,52 @@ func TestFuzzSeedsConvert(t *testing.T) {
 				t.Errorf("%s: no seed for %s", target, typ)
 			}
 		}
+	}
+}
+
+// FuzzFormats round-trips values through cqlsh's value-format options:
+// DECIMALSEP ",", THOUSANDSSEP ".", BOOLSTYLE "yes,no" and a DATETIMEFORMAT
+// with names and fractions, formatted back as COPY TO writes them with the
+// same options.
+func FuzzFormats(f *testing.F) {
+	for i, s := range []string{"1.234.567", "-9.223.372.036.854.775.808", "12.345.678.901.234.567.890", "1.234,5", "-0,25", "1.000,50", "YES", "Thu 02 Jan 2020 03:04:05,5 +0100"} {
+		f.Add(uint8(i), s)
+	}
+	f.Fuzz(func(t *testing.T, pick uint8, in string) {
+		fuzzFormatsRoundTrip(t, pick, in)
+	})
+}
+
+var fuzzFormatsTypes = []string{"int", "bigint", "varint", "double", "float", "decimal", "boolean", "timestamp"}
+
+func europeanFormats() Formats {
+	f := DefaultFormats()
+	f.DecimalSep, f.ThousandsSep = ",", "."
+	f.BoolStyle = [2]string{"yes", "no"}
+	f.DateTimeFormat = "%a %d %b %Y %H:%M:%S,%f %z"
+	return f
+}
+
+func fuzzFormatsRoundTrip(t *testing.T, pick uint8, in string) {
+	f := europeanFormats()
+	typ := mustType(t, fuzzFormatsTypes[int(pick)%len(fuzzFormatsTypes)])
+	conv, err := NewConverter(typ, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := conv(nil, []byte(in))
+	if err != nil {
+		return
+	}
+	text, err := formatWithFormats(typ, out, f)
+	if err != nil {
+		t.Fatalf("%s %q: format %x: %v", typ, in, out, err)
+	}
+	again, err := conv(nil, []byte(text))
+	if err != nil {
+		t.Fatalf("%s %q -> %x -> %q: %v", typ, in, out, text, err)
+	}
+	if !bytes.Equal(again, out) {
+		t.Fatalf("%s %q -> %x -> %q -> %x", typ, in, out, text, again)
 	}
 }
