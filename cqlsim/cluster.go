@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/cqlsim/internal/cql"
+	"github.com/datastax/go-cassandra-native-protocol/message"
 )
 
 // Config describes a simulated cluster. The zero value is a one-node cluster
@@ -254,6 +255,43 @@ func (cl *Cluster) Exec(script string) error {
 		}
 	}
 	return nil
+}
+
+// Row is one result row of Cluster.Query: column name (or alias) to its value
+// as a CQL literal: 'text', 42, 0x00ff, {'a': 1}, null.
+type Row map[string]string
+
+// Query runs one SELECT on node 0 without paging and returns its rows, so
+// tests can check what was stored without a driver.
+func (cl *Cluster) Query(query string) ([]Row, error) {
+	n := cl.nodes[0]
+	p, err := n.parse(&session{}, query)
+	if err != nil {
+		return nil, err
+	}
+	if p.kind != planSelect {
+		return nil, fmt.Errorf("cqlsim: Query runs SELECT statements only: %s", query)
+	}
+	if len(p.vars) > 0 {
+		return nil, fmt.Errorf("cqlsim: Query takes no bind markers: %s", query)
+	}
+	msg, _, err := n.execute(&session{}, p, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	rr, ok := msg.(*message.RowsResult)
+	if !ok {
+		return nil, fmt.Errorf("cqlsim: unexpected result %v", msg)
+	}
+	out := make([]Row, 0, len(rr.Data))
+	for _, data := range rr.Data {
+		r := make(Row, len(data))
+		for i, v := range data {
+			r[p.sel.meta[i].Name] = cql.Format(p.sel.items[i].typ, v)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // timestamp returns a server-side write timestamp in microseconds, strictly
