@@ -24,7 +24,8 @@
 //   - timestamp: DATETIMEFORMAT (Python strptime directives %Y %y %m %d %H
 //     %I %M %S %f %z %Z %p %b %B %a %A %j %%); otherwise any CQL literal:
 //     yyyy-mm-dd, then optionally a space or T and hh:mm[:ss[.f…]], then
-//     optionally Z, ±hh, ±hhmm or ±hh:mm; otherwise integer milliseconds
+//     optionally Z, ±hh, ±hhmm or ±hh:mm, also after a blank, or a blank and
+//     UTC or GMT with an optional offset; otherwise integer milliseconds
 //     since the epoch. A value without a zone is in Formats.TimeZone (UTC by
 //     default). Fraction digits beyond milliseconds are dropped (rounding
 //     toward the past).

@@ -19,11 +19,7 @@ func (b *builder) convertTimestamp(dst, field []byte) ([]byte, error) {
 			return binary.BigEndian.AppendUint64(dst, uint64(ms)), nil
 		}
 	}
-	c, ok, err := parseCQLTimestamp(field)
-	if err != nil {
-		return dst, err
-	}
-	if ok {
+	if c, ok := parseCQLTimestamp(field); ok {
 		ms, err := b.civilMillis(c)
 		if err != nil {
 			return dst, err
@@ -39,7 +35,7 @@ func (b *builder) convertTimestamp(dst, field []byte) ([]byte, error) {
 type timestampFormatError struct{ format string }
 
 func (e *timestampFormatError) Error() string {
-	return fmt.Sprintf("matches neither DATETIMEFORMAT %q, nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][Z|±hh[:mm]]), nor integer milliseconds", e.format)
+	return fmt.Sprintf("matches neither DATETIMEFORMAT %q, nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][[ ]Z|±hh[:mm]| UTC]), nor integer milliseconds", e.format)
 }
 
 // civilMillis turns a broken-down time into milliseconds since the epoch,
@@ -70,53 +66,52 @@ func (b *builder) civilMillis(c civil) (int64, error) {
 
 // parseCQLTimestamp reads the CQL literal forms: yyyy-mm-dd, optionally
 // followed by a space or T and hh:mm[:ss[.f{1,9}]], optionally followed by a
-// zone Z, ±hh, ±hhmm or ±hh:mm. It reports ok=false (and no error) when the
-// text does not have that shape, and an error when it has the shape but an
-// impossible zone.
-func parseCQLTimestamp(s []byte) (c civil, ok bool, err error) {
+// zone (see parseLiteralZone). It reports ok=false when the text does not
+// have that shape.
+func parseCQLTimestamp(s []byte) (c civil, ok bool) {
 	y, n := digits(s, 4, 4)
 	if n == 0 || len(s) < 5 || s[4] != '-' {
-		return c, false, nil
+		return c, false
 	}
 	c.year = y
 	i := 5
 	if c.month, n = digits(s[i:], 1, 2); n == 0 {
-		return c, false, nil
+		return c, false
 	}
 	i += n
 	if i >= len(s) || s[i] != '-' {
-		return c, false, nil
+		return c, false
 	}
 	i++
 	if c.day, n = digits(s[i:], 1, 2); n == 0 {
-		return c, false, nil
+		return c, false
 	}
 	i += n
-	if i < len(s) && (s[i] == ' ' || s[i] == 'T' || s[i] == 't') {
+	if i+1 < len(s) && (s[i] == ' ' || s[i] == 'T' || s[i] == 't') && isDigit(s[i+1]) {
 		i++
 		if c.hour, n = digits(s[i:], 1, 2); n == 0 {
-			return c, false, nil
+			return c, false
 		}
 		i += n
 		if i >= len(s) || s[i] != ':' {
-			return c, false, nil
+			return c, false
 		}
 		i++
 		if c.minute, n = digits(s[i:], 1, 2); n == 0 {
-			return c, false, nil
+			return c, false
 		}
 		i += n
 		if i < len(s) && s[i] == ':' {
 			i++
 			if c.sec, n = digits(s[i:], 1, 2); n == 0 {
-				return c, false, nil
+				return c, false
 			}
 			i += n
 			if i < len(s) && s[i] == '.' {
 				i++
 				f, n := digits(s[i:], 1, 9)
 				if n == 0 {
-					return c, false, nil
+					return c, false
 				}
 				for k := n; k < 9; k++ {
 					f *= 10
@@ -127,13 +122,34 @@ func parseCQLTimestamp(s []byte) (c civil, ok bool, err error) {
 		}
 	}
 	if i < len(s) {
-		off, n, zok := parseZone(s[i:], false)
-		if !zok || i+n != len(s) {
-			return c, false, nil
+		off, ok := parseLiteralZone(s[i:])
+		if !ok {
+			return c, false
 		}
 		c.offsetSec, c.hasZone = off, true
 	}
-	return c, true, nil
+	return c, true
+}
+
+// parseLiteralZone reads the whole rest of a CQL timestamp literal as its
+// zone: Z, ±hh, ±hhmm or ±hh:mm right after the time, or after one blank
+// also UTC or GMT, optionally followed by such an offset (Cassandra's
+// "z" patterns); zone abbreviations such as PST are ambiguous and not read.
+func parseLiteralZone(s []byte) (int, bool) {
+	if s[0] == ' ' {
+		s = s[1:]
+		if len(s) >= 3 && (equalFoldASCII(s[:3], "utc") || equalFoldASCII(s[:3], "gmt")) {
+			s = s[3:]
+			if len(s) == 0 {
+				return 0, true
+			}
+		}
+		if len(s) == 0 {
+			return 0, false
+		}
+	}
+	off, n, ok := parseZone(s, false)
+	return off, ok && n == len(s)
 }
 
 // parseInt64 reads an optionally signed decimal integer, nothing else.

@@ -34,6 +34,11 @@ func TestTimestampValues(t *testing.T) {
 		{"timestamp", "2020-01-02T03:04:05+0130", "2020-01-02T01:34:05.000Z"},
 		{"timestamp", "2020-01-02 03:04+05:30", "2020-01-01T21:34:00.000Z"},
 		{"timestamp", "2020-02-29 00:00:00", "2020-02-29T00:00:00.000Z"},
+		{"timestamp", "2020-01-02 03:04:05 +0100", "2020-01-02T02:04:05.000Z"},
+		{"timestamp", "2020-01-02 03:04:05 UTC", "2020-01-02T03:04:05.000Z"},
+		{"timestamp", "2020-01-02T03:04:05.5 GMT+02:00", "2020-01-02T01:04:05.500Z"},
+		{"timestamp", "2020-01-02 03:04 Z", "2020-01-02T03:04:00.000Z"},
+		{"timestamp", "2020-01-02 UTC-0130", "2020-01-02T01:30:00.000Z"},
 		{"timestamp", "0001-01-01 00:00:00+0000", "0001-01-01T00:00:00.000Z"},
 		{"timestamp", "9999-12-31 23:59:59.999+0000", "9999-12-31T23:59:59.999Z"},
 		{"timestamp", "1969-12-31 23:59:59.9999", "1969-12-31T23:59:59.999Z"},
@@ -49,11 +54,11 @@ func TestTimestampValues(t *testing.T) {
 		{"timestamp", "2020-13-01", `invalid timestamp "2020-13-01": month 13 out of range [1, 12]`},
 		{"timestamp", "2020-01-01 24:00:00", `invalid timestamp "2020-01-01 24:00:00": time 24:00:00 out of range`},
 		{"timestamp", "0000-01-01", `invalid timestamp "0000-01-01": year 0 out of range [1, 9999]`},
-		{"timestamp", "2020-01-02 03:04:05 +0000", `invalid timestamp "2020-01-02 03:04:05 +0000": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][Z|±hh[:mm]]), nor integer milliseconds`},
-		{"timestamp", "2020-01-02T03:04:05+25:00", `invalid timestamp "2020-01-02T03:04:05+25:00": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][Z|±hh[:mm]]), nor integer milliseconds`},
-		{"timestamp", "yesterday", `invalid timestamp "yesterday": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][Z|±hh[:mm]]), nor integer milliseconds`},
-		{"timestamp", "", `invalid timestamp "": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][Z|±hh[:mm]]), nor integer milliseconds`},
-		{"timestamp", "99999999999999999999", `invalid timestamp "99999999999999999999": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][Z|±hh[:mm]]), nor integer milliseconds`},
+		{"timestamp", "2020-01-02 03:04:05  +0000", `invalid timestamp "2020-01-02 03:04:05  +0000": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][[ ]Z|±hh[:mm]| UTC]), nor integer milliseconds`},
+		{"timestamp", "2020-01-02T03:04:05+25:00", `invalid timestamp "2020-01-02T03:04:05+25:00": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][[ ]Z|±hh[:mm]| UTC]), nor integer milliseconds`},
+		{"timestamp", "yesterday", `invalid timestamp "yesterday": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][[ ]Z|±hh[:mm]| UTC]), nor integer milliseconds`},
+		{"timestamp", "", `invalid timestamp "": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][[ ]Z|±hh[:mm]| UTC]), nor integer milliseconds`},
+		{"timestamp", "99999999999999999999", `invalid timestamp "99999999999999999999": matches neither DATETIMEFORMAT "%Y-%m-%d %H:%M:%S%z", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][[ ]Z|±hh[:mm]| UTC]), nor integer milliseconds`},
 	})
 }
 
