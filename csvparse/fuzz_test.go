@@ -174,6 +174,11 @@ func FuzzSplitConsistency(f *testing.F) {
 	fuzzSeeds(f, func(data []byte, opts uint8) { f.Add(data, opts, uint8(len(data))) })
 	f.Fuzz(func(t *testing.T, data []byte, opts uint8, shape uint8) {
 		d := fuzzDialect(opts)
+		if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+			// The splitter would decode it as UTF-16 (TestCompressedAndEncodedInputs
+			// covers that); keep the input byte-for-byte comparable.
+			data = append([]byte{'x'}, data[1:]...)
+		}
 		ref := bytes.TrimPrefix(data, []byte("\ufeff"))
 		want := readChunk(t, &Chunk{File: "f", Data: ref, FirstLine: 1}, d)
 		k := 1 + int(shape&7)
