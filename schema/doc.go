@@ -44,7 +44,8 @@
 //     single-quoted strings (a doubled single quote for a quote) or JSON-style double-quoted
 //     strings, blanks around elements. UDT fields may come in any order;
 //     missing fields are null; unknown fields are an error. Inside tuples and
-//     UDTs a bare null or an empty value is null. A vector must have exactly
+//     UDTs a bare null, an empty value or the NULL marker
+//     (Formats.NullMarker) is null. A vector must have exactly
 //     its dimension of elements. With DECIMALSEP or THOUSANDSSEP ",", a
 //     number inside a collection must be quoted ('1,5'), since a bare comma
 //     separates elements.

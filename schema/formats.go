@@ -32,6 +32,10 @@ type Formats struct {
 	// cqlsh COPY FROM, which stores the escaped text; on is the only way to
 	// load a COPY TO export's backslashes and line breaks unchanged.
 	CqlshEscapes bool
+	// NullMarker is NULL, the text of a null ("" by default). The loader
+	// handles it for whole fields; converters use it inside tuples and
+	// UDTs, where cqlsh COPY TO writes it for a null component.
+	NullMarker string
 }
 
 // DefaultDateTimeFormat is cqlsh's default DATETIMEFORMAT.

@@ -460,14 +460,16 @@ func (b *builder) mapEncoder(t *Type, depth int) (encodeFunc, error) {
 }
 
 // nullOrEmptyAhead reports whether the next value of a tuple or UDT is
-// null: a bare null or nothing at all before the separator.
-func (p *litParser) nullOrEmptyAhead() bool {
+// null: a bare null, nothing at all before the separator, or the NULL
+// marker, which is how cqlsh COPY TO writes a null field of a UDT.
+func (p *litParser) nullOrEmptyAhead(marker string) bool {
 	save := p.i
-	if c := p.peek(); c != 'n' && c != 'N' && c != ',' && c != ')' && c != ']' && c != '}' && c != 0 {
-		return false // neither "null" nor nothing: no need to scan a token
+	c := p.peek()
+	if c != 'n' && c != 'N' && c != ',' && c != ')' && c != ']' && c != '}' && c != 0 && (marker == "" || c != marker[0]) {
+		return false // none of those: no need to scan a token
 	}
 	tok, quoted, _ := p.token(false, false)
-	if isNull(tok, quoted) {
+	if isNull(tok, quoted) || !quoted && marker != "" && string(tok) == marker {
 		return true
 	}
 	p.i = save
@@ -488,7 +490,7 @@ func (b *builder) tupleEncoder(t *Type, depth int) (encodeFunc, error) {
 			if i >= len(elems) {
 				return fmt.Errorf("more than the %d components of %s", len(elems), t)
 			}
-			if p.nullOrEmptyAhead() {
+			if p.nullOrEmptyAhead(b.f.NullMarker) {
 				dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
 				return nil
 			}
@@ -546,7 +548,7 @@ func (b *builder) udtEncoder(t *Type, depth int) (encodeFunc, error) {
 				return fmt.Errorf("field %s: %w", t.Fields[k].Name, err)
 			}
 			start := len(dst)
-			if p.nullOrEmptyAhead() {
+			if p.nullOrEmptyAhead(b.f.NullMarker) {
 				dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
 			} else {
 				out, err := appendValue(p, dst, fields[k])

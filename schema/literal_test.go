@@ -103,3 +103,18 @@ func TestUDTValues(t *testing.T) {
 		{"frozen<address>", "(1, 2)", `invalid frozen<address> "(1, 2)": at offset 0: expected '{', found '('`},
 	})
 }
+
+func TestNullMarkerInsideUDTsAndTuples(t *testing.T) {
+	f := DefaultFormats()
+	f.NullMarker = `\N`
+	runConvCases(t, f, []convCase{
+		{"frozen<address>", `{street: \N, no: 3, tags: \N}`, "map[no:3 street:<nil> tags:<nil>]"},
+		{"frozen<address>", `{street: '\N', no: }`, `map[no:<nil> street:\N tags:<nil>]`},
+		{"tuple<int, text>", `(\N, \N)`, "[<nil> <nil>]"},
+		{"tuple<int, text>", `(1, null)`, "[1 <nil>]"},
+	})
+	// Lists cannot hold nulls, so there the marker is just text.
+	runConvCases(t, f, []convCase{
+		{"list<text>", `[\N]`, `[\N]`},
+	})
+}
