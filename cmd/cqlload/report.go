@@ -33,7 +33,10 @@ func startReporter(l *loader.Loader, mode string, every time.Duration, w io.Writ
 	if mode == "bar" {
 		r.bar = progressbar.NewOptions64(-1,
 			progressbar.OptionSetWriter(w),
-			progressbar.OptionShowBytes(true),
+			// The bar's unit is input bytes (percent done); the rate that
+			// matters, rows/s, is in the description.
+			progressbar.OptionShowBytes(false),
+
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionShowElapsedTimeOnFinish(),
