@@ -47,6 +47,11 @@ func (n *Node) blackholeExecute(p *plan, req *execRequest) (message.Message, []s
 	}
 	var scratch [64]byte
 	key, ok := blackholeKey(p, req.vals, scratch[:0])
+	if ok {
+		if err := n.unavailable(p.t.keyspace, murmur3.Token(key), req.opts.Consistency); err != nil {
+			return errorMessage(err), nil
+		}
+	}
 	n.blackholeRow(p, key, ok)
 	return voidResult, nil
 }
@@ -100,6 +105,13 @@ func (n *Node) blackholeBatch(bt cql.BatchType, children []batchChild) (message.
 	warnings, err := n.checkBatch(bt, partitions, size, tables)
 	if err != nil {
 		return nil, nil, err
+	}
+	for i, c := range children {
+		if cl, ok := c.args.consistency(); ok && refs[i].ok {
+			if err := n.unavailable(refs[i].ks, murmur3.Token(buf[refs[i].start:refs[i].end]), cl); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	for i, c := range children {
 		n.blackholeRow(c.p, buf[refs[i].start:refs[i].end], refs[i].ok)

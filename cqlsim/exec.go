@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/cqlsim/internal/cql"
+	"github.com/cqlload/cqlload/internal/murmur3"
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -124,6 +125,11 @@ func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions, vals 
 	if err != nil {
 		return nil, nil, err
 	}
+	if cl, ok := a.consistency(); ok {
+		if err := n.checkMutations(muts, cl); err != nil {
+			return nil, nil, err
+		}
+	}
 	w := p.write
 	if w.ifNotExists || w.ifExists {
 		return n.conditional(w, muts, a)
@@ -218,6 +224,17 @@ func (n *Node) selectRows(p *plan, a *execArgs) (message.Message, []string, erro
 			}
 			if !ok {
 				return nil, nil, &reqError{&message.ProtocolError{ErrorMessage: "Invalid value for the paging state"}}
+			}
+		}
+	}
+	if cl, ok := a.consistency(); ok && s.pk != nil && !p.t.nodeLocal {
+		keys, err := a.product(s.pk)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, pk := range keys {
+			if err := n.unavailable(p.t.keyspace, murmur3.Token(routingKey(nil, pk)), cl); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
@@ -352,6 +369,13 @@ func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Mess
 	warnings, err := n.checkBatch(bt, len(parts), size, tables)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(children) > 0 {
+		if cl, ok := children[0].args.consistency(); ok {
+			if err := n.checkMutations(muts, cl); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	now := time.Now().Unix()
 	for _, m := range muts {

@@ -34,6 +34,9 @@ type Node struct {
 	ln      net.Listener
 	conns   map[*conn]struct{}
 	running bool
+	// up mirrors running for the hot path: replicas' liveness decides
+	// whether a consistency level can be met.
+	up atomic.Bool
 
 	rngMu sync.Mutex
 	rng   *rand.Rand
@@ -96,6 +99,7 @@ func (n *Node) serve(ln net.Listener) {
 	n.mu.Lock()
 	n.ln = ln
 	n.running = true
+	n.up.Store(true)
 	n.mu.Unlock()
 	n.cl.wg.Add(1)
 	go func() {
@@ -153,6 +157,7 @@ func (n *Node) shutdown(_ bool) bool {
 	n.mu.Lock()
 	was := n.running
 	n.running = false
+	n.up.Store(false)
 	if n.ln != nil {
 		n.ln.Close()
 		n.ln = nil

@@ -371,6 +371,15 @@ type execArgs struct {
 	opts   *message.QueryOptions
 }
 
+// consistency is the request's consistency level; false for requests that
+// did not come from a client (Cluster.Exec).
+func (a *execArgs) consistency() (primitive.ConsistencyLevel, bool) {
+	if a.opts == nil {
+		return 0, false
+	}
+	return a.opts.Consistency, true
+}
+
 func (a *execArgs) value(s *source) (v []byte, unset bool, err error) {
 	switch {
 	case s.bind >= 0:
