@@ -98,6 +98,40 @@ func NewConverter(t *Type, f Formats) (Converter, error) {
 	return b.build(t, 0)
 }
 
+// MaxKeyComponentSize is the largest serialized value a primary key column
+// can hold: Cassandra stores key components with a 16-bit length and
+// rejects longer ones ("Key length of N is longer than maximum of 65535").
+const MaxKeyComponentSize = 65535
+
+// NewColumnConverter is NewConverter for a column: for partition key and
+// clustering columns it also rejects values longer than
+// MaxKeyComponentSize, which the server would refuse for the whole batch.
+func NewColumnConverter(c *Column, f Formats) (Converter, error) {
+	conv, err := NewConverter(c.Type, f)
+	if err != nil {
+		return nil, fmt.Errorf("column %s: %w", c.Name, err)
+	}
+	if c.Kind != PartitionKey && c.Kind != Clustering {
+		return conv, nil
+	}
+	t := c.Type
+	return func(dst, field []byte) ([]byte, error) {
+		n := len(dst)
+		out, err := conv(dst, field)
+		if err == nil && len(out)-n > MaxKeyComponentSize {
+			return dst[:n], newConvertError(t, field, &KeySizeError{Size: len(out) - n})
+		}
+		return out, err
+	}, nil
+}
+
+// KeySizeError is a primary key value longer than MaxKeyComponentSize.
+type KeySizeError struct{ Size int }
+
+func (e *KeySizeError) Error() string {
+	return fmt.Sprintf("%d bytes, more than the %d a primary key column can hold", e.Size, MaxKeyComponentSize)
+}
+
 // builder carries what all converters of one run share.
 type builder struct {
 	f      Formats

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -349,5 +350,41 @@ func TestSplitTuple(t *testing.T) {
 		if _, err := SplitTuple(nil, tc.b, tc.n); err == nil || err.Error() != tc.want {
 			t.Errorf("SplitTuple(%x, %d) error = %v, want %s", tc.b, tc.n, err, tc.want)
 		}
+	}
+}
+
+func TestNewColumnConverterKeySize(t *testing.T) {
+	f := DefaultFormats()
+	long := strings.Repeat("x", MaxKeyComponentSize+1)
+	for _, tc := range []struct {
+		kind ColumnKind
+		in   string
+		want string
+	}{
+		{PartitionKey, long, `invalid text "` + strings.Repeat("x", 64) + `…": 65536 bytes, more than the 65535 a primary key column can hold`},
+		{Clustering, long, `invalid text "` + strings.Repeat("x", 64) + `…": 65536 bytes, more than the 65535 a primary key column can hold`},
+		{PartitionKey, long[1:], ""},
+		{Regular, long, ""},
+		{Static, long, ""},
+	} {
+		conv, err := NewColumnConverter(&Column{Name: "c", Type: &Type{Kind: KindText}, Kind: tc.kind}, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := conv([]byte{1}, []byte(tc.in))
+		got := ""
+		if err != nil {
+			got = err.Error()
+			var ke *KeySizeError
+			if !errors.As(err, &ke) || len(out) != 1 {
+				t.Errorf("%v: error %v is not a KeySizeError, or dst grew to %d", tc.kind, err, len(out))
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%v %d bytes: error %q, want %q", tc.kind, len(tc.in), got, tc.want)
+		}
+	}
+	if _, err := NewColumnConverter(&Column{Name: "c", Type: &Type{Kind: KindCustom, Name: "x.Y"}}, f); err == nil || err.Error() != "column c: cannot load values of custom type 'x.Y'" {
+		t.Errorf("custom type: error %v", err)
 	}
 }
