@@ -67,11 +67,15 @@
 //     shifting such values by twice the offset; it also applies the machine's
 //     local zone the same wrong way to zone-less values. cqlload uses
 //     --timezone (UTC by default) for zone-less values.
-//   - timestamp with T: "2020-01-02T03:04:05" loads as that instant. cqlsh's
-//     fallback pattern expects a literal 'T' in quotes, so it matches only
-//     the date and silently drops the time of day.
+//   - timestamp with T or without seconds: "2020-01-02T03:04:05" and
+//     "2020-01-02 03:04" load as those instants. cqlsh's fallback pattern
+//     expects a literal 'T' in quotes and (since Cassandra 4) requires
+//     seconds, and as it only has to match a prefix it silently keeps the
+//     date and drops the time of day.
 //   - timestamp fractions: up to nine digits are read and truncated to the
-//     millisecond; cqlsh's fallback reads at most six.
+//     millisecond; cqlsh's fallback reads at most six and silently ignores
+//     whatever follows, zone included.
+//   - text after a timestamp is an error; cqlsh ignores it.
 //   - out-of-range numbers are errors naming the type's range. cqlsh relies
 //     on the driver, which rejects most, but a double such as 1e400 becomes
 //     Infinity in cqlsh; in cqlload it is an error.
