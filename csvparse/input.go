@@ -33,10 +33,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // input is one opened source: raw bytes → decompression → decoding.
 type input struct {
-	raw   io.ReadCloser
-	count *countingReader
-	r     io.Reader // decoded UTF-8 stream
-	close []func() error
+	raw        io.ReadCloser
+	count      *countingReader
+	r          io.Reader // decoded UTF-8 stream
+	compressed bool
+	close      []func() error
 }
 
 // openInput opens src and stacks decompression (by magic bytes, or by
@@ -69,7 +70,7 @@ func openInput(src Source, enc encoding.Encoding) (*input, error) {
 			_ = rc.Close()
 			return nil, fmt.Errorf("%s: gzip: %w", src.Name, err)
 		}
-		in.r = zr
+		in.r, in.compressed = zr, true
 		in.close = append(in.close, zr.Close)
 	case strings.HasPrefix(string(magic), zstdMagic) || strings.HasSuffix(name, ".zst") || strings.HasSuffix(name, ".zstd"):
 		// One decoder goroutine-free stream: the splitter is the only
@@ -79,7 +80,7 @@ func openInput(src Source, enc encoding.Encoding) (*input, error) {
 			_ = rc.Close()
 			return nil, fmt.Errorf("%s: zstd: %w", src.Name, err)
 		}
-		in.r = zr
+		in.r, in.compressed = zr, true
 		in.close = append(in.close, func() error { zr.Close(); return nil })
 	}
 	if enc == nil {

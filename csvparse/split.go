@@ -167,6 +167,19 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 		return nil, err
 	}
 	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord()}
+	// Size the first block to the file: a chunk keeps its whole block
+	// alive, and a directory of small files should not cost a full block
+	// each. Decoding and decompression enlarge; a short guess only costs
+	// a move to a full block.
+	first := int64(s.blockSize)
+	if src.Size >= 0 {
+		growth := int64(2)
+		if in.compressed {
+			growth = 8
+		}
+		first = min(first, growth*src.Size+4096)
+	}
+	f.buf = make([]byte, first)
 	f.sc.c = s.c
 	for f.avail() < 3 && !f.eof {
 		if err := f.more(0); err != nil {
@@ -338,8 +351,10 @@ func (f *fileState) more(keep int64) error {
 	if keep < 0 || keep > f.pos {
 		keep = f.pos
 	}
-	minFree := max(f.blockSize/16, 1)
-	if len(f.buf)-f.end < minFree {
+	// A full-size block is replaced before it is quite full, so reads
+	// stay large; a small first block is used up.
+	free, minFree := len(f.buf)-f.end, max(f.blockSize/16, 1)
+	if free == 0 || free < minFree && len(f.buf) >= f.blockSize {
 		kept := int(f.base + int64(f.end) - keep)
 		nb := make([]byte, max(f.blockSize, 2*kept+minFree))
 		copy(nb, f.buf[keep-f.base:f.end])

@@ -384,3 +384,25 @@ func TestChunkDataSurvivesLaterReads(t *testing.T) {
 		t.Errorf("chunks do not add up to the input")
 	}
 }
+
+// A chunk keeps its whole block alive, so a small file must not get a
+// full-size block.
+func TestSmallFilesGetSmallBlocks(t *testing.T) {
+	s := NewSplitter([]Source{memSource("tiny.csv", []byte("a,b\n"), false)}, DefaultDialect(), 10, 0)
+	f, err := s.open(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.in.Close()
+	if len(f.buf) > 2*4+4096 {
+		t.Errorf("first block of a 4-byte file is %d bytes", len(f.buf))
+	}
+	big := NewSplitter([]Source{memSource("big.csv", make([]byte, 3*defaultBlockSize), false)}, DefaultDialect(), 10, 0)
+	if f, err = big.open(0); err != nil {
+		t.Fatal(err)
+	}
+	defer f.in.Close()
+	if len(f.buf) != defaultBlockSize {
+		t.Errorf("first block of a large file is %d bytes, want %d", len(f.buf), defaultBlockSize)
+	}
+}
