@@ -33,7 +33,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // input is one opened source: raw bytes → decompression → decoding.
 type input struct {
-	raw        io.ReadCloser
 	count      *countingReader
 	r          io.Reader // decoded UTF-8 stream
 	compressed bool
@@ -51,7 +50,7 @@ func openInput(src Source, enc encoding.Encoding) (*input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name, err)
 	}
-	in := &input{raw: rc, count: &countingReader{r: rc}}
+	in := &input{count: &countingReader{r: rc}}
 	br := bufio.NewReaderSize(in.count, 64<<10)
 	in.r = br
 	// A read error here comes back from the next Read.
@@ -73,7 +72,7 @@ func openInput(src Source, enc encoding.Encoding) (*input, error) {
 		in.r, in.compressed = zr, true
 		in.close = append(in.close, zr.Close)
 	case strings.HasPrefix(string(magic), zstdMagic) || strings.HasSuffix(name, ".zst") || strings.HasSuffix(name, ".zstd"):
-		// One decoder goroutine-free stream: the splitter is the only
+		// Decode in the caller's goroutine: the splitter is the only
 		// reader, and the workers already use the other cores.
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
