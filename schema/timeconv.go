@@ -266,4 +266,3 @@ func convertTime(dst, field []byte) ([]byte, error) {
 	}
 	return binary.BigEndian.AppendUint64(dst, uint64(ns)), nil
 }
-
