@@ -44,20 +44,8 @@ func (e *errFile) setHeader(names []string, d csvparse.Dialect) {
 	if e.header != "" || e.data != nil {
 		return
 	}
-	var b strings.Builder
-	for i, n := range names {
-		if i > 0 {
-			b.WriteByte(d.Delimiter)
-		}
-		if strings.IndexByte(n, d.Delimiter) >= 0 || strings.IndexByte(n, d.Quote) >= 0 || strings.ContainsAny(n, "\r\n") {
-			b.WriteByte(d.Quote)
-			b.WriteString(strings.ReplaceAll(n, string(d.Quote), string([]byte{d.Quote, d.Quote})))
-			b.WriteByte(d.Quote)
-		} else {
-			b.WriteString(n)
-		}
-	}
-	e.header = b.String()
+	rec := csvparse.AppendRecord(nil, d, names...)
+	e.header = strings.TrimSuffix(string(rec), "\n")
 }
 
 func (e *errFile) open() error {
