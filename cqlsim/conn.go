@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
+	"github.com/klauspost/compress/s2"
 )
 
 const (
@@ -49,6 +51,8 @@ type conn struct {
 	events  atomic.Uint32
 	body    []byte
 	vals    []value // reused by decodeExecute
+	snappy  bool    // STARTUP negotiated snappy compression
+	unzip   []byte  // reused for decompressed bodies
 
 	wmu  sync.Mutex
 	bw   *bufio.Writer
@@ -269,13 +273,25 @@ func (c *conn) delayWriter() {
 // handle executes one request and returns the response message (nil for none).
 func (c *conn) handle(h *frame.Header, body []byte) (message.Message, []string) {
 	if h.Flags.Contains(primitive.HeaderFlagCompressed) {
-		return &message.ProtocolError{ErrorMessage: "compressed frame received but no compression was negotiated in STARTUP"}, nil
+		if !c.snappy {
+			return &message.ProtocolError{ErrorMessage: "compressed frame received but no compression was negotiated in STARTUP"}, nil
+		}
+		// Requests may come snappy-compressed; responses go out plain, which
+		// the protocol allows frame by frame and drivers accept.
+		d, err := s2.Decode(c.unzip[:cap(c.unzip)], body)
+		if err != nil {
+			return &message.ProtocolError{ErrorMessage: "Invalid snappy-compressed frame body: " + err.Error()}, nil
+		}
+		c.unzip = d[:0]
+		body = d
+		h.Flags = h.Flags.Remove(primitive.HeaderFlagCompressed)
+		h.BodyLength = int32(len(body))
 	}
 	switch h.OpCode {
 	case primitive.OpCodeOptions:
 		return &message.Supported{Options: map[string][]string{
 			"CQL_VERSION":       {cqlVersion},
-			"COMPRESSION":       {},
+			"COMPRESSION":       {"snappy"},
 			"PROTOCOL_VERSIONS": {"3/v3", "4/v4"},
 		}}, nil
 	case primitive.OpCodeStartup, primitive.OpCodeAuthResponse, primitive.OpCodeRegister,
@@ -311,7 +327,11 @@ func (c *conn) handle(h *frame.Header, body []byte) (message.Message, []string) 
 		if c.started {
 			return &message.ProtocolError{ErrorMessage: "Unexpected message STARTUP, the connection is already initialized"}, nil
 		}
-		if comp := m.GetCompression(); comp != primitive.CompressionNone {
+		switch comp := m.GetCompression(); {
+		case comp == primitive.CompressionNone:
+		case strings.EqualFold(string(comp), string(primitive.CompressionSnappy)):
+			c.snappy = true
+		default:
 			return &message.ProtocolError{ErrorMessage: fmt.Sprintf("Unknown compression algorithm: %s", comp)}, nil
 		}
 		c.started = true

@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"math/big"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +105,24 @@ func TestStatusEvents(t *testing.T) {
 		if !ok || ev.ChangeType != want || !ev.Address.Addr.Equal(net.IPv4(127, 0, 0, 2)) {
 			t.Errorf("got %v, want STATUS_CHANGE %s for 127.0.0.2", f.Body.Message, want)
 		}
+	}
+}
+
+func TestSnappyCompression(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.Compressor = gocql.SnappyCompressor{} })
+	mustExec(t, s, ks3, "CREATE TABLE ks.z (k int PRIMARY KEY, v text)")
+	long := strings.Repeat("compressible ", 200)
+	before := cl.Stats().Total().BytesReceived
+	if err := s.Query("INSERT INTO ks.z (k, v) VALUES (1, '" + long + "')").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	// The driver compressed the request; the count is of bytes on the wire.
+	if got := cl.Stats().Total().BytesReceived - before; got > int64(len(long))/2 {
+		t.Errorf("received %d bytes for a %d-byte statement: not compressed", got, len(long))
+	}
+	var v string
+	if err := s.Query("SELECT v FROM ks.z WHERE k = 1").Scan(&v); err != nil || v != long {
+		t.Errorf("snappy round trip: %d bytes, %v", len(v), err)
 	}
 }
