@@ -299,7 +299,15 @@ func (c *conn) handle(h *frame.Header, body []byte) (message.Message, []string) 
 	default:
 		return &message.ProtocolError{ErrorMessage: fmt.Sprintf("Unknown or unsupported request opcode 0x%02x", byte(h.OpCode))}, nil
 	}
-	if c.started && c.authed {
+	if c.started && c.authed && (h.OpCode == primitive.OpCodeExecute || h.OpCode == primitive.OpCodeBatch) {
+		fast := body
+		if h.Flags.Contains(primitive.HeaderFlagCustomPayload) {
+			var err error
+			if fast, err = skipBytesMap(body); err != nil {
+				return &message.ProtocolError{ErrorMessage: "Invalid custom payload: " + err.Error()}, nil
+			}
+		}
+		body := fast
 		switch h.OpCode {
 		case primitive.OpCodeExecute:
 			req, err := decodeExecute(body, c.vals)

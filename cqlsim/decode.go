@@ -102,6 +102,18 @@ const (
 	flagNames       = 0x40
 )
 
+// skipBytesMap returns what follows the [bytes map] at the start of b: a
+// request's custom payload, which the simulator ignores.
+func skipBytesMap(b []byte) ([]byte, error) {
+	r := &bodyReader{b: b}
+	n := r.short()
+	for i := 0; i < n && r.err == nil; i++ {
+		r.take(r.short())
+		r.value()
+	}
+	return r.b, r.err
+}
+
 // execRequest is a decoded EXECUTE.
 type execRequest struct {
 	id    []byte

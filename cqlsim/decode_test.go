@@ -190,3 +190,35 @@ func TestGarbageFramesKeepServerUp(t *testing.T) {
 		t.Error("node stopped answering after a truncated frame")
 	}
 }
+
+func TestCustomPayloadIsSkipped(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	if err := cl.Exec("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; CREATE TABLE ks.t (k int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	c := dialRaw(t, cl)
+	c.send(primitive.ProtocolVersion4, 0, message.NewStartup())
+	c.recv()
+	c.send(primitive.ProtocolVersion4, 1, &message.Prepare{Query: "INSERT INTO ks.t (k) VALUES (?)"})
+	prep, ok := c.recv().Body.Message.(*message.PreparedResult)
+	if !ok {
+		t.Fatal("PREPARE failed")
+	}
+	for i, m := range []message.Message{
+		&message.Execute{QueryId: prep.PreparedQueryId, Options: &message.QueryOptions{PositionalValues: []*primitive.Value{primitive.NewValue([]byte{0, 0, 0, 7})}}},
+		&message.Batch{Children: []*message.BatchChild{{Id: prep.PreparedQueryId, Values: []*primitive.Value{primitive.NewValue([]byte{0, 0, 0, 8})}}}},
+	} {
+		f := frame.NewFrame(primitive.ProtocolVersion4, int16(i+2), m)
+		f.SetCustomPayload(map[string][]byte{"key": []byte("value")})
+		if err := c.codec.EncodeFrame(f, c.nc); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := c.recv().Body.Message.(*message.VoidResult); !ok {
+			t.Errorf("%T with a custom payload was not applied", m)
+		}
+	}
+	rows, err := cl.Query("SELECT k FROM ks.t")
+	if err != nil || len(rows) != 2 {
+		t.Errorf("rows %v, %v; want 2", rows, err)
+	}
+}
