@@ -191,8 +191,10 @@ func TestRoundTripEveryType(t *testing.T) {
 		}
 	}
 	// gocql counts a tuple column's elements as separate bind variables, so
-	// the tuple goes in as a literal and comes out into one pointer per element.
-	mustExec(t, s, "UPDATE ks.every SET tp = (7, 'seven') WHERE k = 1")
+	// the tuple is bound element by element and scanned into one pointer per element.
+	if err := s.Query("UPDATE ks.every SET tp = (?, ?) WHERE k = ?", 7, "seven", 1).Exec(); err != nil {
+		t.Fatal(err)
+	}
 	var ta int
 	var tb string
 	if err := s.Query("SELECT tp FROM ks.every WHERE k = 1").Scan(&ta, &tb); err != nil || ta != 7 || tb != "seven" {
@@ -210,6 +212,38 @@ func TestRoundTripEveryType(t *testing.T) {
 	}
 	if text == nil || *text != "two" || b != nil {
 		t.Errorf("after unset t and null b: t=%v b=%v, want t=two b=nil", text, b)
+	}
+}
+
+func TestBindMarkersInsideLiterals(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks3, "CREATE TYPE ks.pt (x int, y int)",
+		"CREATE TABLE ks.lit (k int PRIMARY KEY, tp tuple<int, text>, l list<int>, st set<int>, m map<text, int>, u frozen<pt>)")
+	tests := []struct {
+		stmt string
+		args []any
+		sel  string
+		want string
+	}{
+		{"UPDATE ks.lit SET tp = (?, ?) WHERE k = 1", []any{7, "seven"}, "tp", "(7, 'seven')"},
+		{"UPDATE ks.lit SET tp = (?, ?) WHERE k = 1", []any{nil, "half"}, "tp", "(null, 'half')"},
+		{"UPDATE ks.lit SET l = [?, ?, 1] WHERE k = 1", []any{3, 2}, "l", "[3, 2, 1]"},
+		{"UPDATE ks.lit SET st = {?, ?, ?} WHERE k = 1", []any{3, 1, 3}, "st", "{1, 3}"},
+		{"UPDATE ks.lit SET m = {?: ?, 'a': ?} WHERE k = 1", []any{"b", 2, 1}, "m", "{'a': 1, 'b': 2}"},
+		{"UPDATE ks.lit SET u = {y: ?, x: ?} WHERE k = 1", []any{2, 1}, "u", "{x: 1, y: 2}"},
+	}
+	for _, tc := range tests {
+		if err := s.Query(tc.stmt, tc.args...).Exec(); err != nil {
+			t.Fatalf("%s: %v", tc.stmt, err)
+		}
+		rows, err := cl.Query("SELECT " + tc.sel + " FROM ks.lit WHERE k = 1")
+		if err != nil || len(rows) != 1 || rows[0][tc.sel] != tc.want {
+			t.Errorf("%s %v: got %v, %v; want %s", tc.stmt, tc.args, rows, err, tc.want)
+		}
+	}
+	if err := s.Query("UPDATE ks.lit SET l = [?] WHERE k = 1", nil).Exec(); codeOf(err) != gocql.ErrCodeInvalid {
+		t.Errorf("null inside a list: %v, want InvalidRequest", err)
 	}
 }
 

@@ -56,6 +56,11 @@ type source struct {
 	val  []byte
 	fn   cql.Term
 	typ  *cql.Type
+	// parts are the elements of a tuple, UDT or collection literal holding
+	// bind markers, e.g. (?, ?) for a tuple column; for a map, keys and
+	// values alternate. For a UDT, parts follow the type's fields (nil
+	// parts are fields the literal leaves out).
+	parts []*source
 }
 
 type compiler struct {
@@ -79,7 +84,7 @@ func (cp *compiler) term(t cql.Term, typ *cql.Type, name string) (*source, error
 		return cp.term(x.Term, typ, name)
 	}
 	if hasBind(t) {
-		return nil, invalidf("cqlsim does not support bind markers inside collection, tuple or UDT literals (column %s)", name)
+		return cp.composite(t, typ, name)
 	}
 	if hasFunc(t) {
 		if _, err := cql.EncodeTerm(typ, t); err != nil {
@@ -92,6 +97,85 @@ func (cp *compiler) term(t cql.Term, typ *cql.Type, name string) (*source, error
 		return nil, invalidf("Invalid value for %s of type %s: %v", name, typ, err)
 	}
 	return &source{bind: -1, val: v, typ: typ}, nil
+}
+
+// composite compiles a tuple, UDT or collection literal with bind markers
+// inside: each element becomes a source of its own and the value is
+// serialized at execution.
+func (cp *compiler) composite(t cql.Term, typ *cql.Type, name string) (*source, error) {
+	src := &source{bind: -1, typ: typ}
+	add := func(e cql.Term, et *cql.Type) error {
+		s, err := cp.term(e, et, name)
+		if err == nil {
+			src.parts = append(src.parts, s)
+		}
+		return err
+	}
+	switch x := t.(type) {
+	case *cql.TupleLit:
+		if typ.Kind != cql.Tuple || len(x.Elems) > len(typ.Elems) {
+			return nil, invalidf("Invalid tuple literal for %s of type %s", name, typ)
+		}
+		for i, e := range x.Elems {
+			if err := add(e, typ.Elems[i]); err != nil {
+				return nil, err
+			}
+		}
+	case *cql.UDTLit:
+		if typ.Kind != cql.UDT {
+			return nil, invalidf("Invalid user type literal for %s of type %s", name, typ)
+		}
+		src.parts = make([]*source, len(typ.Fields))
+		for i, f := range x.Fields {
+			k := -1
+			for j, tf := range typ.Fields {
+				if tf.Name == f {
+					k = j
+				}
+			}
+			if k < 0 {
+				return nil, invalidf("Unknown field '%s' in value of user defined type %s", f, typ.Name)
+			}
+			s, err := cp.term(x.Values[i], typ.Fields[k].Type, name)
+			if err != nil {
+				return nil, err
+			}
+			src.parts[k] = s
+		}
+	case *cql.ListLit:
+		if typ.Kind != cql.List && typ.Kind != cql.Set && typ.Kind != cql.Vector {
+			return nil, invalidf("Invalid list literal for %s of type %s", name, typ)
+		}
+		for _, e := range x.Elems {
+			if err := add(e, typ.Elems[0]); err != nil {
+				return nil, err
+			}
+		}
+	case *cql.SetLit:
+		if typ.Kind != cql.Set {
+			return nil, invalidf("Invalid set literal for %s of type %s", name, typ)
+		}
+		for _, e := range x.Elems {
+			if err := add(e, typ.Elems[0]); err != nil {
+				return nil, err
+			}
+		}
+	case *cql.MapLit:
+		if typ.Kind != cql.Map {
+			return nil, invalidf("Invalid map literal for %s of type %s", name, typ)
+		}
+		for i := range x.Keys {
+			if err := add(x.Keys[i], typ.Elems[0]); err != nil {
+				return nil, err
+			}
+			if err := add(x.Values[i], typ.Elems[1]); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		return nil, invalidf("cqlsim does not support bind markers inside %s (column %s)", cql.TermString(t), name)
+	}
+	return src, nil
 }
 
 func hasBind(t cql.Term) bool {
@@ -391,6 +475,9 @@ func (a *execArgs) value(s *source) (v []byte, unset bool, err error) {
 			return nil, false, invalidf("%v", err)
 		}
 		return v, false, nil
+	case s.parts != nil:
+		v, err := a.compose(s)
+		return v, false, err
 	}
 	return s.val, false, nil
 }
