@@ -240,8 +240,8 @@ func (p *typeParser) peek() byte {
 	return p.s[p.i]
 }
 
-// ident reads an identifier, unquoted (lower-cased, as CQL folds it) or
-// double-quoted (exact, "" for a quote).
+// ident reads an identifier, unquoted (returned as written; callers fold
+// it to lower case, as CQL does) or double-quoted (exact, "" for a quote).
 func (p *typeParser) ident() (string, bool, error) {
 	p.space()
 	if p.i >= len(p.s) {
