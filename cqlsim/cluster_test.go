@@ -247,6 +247,36 @@ func TestBindMarkersInsideLiterals(t *testing.T) {
 	}
 }
 
+func TestCollectionsStoredAsCassandraDoes(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks3, `CREATE TABLE ks.coll (k int PRIMARY KEY, st set<text>, m map<int, text>, l list<int>,
+		fs frozen<set<int>>, nested list<frozen<set<int>>>)`)
+	tests := []struct {
+		col  string
+		val  any
+		want string
+	}{
+		{"st", []string{"b", "a", "b"}, "{'a', 'b'}"},
+		{"st", []string{}, "null"},
+		{"m", map[int]string{2: "two", 1: "one"}, "{1: 'one', 2: 'two'}"},
+		{"l", []int{}, "null"},
+		{"l", []int{3, 3, 1}, "[3, 3, 1]"},
+		{"fs", []int{}, "{}"},
+		{"fs", []int{5, 4}, "{4, 5}"},
+		{"nested", [][]int{{2, 1}, {1}}, "[{1, 2}, {1}]"},
+	}
+	for _, tc := range tests {
+		if err := s.Query("INSERT INTO ks.coll (k, "+tc.col+") VALUES (1, ?)", tc.val).Exec(); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := cl.Query("SELECT " + tc.col + " FROM ks.coll WHERE k = 1")
+		if err != nil || len(rows) != 1 || rows[0][tc.col] != tc.want {
+			t.Errorf("%s = %v: stored %v, %v; want %s", tc.col, tc.val, rows, err, tc.want)
+		}
+	}
+}
+
 func TestInvalidValuesNameTheColumn(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1})
 	s := connect(t, cl, nil)

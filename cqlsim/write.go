@@ -331,7 +331,7 @@ func (a *execArgs) keyValues(r *keyRestr) ([][]byte, error) {
 		if err := validate(r.col, v); err != nil {
 			return nil, err
 		}
-		return v, nil
+		return normalize(r.col.typ, v, false), nil
 	}
 	switch {
 	case r.eq != nil:
@@ -456,7 +456,7 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 		if err := validate(as.col, v); err != nil {
 			return nil, err
 		}
-		cells = append(cells, cellWrite{col: as.col, value: v})
+		cells = append(cells, cellWrite{col: as.col, value: normalize(as.col.typ, v, true)})
 	}
 	pks, err := a.product(w.pk)
 	if err != nil {
