@@ -84,8 +84,9 @@
 //     differs in rare double-rounding cases.
 //   - THOUSANDSSEP is only dropped between digits; cqlsh removes it anywhere
 //     ("1,,2" and ",12" are 12 for cqlsh, errors for cqlload).
-//   - date and time also accept integers (days since the epoch, nanoseconds
-//     since midnight), which cqlsh COPY TO writes but COPY FROM rejects.
+//   - date also accepts an integer, days since the epoch, which cqlsh COPY
+//     TO writes for years it cannot format but COPY FROM rejects; time
+//     accepts integer nanoseconds as CQL does.
 //   - duration: loads. cqlsh COPY FROM with prepared statements cannot
 //     serialize durations at all.
 //   - collections: a bare null inside a list, set or map is an error (the
@@ -105,6 +106,6 @@
 //     is data: C:\new would lose its backslash.
 //
 // Things cqlsh accepts that cqlload does not: Python's digit-group
-// underscores ("1_000") and non-ASCII digits in numbers, hyphens in
-// arbitrary places inside a UUID, and a trailing comma inside a collection.
+// underscores ("1_000") and non-ASCII digits in numbers, and hyphens in
+// arbitrary places inside a UUID.
 package schema

@@ -338,6 +338,11 @@ func (p *litParser) elements(opens string, each func(i int) error) (int, error) 
 			return n, p.errorf("expected ',' or %q, found the end", end)
 		case c == ',':
 			p.i++
+			if p.peek() == end && p.i < len(p.s) {
+				// A trailing comma ends the list, as cqlsh's split reads it.
+				p.i++
+				return n, nil
+			}
 		case c == end:
 			p.i++
 			return n, nil
