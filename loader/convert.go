@@ -139,10 +139,8 @@ type converted struct {
 // row is parsing and converting, not allocation.
 func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) converted {
 	n := p.nbind
-	rows := make([]row, 0, c.Records)
-	values := make([]any, c.Records*n)
-	cells := make([]cell, c.Records*n)
-	arena := make([]byte, 0, len(c.Data)*2+c.Records*n*8)
+	sl := l.getSlabs(c.Records, c.Records*n, len(c.Data)*2+c.Records*n*8)
+	rows, values, cells, arena := sl.rows, sl.values, sl.cells, sl.arena
 	nullMarker := []byte(l.opts.Null)
 	var tupleParts [][]byte
 
@@ -245,6 +243,8 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 		})
 		k++
 	}
+	sl.rows, sl.arena = rows, arena[:0]
+	cs.hold(sl, len(rows))
 	return converted{rows: rows, file: c.File, state: cs, plan: p}
 }
 

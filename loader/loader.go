@@ -52,6 +52,8 @@ type Loader struct {
 	tracker *tracker
 	errs    *errFile
 
+	slabPool sync.Pool // of *slabs, recycled per chunk (slabs.go)
+
 	planMu sync.Mutex
 	plans  map[int]*plan // per source index (layouts differ only with headers)
 
@@ -325,6 +327,7 @@ func (l *Loader) convertLoop(chunks <-chan *csvparse.Chunk, out chan<- *batch) e
 		for _, b := range l.batchesOf(conv) {
 			out <- b
 		}
+		l.release(cs, 1)
 	}
 	return nil
 }
@@ -392,6 +395,7 @@ func (l *Loader) rejectInsert(b *batch, rows []*row, reason string) {
 	}
 	n := l.tracker.failedInsert.Add(int64(len(rows)))
 	l.tracker.resolve(b.state, len(rows))
+	l.release(b.state, len(rows))
 	if max := l.opts.MaxInsertErrors; max >= 0 && n > int64(max) {
 		l.dropping.Store(true)
 		l.abort(fmt.Sprintf("too many insert errors: more than MAXINSERTERRORS = %d (last: %s)", max, reason))
@@ -404,6 +408,7 @@ func (l *Loader) abortRows(b *batch, rows []*row) {
 	}
 	l.tracker.aborted.Add(int64(len(rows)))
 	l.tracker.resolve(b.state, len(rows))
+	l.release(b.state, len(rows))
 }
 
 // abortChunk accounts for a chunk that was read but will not be converted.

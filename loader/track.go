@@ -104,6 +104,8 @@ type chunkState struct {
 	records    int64
 	inputBytes int64
 	resolved   atomic.Int64
+	slabs      *slabs       // where the chunk's rows live (slabs.go)
+	holds      atomic.Int64 // rows still using slabs, plus the converter's hold
 }
 
 // resolve accounts n more rows of c as final and credits the matching

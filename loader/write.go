@@ -100,6 +100,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row) {
 				bytes += r.size
 			}
 			l.tracker.acked(b.state, len(rows), bytes)
+			l.release(b.state, len(rows))
 			return
 		}
 		if ctx.Err() != nil {

@@ -1,0 +1,58 @@
+package loader
+
+// slabs are the per-chunk allocations of conversion: the rows, their
+// bound values, the cells the values point to, and the byte arena the
+// cells slice. A chunk's slabs go back to the Loader's pool once every
+// row converted into them has left the pipeline (written, rejected or
+// aborted), so a long load reuses a handful of slabs instead of
+// allocating and zeroing megabytes per chunk for the collector to chase.
+type slabs struct {
+	rows   []row
+	values []any
+	cells  []cell
+	arena  []byte
+}
+
+// getSlabs returns slabs holding at least the given capacities, recycled
+// when the pool has some.
+func (l *Loader) getSlabs(records, nvalues, arenaBytes int) *slabs {
+	s, _ := l.slabPool.Get().(*slabs)
+	if s == nil {
+		s = &slabs{}
+	}
+	if cap(s.rows) < records {
+		s.rows = make([]row, 0, records)
+	}
+	if cap(s.values) < nvalues {
+		s.values = make([]any, nvalues)
+		s.cells = make([]cell, nvalues)
+	}
+	s.values, s.cells = s.values[:nvalues], s.cells[:nvalues]
+	if cap(s.arena) < arenaBytes {
+		s.arena = make([]byte, 0, arenaBytes)
+	}
+	s.rows, s.arena = s.rows[:0], s.arena[:0]
+	return s
+}
+
+// hold records that rows rows of cs live in s, plus one hold for the
+// converter, which it gives up once it has handed out all the batches.
+func (cs *chunkState) hold(s *slabs, rows int) {
+	cs.slabs = s
+	cs.holds.Store(int64(rows) + 1)
+}
+
+// release gives up n holds on cs's slabs; the last one recycles them.
+// Nothing may touch the rows of those holds afterwards.
+func (l *Loader) release(cs *chunkState, n int) {
+	if cs.holds.Add(-int64(n)) != 0 || cs.slabs == nil {
+		return
+	}
+	s := cs.slabs
+	// Stale pointers would keep old arenas alive and hand the next
+	// chunk rows it did not convert.
+	clear(s.rows[:cap(s.rows)])
+	clear(s.values)
+	clear(s.cells)
+	l.slabPool.Put(s)
+}
