@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -153,7 +154,7 @@ func (c *conn) serve() {
 		st := &c.n.stats
 		st.bytes.Add(int64(headerLen + len(body)))
 		st.requests[h.OpCode].Add(1)
-		msg, warnings := c.handle(h, body)
+		msg, warnings := c.safeHandle(h, body)
 		if msg == nil {
 			continue
 		}
@@ -268,6 +269,19 @@ func (c *conn) delayWriter() {
 		}
 		c.wmu.Unlock()
 	}
+}
+
+// safeHandle is handle that turns a panic (a bug in the simulator, never
+// the client's fault) into a ServerError for that request, so one bad
+// request cannot take down every node of the process.
+func (c *conn) safeHandle(h *frame.Header, body []byte) (msg message.Message, warnings []string) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.n.cl.logf("cqlsim: node %d: panic serving %s: %v\n%s", c.n.info.index+1, opName(h.OpCode), r, debug.Stack())
+			msg, warnings = &message.ServerError{ErrorMessage: fmt.Sprintf("cqlsim internal error: %v", r)}, nil
+		}
+	}()
+	return c.handle(h, body)
 }
 
 // handle executes one request and returns the response message (nil for none).

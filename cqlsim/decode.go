@@ -193,8 +193,9 @@ func decodeBatch(body []byte) (*batchRequest, error) {
 		start := len(all)
 		nv := r.short()
 		if all == nil {
-			// Batches repeat one statement: size for n children like this one.
-			all = make([]value, 0, nv*n)
+			// Batches repeat one statement: size for n children like this
+			// one, within what the body can hold (4 bytes per value at least).
+			all = make([]value, 0, min(nv*n, len(body)/4))
 		}
 		for j := 0; j < nv && r.err == nil; j++ {
 			all = append(all, r.value())

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -47,6 +48,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		fmt.Fprintln(stderr, "cqlsim:", err)
 		return exitUsage
+	}
+	var logMu sync.Mutex
+	cfg.Logf = func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintf(stderr, format+"\n", args...)
 	}
 	cl, err := cqlsim.Start(ctx, cfg)
 	if err != nil {
