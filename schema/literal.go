@@ -71,16 +71,22 @@ func (p *litParser) token(colonEnds, colonNeedsBlank bool) (tok []byte, quoted b
 	start := p.i
 	for p.i < len(p.s) {
 		c := p.s[p.i]
-		if c == ',' || c == ']' || c == '}' || c == ')' || c == '[' || c == '{' || c == '(' || c == '\'' || c == '"' {
-			break
-		}
-		if c == ':' && colonEnds && (!colonNeedsBlank || p.i+1 >= len(p.s) || isBlank(p.s[p.i+1])) {
-			break
+		if tokenStops[c] {
+			if c != ':' {
+				break
+			}
+			if colonEnds && (!colonNeedsBlank || p.i+1 >= len(p.s) || isBlank(p.s[p.i+1])) {
+				break
+			}
 		}
 		p.i++
 	}
 	return trimBlanks(p.s[start:p.i]), false, nil
 }
+
+// tokenStops marks the bytes that may end a bare token: separators,
+// brackets and quotes; a lookup keeps the per-byte loop short.
+var tokenStops = [256]bool{',': true, ']': true, '}': true, ')': true, '[': true, '{': true, '(': true, '\'': true, '"': true, ':': true}
 
 // quoted reads a single-quoted CQL string or a double-quoted JSON string.
 // Without escapes the result aliases the input and costs nothing.
