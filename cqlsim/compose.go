@@ -106,6 +106,13 @@ func normalize(t *cql.Type, v []byte, top bool) []byte {
 	if v == nil || !hasCollection(t) {
 		return v
 	}
+	if t.Kind == cql.List && !hasCollection(t.Elems[0]) {
+		// Nothing to reorder: only an empty non-frozen list changes (to null).
+		if top && !t.Frozen && len(v) >= 4 && binary.BigEndian.Uint32(v) == 0 {
+			return nil
+		}
+		return v
+	}
 	switch t.Kind {
 	case cql.List, cql.Set:
 		elems, ok := decList(v)

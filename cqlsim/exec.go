@@ -356,17 +356,22 @@ func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Mess
 		tables[c.p.t] = true
 	}
 	// Cassandra groups a batch into one mutation per keyspace and partition.
-	type pkey struct {
-		ks  *keyspace
-		key string
-	}
-	parts := make(map[pkey]struct{}, len(muts))
-	size := 0
-	for _, m := range muts {
-		parts[pkey{m.t.keyspace, string(m.key)}] = struct{}{}
+	partitions, size := 0, 0
+	for i, m := range muts {
 		size += m.size()
+		dup := false
+		// A linear scan beats a map for the tens of rows a batch holds.
+		for _, o := range muts[:i] {
+			if o.t.keyspace == m.t.keyspace && o.token == m.token && string(o.key) == string(m.key) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			partitions++
+		}
 	}
-	warnings, err := n.checkBatch(bt, len(parts), size, tables)
+	warnings, err := n.checkBatch(bt, partitions, size, tables)
 	if err != nil {
 		return nil, nil, err
 	}

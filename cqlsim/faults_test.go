@@ -135,6 +135,10 @@ func TestStoppedNode(t *testing.T) {
 		c.Close()
 		t.Fatalf("stopped node %s accepted a connection", n.Addr())
 	}
+	// Give the driver the moment it needs to see the closed connections.
+	for i := 0; i < 100 && hostUp(s, "127.0.0.2"); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
 	before := cl.Stats().Nodes[1].RowsWritten
 	for i := 0; i < 100; i++ {
 		if err := s.Query("INSERT INTO ks.s (k, v) VALUES (?, ?)", i, i).Exec(); err != nil {
@@ -156,6 +160,15 @@ func TestStoppedNode(t *testing.T) {
 	if err := s.Query("SELECT count(*) FROM ks.s").Scan(&count); err != nil || count != 100 {
 		t.Errorf("count after restart %d, %v", count, err)
 	}
+}
+
+func hostUp(s *gocql.Session, addr string) bool {
+	for _, h := range s.GetHosts() {
+		if h.ConnectAddress().String() == addr {
+			return h.IsUp()
+		}
+	}
+	return false
 }
 
 func TestDropConnections(t *testing.T) {

@@ -473,6 +473,8 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 		cks = [][][]byte{nil}
 	}
 	var scratch [128]byte
+	ms := make([]mutation, len(pks)*len(cks))
+	shared := len(ms) > 1
 	for _, pk := range pks {
 		key := routingKey(scratch[:0], pk)
 		if len(key) == 0 {
@@ -480,7 +482,9 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 		}
 		tok := murmur3.Token(key)
 		for _, ck := range cks {
-			m := &mutation{t: t, key: key, token: tok, pk: pk, ck: ck, ts: ts, ttl: ttl, insert: w.insert, deleteRow: w.deleteRow, cells: cells}
+			m := &ms[0]
+			ms = ms[1:]
+			*m = mutation{t: t, key: key, token: tok, pk: pk, ck: ck, ts: ts, ttl: ttl, insert: w.insert, deleteRow: w.deleteRow, cells: cells}
 			if ck == nil && !w.deleteRow {
 				// Writes without clustering key may only touch static columns.
 				for _, c := range cells {
@@ -489,7 +493,7 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 					}
 				}
 			}
-			m.own()
+			m.own(shared)
 			out = append(out, m)
 		}
 	}
@@ -499,7 +503,8 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 // own copies the bytes the mutation keeps (key, key columns, values) into
 // one allocation: bound values alias the connection's read buffer, and one
 // block per row is also far cheaper for the garbage collector than many.
-func (m *mutation) own() {
+// sharedCells says other mutations use the same cells slice.
+func (m *mutation) own(sharedCells bool) {
 	n := len(m.key)
 	if len(m.pk) > 1 {
 		for _, p := range m.pk {
@@ -538,10 +543,13 @@ func (m *mutation) own() {
 		}
 		m.ck = keys[np:]
 	}
-	cells := make([]cellWrite, len(m.cells))
-	for i, c := range m.cells {
-		cells[i] = c
-		cells[i].value = put(c.value)
+	cells := m.cells
+	if sharedCells {
+		cells = make([]cellWrite, len(m.cells))
+		copy(cells, m.cells)
+	}
+	for i := range cells {
+		cells[i].value = put(cells[i].value)
 	}
 	m.cells = cells
 }
