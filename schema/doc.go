@@ -31,7 +31,8 @@
 //     toward the past).
 //   - date: yyyy-mm-dd (one-digit month and day allowed), or a signed
 //     integer counting days from 1970-01-01, the form cqlsh COPY TO writes
-//     for years outside 1–9999.
+//     for years outside 1–9999 (not the server's unsigned form, where
+//     2147483648 is 1970-01-01).
 //   - time: hh:mm:ss[.fffffffff], or integer nanoseconds since midnight.
 //   - duration: 1y2mo3w4d5h6m7s8ms9us10ns (µs too), ISO 8601 P1Y2M3DT4H5M6S
 //     and P2W, and P0001-02-03T04:05:06; each optionally negative.
