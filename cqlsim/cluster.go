@@ -1,8 +1,32 @@
 // Package cqlsim simulates a Cassandra cluster that speaks the CQL native
-// protocol (v3 and v4) well enough for unmodified drivers: topology in
-// system.local/peers, schema in system_schema, in-memory storage with
-// last-write-wins, batches with Cassandra's size limits, and faults on demand.
-// It is a test tool, not a database: one process, memory only.
+// protocol (v3 and v4) well enough for unmodified drivers (gocql, the
+// DataStax Python driver) with their default settings: topology in
+// system.local/peers/peers_v2, schema in system_schema laid out as Cassandra
+// 4.0 does, in-memory tables with last-write-wins, paging, batches with
+// Cassandra's size limits, consistency levels checked against the nodes
+// that are up, and faults on demand. It is a test tool, not a database: one
+// process, memory only, one copy of every row.
+//
+// A test starts a cluster on free ports and points a driver at Hosts and
+// Port (see the package example). Stats tells what each node coordinated:
+// rows written, how many of them by a replica of the row's token (token-aware
+// routing shows as 100%), batches by partition count, bytes, injected errors.
+// Node(i) stops and restarts nodes, drops connections and sets faults.
+//
+// Layout: cluster.go (Config, Start, the Cluster API), node.go (listeners,
+// faults, events), conn.go (frames, the request loop), decode.go (the
+// allocation-free EXECUTE/BATCH decoder), plan.go/write.go/select.go
+// (statements compiled once into plans), store.go (tables), schema.go and
+// systables.go (the catalog and system keyspaces), topology.go (tokens and
+// replica placement), consistency.go, blackhole.go, stats.go. Parsing, the
+// type system and value validation live in internal/cql.
+//
+// Not simulated: ALTER, DESCRIBE (answered with the SyntaxError drivers
+// expect from servers without it), secondary indexes and materialized views,
+// lightweight transactions beyond IF [NOT] EXISTS, collection element and
+// append/remove updates, JSON, GROUP BY and functions other than count,
+// token, writetime and ttl, range deletions, protocol v5, lz4, tracing,
+// replication itself (a stopped node's data stays readable through others).
 package cqlsim
 
 import (
@@ -220,7 +244,7 @@ func (cl *Cluster) Close() error {
 	}
 	cl.stop()
 	for _, n := range cl.nodes {
-		n.shutdown(false)
+		n.shutdown()
 	}
 	cl.wg.Wait()
 	return nil

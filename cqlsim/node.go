@@ -148,12 +148,12 @@ func (n *Node) accept(ln net.Listener) {
 // Stop closes the node's listener and connections: its port refuses
 // connections and the other nodes announce it DOWN.
 func (n *Node) Stop() {
-	if n.shutdown(true) {
+	if n.shutdown() {
 		n.cl.broadcastStatus(n, primitive.StatusChangeTypeDown)
 	}
 }
 
-func (n *Node) shutdown(_ bool) bool {
+func (n *Node) shutdown() bool {
 	n.mu.Lock()
 	was := n.running
 	n.running = false
