@@ -139,7 +139,7 @@ type converted struct {
 // row is parsing and converting, not allocation.
 func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) converted {
 	n := p.nbind
-	sl := l.getSlabs(c.Records, c.Records*n, len(c.Data)*2+c.Records*n*8)
+	sl := l.getSlabs(c.Records, c.Records*n, len(c.Data)+c.Records*n*8)
 	rows, values, cells, arena := sl.rows, sl.values, sl.cells, sl.arena
 	nullMarker := []byte(l.opts.Null)
 	var tupleParts [][]byte
@@ -232,11 +232,12 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 			continue
 		}
 		rk := routingKey(&arena, p, cells[k*n:(k+1)*n])
-		raw := len(arena)
-		arena = append(arena, rec.Raw...)
+		// The record as read stays in the chunk's Data, which nothing
+		// writes to once cut: no copy for the error file's sake.
+		rawAt := rec.Offset - c.Offset
 		rows = append(rows, row{
 			values: vals,
-			raw:    arena[raw:len(arena):len(arena)],
+			raw:    c.Data[rawAt : rawAt+int64(len(rec.Raw)) : rawAt+int64(len(rec.Raw))],
 			line:   rec.Line,
 			key:    rk,
 			token:  murmur3.Token(rk),
