@@ -109,7 +109,10 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	l.stopRead = stopRead
 
 	chunks := make(chan *csvparse.Chunk, l.opts.Workers)
-	batches := make(chan *batch, l.opts.MaxInFlight)
+	// A short queue in front of the senders is enough to keep them busy
+	// (a worker adds a whole chunk's batches at a time); each queued
+	// batch pins its chunk's slabs, so a deep one costs memory.
+	batches := make(chan *batch, max(l.opts.MaxInFlight/4, 1))
 	var g errgroup.Group
 	g.Go(func() error { return l.read(readCtx, splitter, chunks) })
 	var workers sync.WaitGroup
