@@ -23,8 +23,8 @@ import (
 
 const (
 	headerLen = 9
-	// maxFrame is Cassandra's native_transport_max_frame_size default (256 MiB in 3.x).
-	maxFrame = 256 << 20
+	// maxFrame is Cassandra 4's native_transport_max_frame_size default.
+	maxFrame = 16 << 20
 	// delayQueue bounds responses waiting for injected latency per connection;
 	// when full the reader blocks, which pushes back on the client.
 	delayQueue = 4096
@@ -139,9 +139,14 @@ func (c *conn) serve() {
 				"Invalid message version. Got %s but previous messages on this connection had version %s", v, c.version)}, nil)
 			return
 		}
-		if hdr[0]&0x80 != 0 || h.BodyLength < 0 || h.BodyLength > maxFrame {
+		if hdr[0]&0x80 != 0 || h.BodyLength < 0 {
 			c.writeNow(v, h.StreamId, &message.ProtocolError{ErrorMessage: fmt.Sprintf(
-				"Invalid frame: direction bit set or body length %d out of range", h.BodyLength)}, nil)
+				"Invalid frame: direction bit set or negative body length %d", h.BodyLength)}, nil)
+			return
+		}
+		if h.BodyLength > maxFrame {
+			c.writeNow(v, h.StreamId, &message.ProtocolError{ErrorMessage: fmt.Sprintf(
+				"Request is too big: length %d exceeds maximum allowed length %d.", h.BodyLength, maxFrame)}, nil)
 			return
 		}
 		if cap(c.body) < int(h.BodyLength) {

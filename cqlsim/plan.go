@@ -335,8 +335,21 @@ func preparedID(keyspace, query string) [16]byte {
 	return md5.Sum([]byte(keyspace + query))
 }
 
-// maxCachedQueries bounds the unprepared-statement plan cache per node.
-const maxCachedQueries = 4096
+// maxCachedQueries bounds the unprepared-statement plan cache per node and
+// maxPrepared the prepared statements, as Cassandra's caches are bounded: a
+// full cache drops one arbitrary entry (an evicted prepared statement gets
+// Unprepared and the driver prepares it again).
+const (
+	maxCachedQueries = 4096
+	maxPrepared      = 16384
+)
+
+func evictOne[K comparable, V any](m map[K]V) {
+	for k := range m {
+		delete(m, k)
+		return
+	}
+}
 
 func (n *Node) parse(sess *session, query string) (*plan, error) {
 	st, err := cql.Parse(query)
@@ -375,7 +388,7 @@ func (n *Node) planFor(sess *session, query string) (*plan, error) {
 	if p.kind != planDDL && !p.nodeLocal() {
 		n.prepMu.Lock()
 		if len(n.queries) >= maxCachedQueries {
-			clear(n.queries)
+			evictOne(n.queries)
 		}
 		n.queries[key] = p
 		n.prepMu.Unlock()
@@ -392,6 +405,9 @@ func (n *Node) prepare(sess *session, query string) (*plan, [16]byte, error) {
 		return nil, id, err
 	}
 	n.prepMu.Lock()
+	if _, ok := n.prepared[id]; !ok && len(n.prepared) >= maxPrepared {
+		evictOne(n.prepared)
+	}
 	n.prepared[id] = p
 	n.prepMu.Unlock()
 	return p, id, nil

@@ -95,6 +95,16 @@ func TestProtocolEdges(t *testing.T) {
 		}
 	})
 
+	t.Run("oversized frame", func(t *testing.T) {
+		c := dialRaw(t, cl)
+		c.sendRaw([]byte{4, 0, 0, 9, byte(primitive.OpCodeQuery), 0x02, 0, 0, 0}) // 32 MiB body announced
+		f := c.recv()
+		pe, ok := f.Body.Message.(*message.ProtocolError)
+		if !ok || !strings.Contains(pe.ErrorMessage, "Request is too big") {
+			t.Errorf("got %v, want Request is too big", f.Body.Message)
+		}
+	})
+
 	t.Run("statements", func(t *testing.T) {
 		c := dialRaw(t, cl)
 		c.send(primitive.ProtocolVersion3, 0, message.NewStartup())
