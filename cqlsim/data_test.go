@@ -188,9 +188,10 @@ func TestWriteSemantics(t *testing.T) {
 	if err != nil || !applied {
 		t.Errorf("first IF NOT EXISTS: applied=%v err=%v", applied, err)
 	}
-	applied, err = s.Query("INSERT INTO ks.w (k, c, v) VALUES (3, 1, 'y') IF NOT EXISTS").MapScanCAS(map[string]any{})
-	if err != nil || applied {
-		t.Errorf("second IF NOT EXISTS: applied=%v err=%v", applied, err)
+	existing := map[string]any{}
+	applied, err = s.Query("INSERT INTO ks.w (k, c, v) VALUES (3, 1, 'y') IF NOT EXISTS").MapScanCAS(existing)
+	if err != nil || applied || existing["v"] != "x" {
+		t.Errorf("second IF NOT EXISTS: applied=%v existing=%v err=%v; want false and the row with v=x", applied, existing, err)
 	}
 	if got, _ := read(3, 1); got != "x" {
 		t.Errorf("IF NOT EXISTS overwrote: %q", got)

@@ -189,17 +189,28 @@ func (n *Node) conditional(w *writePlan, muts []*mutation, a *execArgs) (message
 	d.mu.Lock()
 	exists := d.rowExists(w.t, m, now)
 	applied := exists == w.ifExists
+	var current [][]byte
 	if applied {
 		d.applyLocked(w.t, m, now)
+	} else if exists {
+		current = d.rowValues(w.t, m, now)
 	}
 	d.mu.Unlock()
 	if applied {
 		n.count(w.t, muts)
 	}
 	meta := []*message.ColumnMetadata{{Keyspace: w.t.ks, Table: w.t.name, Name: "[applied]", Type: wireType(boolType)}}
+	row := [][]byte{encBool(applied)}
+	if current != nil {
+		// A failed IF NOT EXISTS also returns the row that is there.
+		for i, c := range w.t.cols {
+			meta = append(meta, &message.ColumnMetadata{Keyspace: w.t.ks, Table: w.t.name, Name: c.name, Index: int32(i + 1), Type: wireType(c.typ)})
+		}
+		row = append(row, current...)
+	}
 	return &message.RowsResult{
-		Metadata: &message.RowsMetadata{ColumnCount: 1, Columns: meta},
-		Data:     [][][]byte{{encBool(applied)}},
+		Metadata: &message.RowsMetadata{ColumnCount: int32(len(meta)), Columns: meta},
+		Data:     [][][]byte{row},
 	}, nil, nil
 }
 

@@ -318,6 +318,35 @@ func (d *tableData) rowExists(t *table, m *mutation, now int64) bool {
 	return found && p.rows[i].live(now, t)
 }
 
+// rowValues returns the live values of m's target row, every column in
+// table order; the caller knows the row exists.
+func (d *tableData) rowValues(t *table, m *mutation, now int64) [][]byte {
+	p := d.parts[string(m.key)]
+	r := p.rows[0]
+	if len(t.ck) > 0 {
+		i, _ := t.findRow(p, m.ck)
+		r = p.rows[i]
+	}
+	out := make([][]byte, len(t.cols))
+	for i, c := range t.cols {
+		switch c.kind {
+		case kindPartition:
+			out[i] = p.pk[c.pos]
+		case kindClustering:
+			out[i] = r.ck[c.pos]
+		case kindStatic:
+			if p.static[c.ri].live(now) {
+				out[i] = p.static[c.ri].value
+			}
+		default:
+			if r.cells[c.ri].live(now) {
+				out[i] = r.cells[c.ri].value
+			}
+		}
+	}
+	return out
+}
+
 // ordered returns the partitions in token order (ties by key bytes), the
 // order of a full-table scan.
 func (d *tableData) ordered() []*partition {
