@@ -330,3 +330,55 @@ func (w *warnCapture) got() []string {
 	defer w.mu.Unlock()
 	return append([]string(nil), w.warnings...)
 }
+
+func TestCollectionUpdates(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks3, "CREATE TABLE ks.cu (k int PRIMARY KEY, l list<int>, st set<text>, m map<text, int>, fl frozen<list<int>>)")
+	steps := []struct {
+		stmt string
+		args []any
+		col  string
+		want string
+	}{
+		{"UPDATE ks.cu SET l = l + ? WHERE k = 1", []any{[]int{1, 2}}, "l", "[1, 2]"},
+		{"UPDATE ks.cu SET l = ? + l WHERE k = 1", []any{[]int{0}}, "l", "[0, 1, 2]"},
+		{"UPDATE ks.cu SET l = l + [2] WHERE k = 1", nil, "l", "[0, 1, 2, 2]"},
+		{"UPDATE ks.cu SET l = l - [2] WHERE k = 1", nil, "l", "[0, 1]"},
+		{"UPDATE ks.cu SET l[1] = ? WHERE k = 1", []any{9}, "l", "[0, 9]"},
+		{"DELETE l[0] FROM ks.cu WHERE k = 1", nil, "l", "[9]"},
+		// Without a row marker (UPDATE sets none), no live cell means no row.
+		{"UPDATE ks.cu SET l = l - [9] WHERE k = 1", nil, "l", "no row"},
+		{"UPDATE ks.cu SET st = st + {'b', 'a'} WHERE k = 1", nil, "st", "{'a', 'b'}"},
+		{"UPDATE ks.cu SET st = st + ? WHERE k = 1", []any{[]string{"c", "a"}}, "st", "{'a', 'b', 'c'}"},
+		{"UPDATE ks.cu SET st = st - {'b'} WHERE k = 1", nil, "st", "{'a', 'c'}"},
+		{"UPDATE ks.cu SET m = m + {'x': 1} WHERE k = 1", nil, "m", "{'x': 1}"},
+		{"UPDATE ks.cu SET m[?] = ? WHERE k = 1", []any{"a", 5}, "m", "{'a': 5, 'x': 1}"},
+		{"UPDATE ks.cu SET m['x'] = 2 WHERE k = 1", nil, "m", "{'a': 5, 'x': 2}"},
+		{"DELETE m['a'] FROM ks.cu WHERE k = 1", nil, "m", "{'x': 2}"},
+		{"UPDATE ks.cu SET m = m - {'x'} WHERE k = 1", nil, "m", "null"}, // st still lives
+	}
+	for _, st := range steps {
+		if err := s.Query(st.stmt, st.args...).Exec(); err != nil {
+			t.Fatalf("%s: %v", st.stmt, err)
+		}
+		rows, err := cl.Query("SELECT " + st.col + " FROM ks.cu WHERE k = 1")
+		got := "no row"
+		if len(rows) == 1 {
+			got = rows[0][st.col]
+		}
+		if err != nil || got != st.want {
+			t.Errorf("after %s: %s = %s, %v; want %s", st.stmt, st.col, got, err, st.want)
+		}
+	}
+	bad := []string{
+		"UPDATE ks.cu SET l[5] = 1 WHERE k = 1",
+		"UPDATE ks.cu SET fl = fl + [1] WHERE k = 1",
+		"UPDATE ks.cu SET st = {'a'} + st WHERE k = 1",
+	}
+	for _, q := range bad {
+		if err := s.Query(q).Exec(); codeOf(err) != gocql.ErrCodeInvalid {
+			t.Errorf("%s: %v, want InvalidRequest", q, err)
+		}
+	}
+}

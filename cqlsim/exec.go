@@ -140,7 +140,9 @@ func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions, vals 
 	}
 	now := a.now.Unix()
 	for _, m := range muts {
-		p.t.data.apply(p.t, m, now)
+		if err := p.t.data.apply(p.t, m, now); err != nil {
+			return nil, nil, err
+		}
 	}
 	n.count(p.t, muts)
 	return voidResult, nil, nil
@@ -190,12 +192,16 @@ func (n *Node) conditional(w *writePlan, muts []*mutation, a *execArgs) (message
 	exists := d.rowExists(w.t, m, now)
 	applied := exists == w.ifExists
 	var current [][]byte
+	var err error
 	if applied {
-		d.applyLocked(w.t, m, now)
+		err = d.applyLocked(w.t, m, now)
 	} else if exists {
 		current = d.rowValues(w.t, m, now)
 	}
 	d.mu.Unlock()
+	if err != nil {
+		return nil, nil, err
+	}
 	if applied {
 		n.count(w.t, muts)
 	}
@@ -395,7 +401,9 @@ func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Mess
 	}
 	now := time.Now().Unix()
 	for _, m := range muts {
-		m.t.data.apply(m.t, m, now)
+		if err := m.t.data.apply(m.t, m, now); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(tables) == 1 {
 		n.count(muts[0].t, muts)

@@ -130,6 +130,8 @@ type cellWrite struct {
 	value   []byte // nil writes a tombstone
 	delta   int64  // counter increment
 	counter bool
+	op      collOp // collection update; collSet for plain writes
+	key     []byte // map key or list index of collPut and collDelete
 }
 
 // size approximates Cassandra's PartitionUpdate.dataSize for batch limits:
@@ -151,7 +153,7 @@ func (m *mutation) size() int {
 		if c.counter {
 			n += 8 + per
 		} else {
-			n += len(c.value) + per
+			n += len(c.key) + len(c.value) + per
 		}
 	}
 	return n
@@ -194,14 +196,15 @@ func (d *tableData) partitionFor(t *table, m *mutation) *partition {
 	return p
 }
 
-// apply stores m. now is the current unix time in seconds, for TTLs.
-func (d *tableData) apply(t *table, m *mutation, now int64) {
+// apply stores m. now is the current unix time in seconds, for TTLs. Only
+// collection updates can fail (a list index out of bounds).
+func (d *tableData) apply(t *table, m *mutation, now int64) error {
 	d.mu.Lock()
-	d.applyLocked(t, m, now)
-	d.mu.Unlock()
+	defer d.mu.Unlock()
+	return d.applyLocked(t, m, now)
 }
 
-func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
+func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 	p := d.partitionFor(t, m)
 	var expires uint32
 	if m.ttl > 0 {
@@ -219,7 +222,7 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
 			}
 			p.rows = rows
 		}
-		return
+		return nil
 	}
 	var r *row
 	if len(m.ck) > 0 {
@@ -228,7 +231,7 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
 			r = p.rows[i]
 		} else {
 			if m.deleteRow && m.ts <= p.deletedAt {
-				return
+				return nil
 			}
 			r = &row{ck: m.ck, deletedAt: noDeletion, cells: make([]cell, len(t.regular))}
 			p.rows = append(p.rows, nil)
@@ -257,10 +260,10 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
 				}
 			}
 		}
-		return
+		return nil
 	}
 	if m.ts <= shadow {
-		return
+		return nil
 	}
 	if m.insert && r != nil {
 		n := cell{value: []byte{}, ts: m.ts, expires: expires, set: true}
@@ -286,14 +289,26 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) {
 			*dst = cell{value: encBigint(cur + w.delta), ts: max(dst.ts, m.ts), set: true}
 			continue
 		}
-		n := cell{value: w.value, ts: m.ts, set: true}
-		if w.value != nil {
+		val := w.value
+		if w.op != collSet {
+			var cur []byte
+			if dst.live(now) {
+				cur = dst.value
+			}
+			var err error
+			if val, err = applyColl(w.col.typ, w.op, cur, w.value, w.key); err != nil {
+				return err
+			}
+		}
+		n := cell{value: val, ts: m.ts, set: true}
+		if val != nil {
 			n.expires = expires
 		}
 		if dst.wins(&n) {
 			*dst = n
 		}
 	}
+	return nil
 }
 
 func anyNewer(cells []cell, ts int64) bool {

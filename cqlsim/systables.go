@@ -98,7 +98,7 @@ func rowsToData(t *table, rows []sysRow) *tableData {
 		if len(t.ck) == 0 {
 			m.ck = [][]byte{}
 		}
-		d.applyLocked(t, m, 0)
+		_ = d.applyLocked(t, m, 0) // plain writes cannot fail
 	}
 	return d
 }

@@ -14,9 +14,11 @@ type keyRestr struct {
 }
 
 type assign struct {
-	col *column
-	op  cql.AssignOp
-	src *source
+	col  *column
+	op   cql.AssignOp
+	src  *source
+	coll collOp
+	key  *source // map key or list index for m[k] = v, l[i] = v, DELETE m[k]
 }
 
 type writePlan struct {
@@ -239,15 +241,23 @@ func (cp *compiler) update(p *plan, st *cql.Update) error {
 			return invalidf("cqlsim does not support setting a UDT field (%s.%s)", col.name, a.Field)
 		}
 		counter := col.typ.Kind == cql.Counter
+		coll := hasCollection(col.typ) && !col.typ.Frozen
 		switch {
 		case counter && a.Op == cql.AssignSet:
 			return invalidf("Cannot set the value of counter column %s (counters can only be incremented/decremented, not set)", col.name)
 		case counter && (a.Op == cql.AssignAdd || a.Op == cql.AssignSub):
-		case !counter && a.Op == cql.AssignSet:
-		case !counter && (a.Op == cql.AssignAdd || a.Op == cql.AssignSub) && !isMultiCell(col.typ):
+		case a.Op == cql.AssignSet:
+		case coll:
+			as, err := cp.collAssign(col, a)
+			if err != nil {
+				return err
+			}
+			w.cells = append(w.cells, as)
+			continue
+		case a.Op == cql.AssignAdd || a.Op == cql.AssignSub || a.Op == cql.AssignPrepend:
 			return invalidf("Invalid operation (%s = %s + ?) for non counter column %s", col.name, col.name, col.name)
 		default:
-			return invalidf("cqlsim does not support collection element or append/remove updates (column %s)", col.name)
+			return invalidf("Invalid element access on %s of type %s", col.name, col.typ)
 		}
 		typ := col.typ
 		if counter {
@@ -296,7 +306,15 @@ func (cp *compiler) delete(p *plan, st *cql.Delete) error {
 			return invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", name)
 		}
 		if st.Elements != nil && st.Elements[i] != nil {
-			return invalidf("cqlsim does not support deleting collection elements (%s)", name)
+			if !hasCollection(col.typ) || col.typ.Frozen || col.typ.Kind == cql.Set {
+				return invalidf("Invalid element deletion on %s of type %s", name, col.typ)
+			}
+			key, err := cp.term(st.Elements[i], elemKeyType(col.typ), keyName(col))
+			if err != nil {
+				return err
+			}
+			w.cells = append(w.cells, assign{col: col, op: cql.AssignSet, src: &source{bind: -1}, coll: collDelete, key: key})
+			continue
 		}
 		w.cells = append(w.cells, assign{col: col, op: cql.AssignSet, src: &source{bind: -1}})
 	}
@@ -314,6 +332,61 @@ func (cp *compiler) delete(p *plan, st *cql.Delete) error {
 	p.write = w
 	p.pkIdx = pkIndexes(w.pk)
 	return nil
+}
+
+// collAssign compiles an update of a non-frozen collection.
+func (cp *compiler) collAssign(col *column, a cql.Assignment) (assign, error) {
+	as := assign{col: col, op: a.Op}
+	valType := col.typ
+	switch a.Op {
+	case cql.AssignAdd:
+		as.coll = collAppend
+	case cql.AssignPrepend:
+		if col.typ.Kind != cql.List {
+			return as, invalidf("Invalid operation (%s = ? + %s) for non list column %s", col.name, col.name, col.name)
+		}
+		as.coll = collPrepend
+	case cql.AssignSub:
+		as.coll = collRemove
+		if col.typ.Kind == cql.Map {
+			// m = m - {k1, k2} names keys to drop.
+			valType = &cql.Type{Kind: cql.Set, Elems: []*cql.Type{col.typ.Elems[0]}, Frozen: true}
+		}
+	case cql.AssignElement:
+		if col.typ.Kind == cql.Set {
+			return as, invalidf("Invalid operation (%s[?] = ?) for set column %s", col.name, col.name)
+		}
+		as.coll = collPut
+		key, err := cp.term(a.Key, elemKeyType(col.typ), keyName(col))
+		if err != nil {
+			return as, err
+		}
+		as.key = key
+		valType = col.typ.Elems[len(col.typ.Elems)-1]
+	default:
+		return as, invalidf("Invalid operation on collection column %s", col.name)
+	}
+	src, err := cp.term(a.Value, valType, "value("+col.name+")")
+	if err != nil {
+		return as, err
+	}
+	as.src = src
+	return as, nil
+}
+
+// elemKeyType is what selects an element: a map's key type, a list's int index.
+func elemKeyType(t *cql.Type) *cql.Type {
+	if t.Kind == cql.Map {
+		return t.Elems[0]
+	}
+	return intType
+}
+
+func keyName(col *column) string {
+	if col.typ.Kind == cql.Map {
+		return "key(" + col.name + ")"
+	}
+	return "idx(" + col.name + ")"
 }
 
 // keyValues expands one key restriction into its values.
@@ -453,6 +526,29 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 			cells = append(cells, cellWrite{col: as.col, delta: d, counter: true})
 			continue
 		}
+		if as.coll != collSet {
+			cw := cellWrite{col: as.col, value: v, op: as.coll}
+			if v != nil {
+				if err := cql.Validate(as.src.typ, v); err != nil {
+					return nil, invalidf("Invalid value for column %s: %v", as.col.name, err)
+				}
+			}
+			if as.key != nil {
+				k, _, err := a.value(as.key)
+				if err != nil {
+					return nil, err
+				}
+				if k == nil {
+					return nil, invalidf("Invalid null value for %s", keyName(as.col))
+				}
+				if err := cql.Validate(as.key.typ, k); err != nil {
+					return nil, invalidf("Invalid %s: %v", keyName(as.col), err)
+				}
+				cw.key = k
+			}
+			cells = append(cells, cw)
+			continue
+		}
 		if err := validate(as.col, v); err != nil {
 			return nil, err
 		}
@@ -515,7 +611,7 @@ func (m *mutation) own(sharedCells bool) {
 		n += len(c)
 	}
 	for _, c := range m.cells {
-		n += len(c.value)
+		n += len(c.value) + len(c.key)
 	}
 	arena := make([]byte, 0, n)
 	put := func(b []byte) []byte {
@@ -550,6 +646,7 @@ func (m *mutation) own(sharedCells bool) {
 	}
 	for i := range cells {
 		cells[i].value = put(cells[i].value)
+		cells[i].key = put(cells[i].key)
 	}
 	m.cells = cells
 }
