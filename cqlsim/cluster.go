@@ -23,10 +23,11 @@
 //
 // Not simulated: ALTER, DESCRIBE (answered with the SyntaxError drivers
 // expect from servers without it), secondary indexes and materialized views,
-// lightweight transactions beyond IF [NOT] EXISTS, collection element and
-// append/remove updates, JSON, GROUP BY and functions other than count,
-// token, writetime and ttl, range deletions, protocol v5, lz4, tracing,
-// replication itself (a stopped node's data stays readable through others).
+// lightweight transactions beyond IF [NOT] EXISTS, JSON, GROUP BY and
+// functions other than count, token, writetime and ttl, range deletions,
+// per-element timestamps in collections, protocol v5, lz4, tracing, and
+// replication itself (one copy of each row, readable while enough replicas
+// are up for the consistency level).
 package cqlsim
 
 import (
