@@ -110,6 +110,15 @@ func decode(t *Type, b []byte) (string, error) {
 		return v.UTC().Format("2006-01-02"), nil
 	case KindTuple, KindUDT:
 		return decodeComponents(t, b)
+	case KindMap:
+		if badMapKey(t) {
+			// The driver would build a Go map keyed by a slice and panic.
+			return decodeMapEntries(t, b)
+		}
+	case KindList, KindSet:
+		if badMapKey(t) {
+			return decodeListElements(t, b)
+		}
 	case KindVector:
 		elem, err := gocqlType(t.Elems[0]).NewWithError()
 		if err != nil {
@@ -176,4 +185,84 @@ func decodeComponents(t *Type, b []byte) (string, error) {
 	}
 	sort.Strings(kv)
 	return "map[" + strings.Join(kv, " ") + "]", nil
+}
+
+// decodeMapEntries renders a map whose keys cannot be Go map keys, each
+// entry decoded by the driver, sorted like %v sorts a map.
+func decodeMapEntries(t *Type, b []byte) (string, error) {
+	if len(b) < 4 {
+		return "", fmt.Errorf("map of %d bytes", len(b))
+	}
+	n := int(binary.BigEndian.Uint32(b))
+	b = b[4:]
+	var entries []string
+	for i := 0; i < n; i++ {
+		var kv [2]string
+		for j := range kv {
+			if len(b) < 4 {
+				return "", fmt.Errorf("entry %d: %d bytes left", i, len(b))
+			}
+			size := int32(binary.BigEndian.Uint32(b))
+			b = b[4:]
+			if size < 0 || int(size) > len(b) {
+				return "", fmt.Errorf("entry %d: length %d, %d bytes left", i, size, len(b))
+			}
+			s, err := decode(t.Elems[j], b[:size])
+			if err != nil {
+				return "", err
+			}
+			kv[j], b = s, b[size:]
+		}
+		entries = append(entries, kv[0]+":"+kv[1])
+	}
+	if len(b) != 0 {
+		return "", fmt.Errorf("%d bytes after the map", len(b))
+	}
+	sort.Strings(entries)
+	return "map[" + strings.Join(entries, " ") + "]", nil
+}
+
+// badMapKey reports a map, anywhere in t, whose keys the driver would make
+// Go map keys of a type Go does not allow (slices, maps).
+func badMapKey(t *Type) bool {
+	if t.Kind == KindMap {
+		if k := t.Elems[0].Kind; k == KindBlob || k >= KindList {
+			return true
+		}
+	}
+	for _, e := range t.Elems {
+		if badMapKey(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeListElements renders a list or set element by element.
+func decodeListElements(t *Type, b []byte) (string, error) {
+	if len(b) < 4 {
+		return "", fmt.Errorf("collection of %d bytes", len(b))
+	}
+	n := int(binary.BigEndian.Uint32(b))
+	b = b[4:]
+	var parts []string
+	for i := 0; i < n; i++ {
+		if len(b) < 4 {
+			return "", fmt.Errorf("element %d: %d bytes left", i, len(b))
+		}
+		size := int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		if size < 0 || int(size) > len(b) {
+			return "", fmt.Errorf("element %d: length %d, %d bytes left", i, size, len(b))
+		}
+		e, err := decode(t.Elems[0], b[:size])
+		if err != nil {
+			return "", err
+		}
+		parts, b = append(parts, e), b[size:]
+	}
+	if len(b) != 0 {
+		return "", fmt.Errorf("%d bytes after the collection", len(b))
+	}
+	return "[" + strings.Join(parts, " ") + "]", nil
 }
