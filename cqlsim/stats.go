@@ -3,8 +3,11 @@ package cqlsim
 import (
 	"encoding/json"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
@@ -132,14 +135,42 @@ func opName(op primitive.OpCode) string {
 	return "OPCODE_" + string("0123456789abcdef"[op>>4]) + string("0123456789abcdef"[op&15])
 }
 
-// StatsHandler serves Stats as JSON (GET /stats).
+// ProcessStats describes the process hosting the cluster: when cqlsim runs
+// as its own process (cmd/cqlsim), what the simulator costs the machine.
+type ProcessStats struct {
+	CPUUserSeconds   float64 `json:"cpu_user_seconds"`
+	CPUSystemSeconds float64 `json:"cpu_system_seconds"`
+	MaxRSSMiB        float64 `json:"max_rss_mib"`
+	HeapMiB          float64 `json:"heap_mib"`
+	Goroutines       int     `json:"goroutines"`
+}
+
+func processStats() *ProcessStats {
+	var ru syscall.Rusage
+	ps := &ProcessStats{Goroutines: runtime.NumGoroutine()}
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		ps.CPUUserSeconds = time.Duration(ru.Utime.Nano()).Seconds()
+		ps.CPUSystemSeconds = time.Duration(ru.Stime.Nano()).Seconds()
+		ps.MaxRSSMiB = float64(ru.Maxrss) / 1024 // Linux reports KiB
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	ps.HeapMiB = float64(ms.HeapAlloc) / (1 << 20)
+	return ps
+}
+
+// StatsHandler serves Stats as JSON (GET /stats), with a "process" object
+// of ProcessStats beside the nodes.
 func (cl *Cluster) StatsHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(cl.Stats())
+		_ = enc.Encode(struct {
+			Stats
+			Process *ProcessStats `json:"process"`
+		}{cl.Stats(), processStats()})
 	})
 	return mux
 }

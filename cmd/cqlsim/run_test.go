@@ -79,10 +79,14 @@ func TestRunPrintsReadyAndServesStats(t *testing.T) {
 			Node int    `json:"node"`
 			DC   string `json:"dc"`
 		} `json:"nodes"`
+		Process struct {
+			CPU float64 `json:"cpu_user_seconds"`
+			RSS float64 `json:"max_rss_mib"`
+		} `json:"process"`
 	}
 	err = json.NewDecoder(resp.Body).Decode(&stats)
 	resp.Body.Close()
-	if err != nil || len(stats.Nodes) != 3 || stats.Nodes[2].DC != "dc2" {
+	if err != nil || len(stats.Nodes) != 3 || stats.Nodes[2].DC != "dc2" || stats.Process.RSS <= 0 {
 		t.Errorf("stats %+v, %v", stats, err)
 	}
 	cancel()
