@@ -115,8 +115,8 @@ func trimBlanks(b []byte) []byte {
 
 // normalize appends field to buf in Go's number syntax: blanks trimmed,
 // THOUSANDSSEP dropped between digits and DECIMALSEP turned into '.'. A '.'
-// that is not the decimal separator, hex digits and underscores are
-// rejected, since Python's float() would not read them the way Go does.
+// that is not the decimal separator, hex notation (x, p) and underscores
+// are rejected, since Python's float() would not read them the way Go does.
 func (b *builder) normalize(buf, field []byte) ([]byte, error) {
 	s := trimBlanks(field)
 	if len(s) == 0 {
