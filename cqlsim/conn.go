@@ -3,6 +3,7 @@ package cqlsim
 import (
 	"bufio"
 	"bytes"
+	"container/heap"
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
@@ -244,9 +245,8 @@ func (c *conn) push(ev message.Message) {
 	c.write(-1, ev, nil, true)
 }
 
-// delay queues an encoded response to be written after d. The queue is
-// FIFO, so with a latency range a response can wait for a slower one ahead
-// of it; drivers match responses by stream id and do not mind.
+// delay queues an encoded response to be written after d. Responses go
+// out in due order, not arrival order, so a latency range keeps its spread.
 func (c *conn) delay(d time.Duration, stream int16, msg message.Message, warnings []string) {
 	c.delayOnce.Do(func() {
 		c.delayq = make(chan delayed, delayQueue)
@@ -258,21 +258,47 @@ func (c *conn) delay(d time.Duration, stream int16, msg message.Message, warning
 	c.delayq <- delayed{due: time.Now().Add(d), buf: buf.Bytes()}
 }
 
+// delayHeap orders delayed responses by due time. Its size is bounded by
+// the client's in-flight requests (stream ids).
+type delayHeap []delayed
+
+func (h delayHeap) Len() int           { return len(h) }
+func (h delayHeap) Less(i, j int) bool { return h[i].due.Before(h[j].due) }
+func (h delayHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *delayHeap) Push(x any)        { *h = append(*h, x.(delayed)) }
+func (h *delayHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
 func (c *conn) delayWriter() {
 	defer close(c.delayDone)
+	var pending delayHeap
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	for d := range c.delayq {
-		if wait := time.Until(d.due); wait > 0 {
-			timer.Reset(wait)
-			<-timer.C
+	for {
+		var wake <-chan time.Time
+		if len(pending) > 0 {
+			timer.Reset(time.Until(pending[0].due))
+			wake = timer.C
 		}
-		c.wmu.Lock()
-		_, _ = c.bw.Write(d.buf)
-		if len(c.delayq) == 0 {
+		select {
+		case d, ok := <-c.delayq:
+			if !ok {
+				return // the connection is gone; so are its answers
+			}
+			heap.Push(&pending, d)
+		case <-wake:
+			now := time.Now()
+			c.wmu.Lock()
+			for len(pending) > 0 && !pending[0].due.After(now) {
+				_, _ = c.bw.Write(heap.Pop(&pending).(delayed).buf)
+			}
 			_ = c.bw.Flush()
+			c.wmu.Unlock()
 		}
-		c.wmu.Unlock()
 	}
 }
 

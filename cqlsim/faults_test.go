@@ -1,9 +1,11 @@
 package cqlsim
 
 import (
+	"container/heap"
 	"errors"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -116,6 +118,55 @@ func TestLatency(t *testing.T) {
 	// Only a lower bound: the injected delay must be there.
 	if d := time.Since(start); d < 30*time.Millisecond {
 		t.Errorf("request took %v, want at least the 30ms injected", d)
+	}
+}
+
+func TestLatencyRange(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks3, "CREATE TABLE ks.lr (k int PRIMARY KEY)")
+	if err := cl.Node(0).SetFault(Fault{LatencyMin: time.Millisecond, LatencyMax: 40 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	// Concurrent requests share connections and their delay queues; every
+	// one must come back, none sooner than the minimum.
+	const n = 64
+	durs := make(chan time.Duration, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			start := time.Now()
+			if err := s.Query("INSERT INTO ks.lr (k) VALUES (?)", i).Exec(); err != nil {
+				t.Error(err)
+			}
+			durs <- time.Since(start)
+		}(i)
+	}
+	wg.Wait()
+	close(durs)
+	fastest := time.Hour
+	for d := range durs {
+		fastest = min(fastest, d)
+	}
+	if fastest < time.Millisecond {
+		t.Errorf("fastest answer took %v, below the 1ms minimum latency", fastest)
+	}
+}
+
+func TestDelayHeapOrdersByDueTime(t *testing.T) {
+	base := time.Unix(1000, 0)
+	var h delayHeap
+	for _, ms := range []int{30, 5, 20, 1, 10} {
+		heap.Push(&h, delayed{due: base.Add(time.Duration(ms) * time.Millisecond), buf: []byte{byte(ms)}})
+	}
+	var got []byte
+	for h.Len() > 0 {
+		got = append(got, heap.Pop(&h).(delayed).buf[0])
+	}
+	if string(got) != string([]byte{1, 5, 10, 20, 30}) {
+		t.Errorf("popped %v, want due order 1 5 10 20 30", got)
 	}
 }
 
