@@ -78,6 +78,23 @@ func TestPaging(t *testing.T) {
 	if err := s.Query("SELECT count(*) FROM ks.p").Scan(&count); err != nil || count != 95 {
 		t.Errorf("count(*) = %d, %v; want 95", count, err)
 	}
+	// DISTINCT and PER PARTITION LIMIT hold across page boundaries.
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{
+		{"SELECT DISTINCT k FROM ks.p", 7},
+		{"SELECT k FROM ks.p PER PARTITION LIMIT 3", 21},
+	} {
+		iter := s.Query(tc.query).PageSize(2).Iter()
+		n := 0
+		for iter.Scan(new(int)) {
+			n++
+		}
+		if err := iter.Close(); err != nil || n != tc.want {
+			t.Errorf("%s with pages of 2: %d rows, %v; want %d", tc.query, n, err, tc.want)
+		}
+	}
 	// Token-range scans, as verification tools split a table: eight ranges
 	// covering the ring see every row exactly once.
 	bounds := []int64{math.MinInt64}

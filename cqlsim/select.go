@@ -305,6 +305,9 @@ type cursor struct {
 	key   []byte
 	ck    [][]byte
 	done  int
+	// inPart counts the rows already returned from the cursor's partition,
+	// for PER PARTITION LIMIT.
+	inPart int
 }
 
 // Paging states start with a kind byte: an offset into a recomputed result
@@ -317,6 +320,7 @@ const (
 func (c *cursor) encode() []byte {
 	b := []byte{pagingCursor}
 	b = binary.BigEndian.AppendUint64(b, uint64(c.done))
+	b = binary.BigEndian.AppendUint32(b, uint32(c.inPart))
 	b = binary.BigEndian.AppendUint64(b, uint64(c.token))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(c.key)))
 	b = append(b, c.key...)
@@ -333,13 +337,15 @@ func decodeCursor(b []byte) (*cursor, bool) {
 	if r.byte1() != pagingCursor {
 		return nil, false
 	}
-	c := &cursor{done: int(r.int64()), token: r.int64()}
+	c := &cursor{done: int(r.int64())}
+	c.inPart = int(r.int32())
+	c.token = r.int64()
 	c.key = r.take(int(r.int32()))
 	n := r.short()
 	for i := 0; i < n && r.err == nil; i++ {
 		c.ck = append(c.ck, r.take(int(r.int32())))
 	}
-	return c, r.err == nil && len(r.b) == 0 && c.done >= 0
+	return c, r.err == nil && len(r.b) == 0 && c.done >= 0 && c.inPart >= 0
 }
 
 // run executes the select. With page > 0 it stops after page rows and
@@ -387,7 +393,15 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max, page int, from *cursor)
 	}
 	var lastP *partition
 	var lastR *row
+	lastN := 0 // rows returned from lastP, earlier pages included
 	byPage := false
+	// startN is how many rows of p earlier pages returned.
+	startN := func(p *partition) int {
+		if from != nil && p.token == from.token && bytes.Equal(p.key, from.key) {
+			return from.inPart
+		}
+		return 0
+	}
 	bound := make([]boundFilter, len(s.filters))
 	for i := range s.filters {
 		f := &s.filters[i]
@@ -442,7 +456,11 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max, page int, from *cursor)
 			return true
 		}
 		out = append(out, row)
+		if p != lastP {
+			lastN = startN(p)
+		}
 		lastP, lastR = p, r
+		lastN++
 		if page > 0 && len(out) >= page {
 			byPage = true
 			return false
@@ -459,7 +477,7 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max, page int, from *cursor)
 				return true
 			}
 		}
-		return s.partitionRows(p, after, bound, now, ppl, emit)
+		return s.partitionRows(p, after, startN(p), bound, now, ppl, emit)
 	}
 	if s.pk != nil {
 		keys, err := a.product(s.pk)
@@ -520,11 +538,12 @@ func (s *selectPlan) run(a *execArgs, d *tableData, max, page int, from *cursor)
 	if !byPage || lastP == nil {
 		return out, nil, nil
 	}
-	next := &cursor{token: lastP.token, key: lastP.key, done: len(out)}
+	next := &cursor{token: lastP.token, key: lastP.key, done: len(out), inPart: lastN}
 	if from != nil {
 		next.done += from.done
 	}
-	if lastR != nil {
+	// DISTINCT and a reached PER PARTITION LIMIT resume at the next partition.
+	if lastR != nil && !s.distinct && (ppl <= 0 || lastN < ppl) {
 		next.ck = lastR.ck
 	}
 	return out, next, nil
@@ -559,9 +578,9 @@ func tokenBounds(parts []*partition, bound []boundFilter) (start, end int) {
 
 // partitionRows emits the partition's live rows that pass the filters; it
 // returns false once the consumer wants no more.
-func (s *selectPlan) partitionRows(p *partition, after [][]byte, bound []boundFilter, now int64, ppl int, emit func([][]byte, *partition, *row) bool) bool {
+func (s *selectPlan) partitionRows(p *partition, after [][]byte, seen int, bound []boundFilter, now int64, ppl int, emit func([][]byte, *partition, *row) bool) bool {
 	t := s.t
-	n := 0
+	n := seen
 	match := func(r *row) bool {
 		for i := range bound {
 			f := &bound[i]
