@@ -13,6 +13,7 @@ import uuid
 
 from cassandra.cluster import Cluster
 from cassandra.murmur3 import murmur3
+from cassandra.query import BatchStatement, BatchType, SimpleStatement
 from cassandra.util import Date, Duration, Time
 
 failures = []
@@ -124,6 +125,23 @@ def main():
         want = murmur3(r.k)
         check(r.system_token_k == want, "token(%r) = %d, want %d" % (r.k, r.system_token_k, want))
     check(n == 1000, "token scan returned %d rows, want 1000" % n)
+
+    # The driver's paging: 1,000 rows in pages of 64, each row once.
+    seen = set()
+    for r in session.execute(SimpleStatement("SELECT k FROM py.tok", fetch_size=64)):
+        check(r.k not in seen, "paging returned %r twice" % (r.k,))
+        seen.add(r.k)
+    check(len(seen) == 1000, "paged scan returned %d rows, want 1000" % len(seen))
+
+    # A batch and counters.
+    session.execute("CREATE TABLE py.cnt (k text PRIMARY KEY, n counter)")
+    b = BatchStatement(batch_type=BatchType.COUNTER)
+    inc = session.prepare("UPDATE py.cnt SET n = n + ? WHERE k = ?")
+    for i in range(5):
+        b.add(inc, (i, "a"))
+    session.execute(b)
+    row = session.execute("SELECT n FROM py.cnt WHERE k = 'a'").one()
+    check(row is not None and row.n == 10, "counter after batch: %r" % (row,))
 
     cluster.shutdown()
     if failures:
