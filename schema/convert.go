@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
 
 // Converter appends the protocol-v4 serialized form of one CSV field to dst
 // and returns it. The field has its CSV quotes removed and is never the
-// NULL marker (the loader handles nulls). Scalar converters do not allocate
-// beyond growing dst; on error dst is returned unchanged in length.
+// NULL marker (the loader handles nulls). Converters do not allocate beyond
+// growing dst, except for varints and decimals of more than 18 digits,
+// strings inside collections that need unescaping, and UDTs of more than 8
+// fields. On error dst is returned unchanged in length. A Converter may be
+// called from many goroutines at once.
 type Converter func(dst, field []byte) ([]byte, error)
 
 // ConvertError is the error every converter returns: the CQL type, the
@@ -94,7 +98,8 @@ func NewConverter(t *Type, f Formats) (Converter, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := builder{f: f, layout: layout}
+	b := &builder{f: f, layout: layout}
+	b.parsers.New = func() any { return new(litParser) }
 	return b.build(t, 0)
 }
 
@@ -136,6 +141,11 @@ func (e *KeySizeError) Error() string {
 type builder struct {
 	f      Formats
 	layout strftimeLayout
+	// parsers recycles composite values' literal parsers, which would
+	// otherwise be allocated per value: the parser is handed to element
+	// functions through func values, so escape analysis cannot keep it on
+	// the stack.
+	parsers sync.Pool
 }
 
 func (b *builder) build(t *Type, depth int) (Converter, error) {

@@ -199,11 +199,14 @@ func (b *builder) composite(t *Type, depth int) (Converter, error) {
 	}
 	return func(dst, field []byte) ([]byte, error) {
 		n := len(dst)
-		p := litParser{s: field}
-		out, err := enc(&p, dst)
+		p := b.parsers.Get().(*litParser)
+		*p = litParser{s: field}
+		out, err := enc(p, dst)
 		if p.space(); err == nil && p.i < len(p.s) {
 			err = p.errorf("unexpected %q after the value", p.s[p.i:])
 		}
+		*p = litParser{} // drop the reference to field before pooling
+		b.parsers.Put(p)
 		if err != nil {
 			return dst[:n], newConvertError(t, field, err)
 		}
@@ -539,7 +542,13 @@ func (b *builder) udtEncoder(t *Type, depth int) (encodeFunc, error) {
 		// Fields may come in any order; each is serialized after the
 		// output, its place remembered, and the output assembled in the
 		// type's field order at the end.
-		spans := make([][2]int, len(t.Fields))
+		var small [8][2]int // most UDTs are small: no allocation for them
+		var spans [][2]int
+		if len(t.Fields) <= len(small) {
+			spans = small[:len(t.Fields)]
+		} else {
+			spans = make([][2]int, len(t.Fields))
+		}
 		for i := range spans {
 			spans[i] = [2]int{-1, -1}
 		}

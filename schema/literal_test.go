@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -122,4 +124,42 @@ func TestNullMarkerInsideUDTsAndTuples(t *testing.T) {
 	runConvCases(t, f, []convCase{
 		{"list<text>", `[\N]`, `[\N]`},
 	})
+}
+
+// TestCompositeConverterConcurrent runs one composite converter from a few
+// goroutines at once: its recycled parsers must not be shared between
+// calls (run with -race).
+func TestCompositeConverterConcurrent(t *testing.T) {
+	conv, err := NewConverter(mustType(t, "map<text, frozen<address>>"), DefaultFormats())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []string{"{'a': {no: 1}}", "{'b': {street: 'x', no: 2}, 'c': {}}", "{'d': {no: x}}", "{}"}
+	want := make([]string, len(inputs))
+	for i, in := range inputs {
+		out, err := conv(nil, []byte(in))
+		want[i] = fmt.Sprintf("%x %v", out, err)
+	}
+	const workers = 4
+	errs := make(chan string, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 200 {
+				i := (w + k) % len(inputs)
+				out, err := conv(nil, []byte(inputs[i]))
+				if got := fmt.Sprintf("%x %v", out, err); got != want[i] {
+					errs <- fmt.Sprintf("%q: got %s, want %s", inputs[i], got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }
