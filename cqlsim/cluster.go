@@ -98,6 +98,9 @@ type Cluster struct {
 	port    int
 	started time.Time
 	lastTS  atomic.Int64
+	// lifeMu orders Close against Node.Start, so no node starts serving
+	// (wg.Add) once Close is waiting for the goroutines to end.
+	lifeMu  sync.Mutex
 	closed  atomic.Bool
 	wg      sync.WaitGroup
 	stopCtx context.Context
@@ -240,13 +243,16 @@ func (cl *Cluster) NumNodes() int { return len(cl.nodes) }
 
 // Close stops every node and closes all connections.
 func (cl *Cluster) Close() error {
+	cl.lifeMu.Lock()
 	if cl.closed.Swap(true) {
+		cl.lifeMu.Unlock()
 		return nil
 	}
 	cl.stop()
 	for _, n := range cl.nodes {
 		n.shutdown()
 	}
+	cl.lifeMu.Unlock()
 	cl.wg.Wait()
 	return nil
 }

@@ -2,6 +2,7 @@ package cqlsim
 
 import (
 	"container/heap"
+	"context"
 	"errors"
 	"net"
 	"strings"
@@ -339,5 +340,22 @@ func TestSchemaMetadata(t *testing.T) {
 	}
 	if err := s.Query("SELEKT 1").Exec(); codeOf(err) != gocql.ErrCodeSyntax {
 		t.Errorf("syntax error: %v", err)
+	}
+}
+
+func TestNodeStartAfterClose(t *testing.T) {
+	cl, err := Start(context.Background(), Config{Nodes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Node(1).Stop()
+	if err := cl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Node(1).Start(); err == nil {
+		t.Error("a node started on a closed cluster")
+	}
+	if err := cl.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
 	}
 }

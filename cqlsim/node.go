@@ -175,14 +175,13 @@ func (n *Node) shutdown() bool {
 
 // Start reopens a stopped node on its address and port.
 func (n *Node) Start() error {
-	n.mu.Lock()
-	if n.running {
-		n.mu.Unlock()
-		return nil
-	}
-	n.mu.Unlock()
+	n.cl.lifeMu.Lock()
+	defer n.cl.lifeMu.Unlock()
 	if n.cl.closed.Load() {
 		return errors.New("cqlsim: cluster is closed")
+	}
+	if n.Running() {
+		return nil
 	}
 	ln, err := net.Listen("tcp", n.Addr())
 	if err != nil {
