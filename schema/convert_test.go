@@ -217,6 +217,8 @@ func TestScalarErrors(t *testing.T) {
 		{"uuid", "g1234567-89ab-cdef-0123-456789abcdef", `invalid uuid "g1234567-89ab-cdef-0123-456789abcdef": not a UUID`},
 		{"timeuuid", "01234567-89ab-4def-8123-456789abcdef", `invalid timeuuid "01234567-89ab-4def-8123-456789abcdef": version 4 UUID, a timeuuid must be version 1`},
 		{"inet", "1.2.3", `invalid inet "1.2.3": not an IPv4 or IPv6 address`},
+		{"inet", "010.0.0.1", `invalid inet "010.0.0.1": not an IPv4 or IPv6 address`},
+		{"inet", "0x7f.0.0.1", `invalid inet "0x7f.0.0.1": not an IPv4 or IPv6 address`},
 		{"inet", "localhost", `invalid inet "localhost": not an IPv4 or IPv6 address`},
 		{"inet", "fe80::1%eth0", `invalid inet "fe80::1%eth0": not an IPv4 or IPv6 address`},
 		{"ascii", "héllo", `invalid ascii "héllo": not ASCII`},

@@ -95,6 +95,9 @@
 //     with JSON escapes, which cqlsh does not read. A map key whose type
 //     contains colons (time, timestamp, inet) may be written bare if ": "
 //     separates it from the value; cqlsh cannot split such keys.
+//   - inet: an IPv4 address must be four decimal numbers without leading
+//     zeros. cqlsh reads IPv4 with inet_aton, which silently takes
+//     010.0.0.1 as octal (8.0.0.1), 0x7f.1 as hex and 1.2.3 as 1.2.0.3.
 //   - timeuuid must be version 1 before the server says so, so the error
 //     names the row.
 //   - ascii rejects non-ASCII bytes and text rejects invalid UTF-8 as row
