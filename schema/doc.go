@@ -46,7 +46,9 @@
 //     strings, blanks around elements. UDT fields may come in any order;
 //     missing fields are null; unknown fields are an error. Inside tuples and
 //     UDTs a bare null, an empty value or the NULL marker
-//     (Formats.NullMarker) is null. A vector must have exactly
+//     (Formats.NullMarker) is null, and so is None in a tuple component that
+//     is not text (cqlsh COPY TO writes Python's None there; cqlsh COPY FROM
+//     cannot read it back). A vector must have exactly
 //     its dimension of elements. With DECIMALSEP or THOUSANDSSEP ",", a
 //     number inside a collection must be quoted ('1,5'), since a bare comma
 //     separates elements.

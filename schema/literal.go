@@ -490,6 +490,23 @@ func (p *litParser) nullOrEmptyAhead(marker string) bool {
 	return false
 }
 
+// pythonNoneAhead reports whether the next value is None, bare or quoted,
+// consuming it: cqlsh COPY TO writes a null tuple component as Python's
+// str(None), quoted for the types it quotes (timestamps, inet). Callers ask
+// only for types where "None" cannot be a value.
+func (p *litParser) pythonNoneAhead() bool {
+	save := p.i
+	if c := p.peek(); c != 'N' && c != '\'' {
+		return false
+	}
+	tok, _, err := p.token(false, false)
+	if err == nil && string(tok) == "None" {
+		return true
+	}
+	p.i = save
+	return false
+}
+
 func (b *builder) tupleEncoder(t *Type, depth int) (encodeFunc, error) {
 	elems := make([]encodeFunc, len(t.Elems))
 	for i, e := range t.Elems {
@@ -504,7 +521,7 @@ func (b *builder) tupleEncoder(t *Type, depth int) (encodeFunc, error) {
 			if i >= len(elems) {
 				return fmt.Errorf("more than the %d components of %s", len(elems), t)
 			}
-			if p.nullOrEmptyAhead(b.f.NullMarker) {
+			if p.nullOrEmptyAhead(b.f.NullMarker) || !t.Elems[i].IsText() && p.pythonNoneAhead() {
 				dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
 				return nil
 			}

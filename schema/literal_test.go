@@ -46,6 +46,10 @@ func TestCollectionValues(t *testing.T) {
 		{"tuple<int, text>", "(1, null)", "[1 <nil>]"},
 		{"tuple<int, text>", "(, 'a')", "[<nil> a]"},
 		{"tuple<int, text>", "(1)", "[1 <nil>]"},
+		// cqlsh COPY TO writes null components as Python's None.
+		{"tuple<int, timestamp, boolean>", "(None, 'None', None)", "[<nil> <nil> <nil>]"},
+		{"tuple<text, int>", "('None', 1)", "[None 1]"},
+		{"tuple<text, int>", "(None, 1)", "[None 1]"}, // bare text stays text
 		{"tuple<int, text, boolean>", "(1, 'a', True)", "[1 a true]"},
 		{"tuple<int, frozen<list<text>>>", "(1, ['x', 'y'])", "[1 [x y]]"},
 		{"frozen<tuple<int, text>>", "[1, 'a']", "[1 a]"},
