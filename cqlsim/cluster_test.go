@@ -51,7 +51,12 @@ func mustExec(t testing.TB, s *gocql.Session, stmts ...string) {
 	}
 }
 
-const ks3 = "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}"
+// ks3 is for clusters of three nodes (RF 2), ks1 for single nodes: the
+// simulator, like Cassandra, cannot reach QUORUM with RF 2 on one node.
+const (
+	ks3 = "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}"
+	ks1 = "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
+)
 
 func TestDiscoverHostsAndTokens(t *testing.T) {
 	cl := startCluster(t, Config{DCs: "dc1:2,dc2:1", Seed: 7})
@@ -218,7 +223,7 @@ func TestRoundTripEveryType(t *testing.T) {
 func TestBindMarkersInsideLiterals(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1})
 	s := connect(t, cl, nil)
-	mustExec(t, s, ks3, "CREATE TYPE ks.pt (x int, y int)",
+	mustExec(t, s, ks1, "CREATE TYPE ks.pt (x int, y int)",
 		"CREATE TABLE ks.lit (k int PRIMARY KEY, tp tuple<int, text>, l list<int>, st set<int>, m map<text, int>, u frozen<pt>)")
 	tests := []struct {
 		stmt string
@@ -250,7 +255,7 @@ func TestBindMarkersInsideLiterals(t *testing.T) {
 func TestCollectionsStoredAsCassandraDoes(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1})
 	s := connect(t, cl, nil)
-	mustExec(t, s, ks3, `CREATE TABLE ks.coll (k int PRIMARY KEY, st set<text>, m map<int, text>, l list<int>,
+	mustExec(t, s, ks1, `CREATE TABLE ks.coll (k int PRIMARY KEY, st set<text>, m map<int, text>, l list<int>,
 		fs frozen<set<int>>, nested list<frozen<set<int>>>)`)
 	tests := []struct {
 		col  string
@@ -280,7 +285,7 @@ func TestCollectionsStoredAsCassandraDoes(t *testing.T) {
 func TestInvalidValuesNameTheColumn(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1})
 	s := connect(t, cl, nil)
-	mustExec(t, s, ks3, "CREATE TABLE ks.v (k int PRIMARY KEY, i int, a ascii, t text, tu timeuuid)")
+	mustExec(t, s, ks1, "CREATE TABLE ks.v (k int PRIMARY KEY, i int, a ascii, t text, tu timeuuid)")
 	tests := []struct {
 		col string
 		val any

@@ -18,26 +18,33 @@ func (n *Node) unavailable(ks *keyspace, token int64, cl primitive.ConsistencyLe
 	}
 	reps := ks.placement[n.cl.topo.ringIndex(token)]
 	local := n.info.dc
-	var alive, aliveLocal, rfLocal int
-	aliveDC := map[string]int{}
+	// Quorums count the replication factor as configured, even beyond the
+	// nodes there are: RF 3 on one node cannot reach QUORUM, as in Cassandra.
+	rf, rfLocal := ks.repl.factor, ks.repl.factor
+	if ks.repl.strategy == strategyNTS {
+		rf, rfLocal = 0, ks.repl.dcs[local]
+		for _, f := range ks.repl.dcs {
+			rf += f
+		}
+	}
+	var alive, aliveLocal int
+	var aliveDC map[string]int
+	if cl == primitive.ConsistencyLevelEachQuorum {
+		aliveDC = map[string]int{}
+	}
 	for _, r := range reps {
 		node := n.cl.nodes[r]
-		up := node.up.Load()
-		if node.info.dc == local {
-			rfLocal++
-		}
-		if !up {
+		if !node.up.Load() {
 			continue
 		}
 		alive++
-		if node.info.dc == local {
+		if node.info.dc == local || ks.repl.strategy != strategyNTS {
 			aliveLocal++
 		}
-		if cl == primitive.ConsistencyLevelEachQuorum {
+		if aliveDC != nil {
 			aliveDC[node.info.dc]++
 		}
 	}
-	rf := len(reps)
 	need, have := 0, alive
 	switch cl {
 	case primitive.ConsistencyLevelOne:

@@ -71,3 +71,18 @@ func TestUnavailableWhenReplicasAreDown(t *testing.T) {
 		t.Errorf("RF1 write once its replica is back: %v", err)
 	}
 }
+
+func TestQuorumCountsConfiguredReplicationFactor(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	if err := cl.Exec(`CREATE KEYSPACE big WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3};
+		CREATE TABLE big.t (k int PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 0} })
+	if err := s.Query("INSERT INTO big.t (k) VALUES (1)").Consistency(gocql.Quorum).Exec(); codeOf(err) != gocql.ErrCodeUnavailable {
+		t.Errorf("QUORUM at RF 3 on one node: %v, want Unavailable", err)
+	}
+	if err := s.Query("INSERT INTO big.t (k) VALUES (1)").Consistency(gocql.One).Exec(); err != nil {
+		t.Errorf("ONE at RF 3 on one node: %v", err)
+	}
+}

@@ -163,7 +163,7 @@ func TestCounters(t *testing.T) {
 func TestWriteSemantics(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1})
 	s := connect(t, cl, nil)
-	mustExec(t, s, ks3, "CREATE TABLE ks.w (k int, c int, s text STATIC, v text, PRIMARY KEY (k, c))")
+	mustExec(t, s, ks1, "CREATE TABLE ks.w (k int, c int, s text STATIC, v text, PRIMARY KEY (k, c))")
 	read := func(k, c int) (string, bool) {
 		var v *string
 		err := s.Query("SELECT v FROM ks.w WHERE k = ? AND c = ?", k, c).Scan(&v)
@@ -317,7 +317,7 @@ func TestBatchWarningReachesDriver(t *testing.T) {
 	s := connect(t, cl, func(cc *gocql.ClusterConfig) {
 		cc.WarningsHandlerBuilder = func(*gocql.Session) gocql.WarningHandler { return wc }
 	})
-	mustExec(t, s, ks3, "CREATE TABLE ks.b (k int PRIMARY KEY, v text)")
+	mustExec(t, s, ks1, "CREATE TABLE ks.b (k int PRIMARY KEY, v text)")
 	b := s.Batch(gocql.UnloggedBatch)
 	for r := 0; r < 3; r++ {
 		b.Query("INSERT INTO ks.b (k, v) VALUES (?, ?)", r, strings.Repeat("z", 600))
@@ -351,7 +351,7 @@ func (w *warnCapture) got() []string {
 func TestCollectionUpdates(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1})
 	s := connect(t, cl, nil)
-	mustExec(t, s, ks3, "CREATE TABLE ks.cu (k int PRIMARY KEY, l list<int>, st set<text>, m map<text, int>, fl frozen<list<int>>)")
+	mustExec(t, s, ks1, "CREATE TABLE ks.cu (k int PRIMARY KEY, l list<int>, st set<text>, m map<text, int>, fl frozen<list<int>>)")
 	steps := []struct {
 		stmt string
 		args []any

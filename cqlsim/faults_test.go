@@ -72,7 +72,7 @@ func TestInjectedErrors(t *testing.T) {
 	}
 	cl := startCluster(t, Config{Nodes: 1, Seed: 3})
 	s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 0} })
-	mustExec(t, s, ks3, "CREATE TABLE ks.f (k int PRIMARY KEY, v int)")
+	mustExec(t, s, ks1, "CREATE TABLE ks.f (k int PRIMARY KEY, v int)")
 	for _, tc := range tests {
 		t.Run(tc.kind, func(t *testing.T) {
 			if err := cl.Node(0).SetFault(Fault{Rate: 1, Kind: tc.kind}); err != nil {
@@ -113,7 +113,7 @@ func TestInjectedErrors(t *testing.T) {
 func TestLatency(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1, LatencyMin: 30 * time.Millisecond})
 	s := connect(t, cl, nil)
-	mustExec(t, s, ks3, "CREATE TABLE ks.l (k int PRIMARY KEY)")
+	mustExec(t, s, ks1, "CREATE TABLE ks.l (k int PRIMARY KEY)")
 	start := time.Now()
 	mustExec(t, s, "INSERT INTO ks.l (k) VALUES (1)")
 	// Only a lower bound: the injected delay must be there.
@@ -125,7 +125,7 @@ func TestLatency(t *testing.T) {
 func TestLatencyRange(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1})
 	s := connect(t, cl, nil)
-	mustExec(t, s, ks3, "CREATE TABLE ks.lr (k int PRIMARY KEY)")
+	mustExec(t, s, ks1, "CREATE TABLE ks.lr (k int PRIMARY KEY)")
 	if err := cl.Node(0).SetFault(Fault{LatencyMin: time.Millisecond, LatencyMax: 40 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func hostUp(s *gocql.Session, addr string) bool {
 func TestDropConnections(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1})
 	s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.ReconnectInterval = 20 * time.Millisecond })
-	mustExec(t, s, ks3, "CREATE TABLE ks.d (k int PRIMARY KEY)")
+	mustExec(t, s, ks1, "CREATE TABLE ks.d (k int PRIMARY KEY)")
 	conns := cl.Stats().Nodes[0].Connections
 	cl.Node(0).DropConnections()
 	var err error

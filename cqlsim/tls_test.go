@@ -111,7 +111,7 @@ func TestStatusEvents(t *testing.T) {
 func TestSnappyCompression(t *testing.T) {
 	cl := startCluster(t, Config{Nodes: 1})
 	s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.Compressor = gocql.SnappyCompressor{} })
-	mustExec(t, s, ks3, "CREATE TABLE ks.z (k int PRIMARY KEY, v text)")
+	mustExec(t, s, ks1, "CREATE TABLE ks.z (k int PRIMARY KEY, v text)")
 	long := strings.Repeat("compressible ", 200)
 	before := cl.Stats().Total().BytesReceived
 	if err := s.Query("INSERT INTO ks.z (k, v) VALUES (1, '" + long + "')").Exec(); err != nil {
