@@ -213,14 +213,23 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 	if m.deleteRow && m.ck == nil {
 		if m.ts > p.deletedAt {
 			p.deletedAt = m.ts
-			// Shadowed data is dropped now so reads need not consult tombstones.
+			// Shadowed data is dropped now so reads need not consult
+			// tombstones: whole rows, or the older cells of newer rows.
 			rows := p.rows[:0]
 			for _, r := range p.rows {
-				if r.marker.ts > m.ts || anyNewer(r.cells, m.ts) {
+				// A row tombstone newer than the partition's must stay too.
+				if r.marker.set && r.marker.ts > m.ts || r.deletedAt > m.ts || anyNewer(r.cells, m.ts) {
+					shadowCells(r, m.ts)
 					rows = append(rows, r)
 				}
 			}
+			clear(p.rows[len(rows):])
 			p.rows = rows
+			for i := range p.static {
+				if p.static[i].set && p.static[i].ts <= m.ts {
+					p.static[i] = cell{}
+				}
+			}
 		}
 		return nil
 	}
@@ -251,14 +260,7 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 	if m.deleteRow {
 		if r != nil && m.ts > r.deletedAt {
 			r.deletedAt = m.ts
-			if r.marker.ts <= m.ts {
-				r.marker = cell{}
-			}
-			for i := range r.cells {
-				if r.cells[i].set && r.cells[i].ts <= m.ts {
-					r.cells[i] = cell{}
-				}
-			}
+			shadowCells(r, m.ts)
 		}
 		return nil
 	}
@@ -309,6 +311,18 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 		}
 	}
 	return nil
+}
+
+// shadowCells drops what a deletion at ts covers in row r.
+func shadowCells(r *row, ts int64) {
+	if r.marker.ts <= ts {
+		r.marker = cell{}
+	}
+	for i := range r.cells {
+		if r.cells[i].set && r.cells[i].ts <= ts {
+			r.cells[i] = cell{}
+		}
+	}
 }
 
 func anyNewer(cells []cell, ts int64) bool {
