@@ -16,6 +16,7 @@ import (
 type report struct {
 	Machine        machine  `json:"machine"`
 	RowsPerDataset int64    `json:"rows_per_dataset"`
+	Repeat         int      `json:"repeat"` // runs per program and dataset; the cheapest is kept
 	Results        []result `json:"results"`
 	Scaling        *scaling `json:"memory_scaling,omitempty"`
 }
@@ -80,8 +81,12 @@ type scaling struct {
 
 func printReport(w io.Writer, r *report) {
 	m := r.Machine
-	fmt.Fprintf(w, "cqlload benchmark, %d rows per dataset; %s, %d cores, %s, %s; load average before %s, after %s\n\n",
-		r.RowsPerDataset, m.CPU, m.Cores, m.GoVersion, m.OS, m.LoadBefore, m.LoadAfter)
+	best := ""
+	if r.Repeat > 1 {
+		best = fmt.Sprintf(", cheapest of %d runs each", r.Repeat)
+	}
+	fmt.Fprintf(w, "cqlload benchmark, %d rows per dataset%s; %s, %d cores, %s, %s; load average before %s, after %s\n\n",
+		r.RowsPerDataset, best, m.CPU, m.Cores, m.GoVersion, m.OS, m.LoadBefore, m.LoadAfter)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "dataset\tprogram\trows\trows/s\tsteady rows/s\tCPU µs/row\t× ceiling\tpeak RSS MiB\tallocs/row\treplica %\trows/batch\t")
 	for _, res := range r.Results {
