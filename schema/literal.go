@@ -153,15 +153,18 @@ func (p *litParser) jsonEscape(out []byte) ([]byte, error) {
 			return nil, p.errorf(`invalid \u escape`)
 		}
 		if utf16.IsSurrogate(r) {
-			if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
-				p.i += 2
-				r2, ok := p.hex4()
-				if !ok {
-					return nil, p.errorf(`invalid \u escape`)
-				}
-				r = utf16.DecodeRune(r, r2)
-			} else {
-				r = utf8.RuneError
+			// A surrogate pair, or an error: a lone surrogate is no
+			// character, and replacing it would change the text silently.
+			if p.i+1 >= len(p.s) || p.s[p.i] != '\\' || p.s[p.i+1] != 'u' {
+				return nil, p.errorf(`lone surrogate in \u escape`)
+			}
+			p.i += 2
+			r2, ok := p.hex4()
+			if !ok {
+				return nil, p.errorf(`invalid \u escape`)
+			}
+			if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+				return nil, p.errorf(`lone surrogate in \u escape`)
 			}
 		}
 		return utf8.AppendRune(out, r), nil
