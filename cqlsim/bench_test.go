@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -121,6 +122,7 @@ func benchInsert(b *testing.B, blackhole bool, perBatch int) {
 		readErr <- nil
 	}()
 	bw := bufio.NewWriterSize(nc, 64<<10)
+	heap0 := liveHeap()
 	cpu0 := cpuTime()
 	start := time.Now()
 	b.ResetTimer()
@@ -152,9 +154,21 @@ func benchInsert(b *testing.B, blackhole bool, perBatch int) {
 	rows := float64(frames * perBatch)
 	b.ReportMetric(float64(cpu.Nanoseconds())/rows, "cpu-ns/row")
 	b.ReportMetric(rows/elapsed.Seconds(), "rows/s")
+	if !blackhole {
+		// What the stored rows keep alive (the test client's part is constant).
+		b.ReportMetric(float64(liveHeap()-heap0)/rows, "heap-B/row")
+	}
 	if got := cl.Stats().Total().RowsWritten; got != int64(rows) {
 		b.Fatalf("rows written %d, want %d", got, int64(rows))
 	}
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 // cpuTime is the process's user+system CPU time.

@@ -44,9 +44,16 @@ func (c *cell) wins(n *cell) bool {
 	return n.expires > c.expires
 }
 
+// liveness is a row marker: a cell without a value.
+type liveness struct {
+	ts      int64
+	expires uint32
+	set     bool
+}
+
 type row struct {
 	ck        [][]byte
-	marker    cell // primary key liveness, set by INSERT
+	marker    liveness // primary key liveness, set by INSERT
 	deletedAt int64
 	cells     []cell // by column index; key columns stay unset
 }
@@ -268,9 +275,10 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 		return nil
 	}
 	if m.insert && r != nil {
-		n := cell{value: []byte{}, ts: m.ts, expires: expires, set: true}
-		if r.marker.wins(&n) {
-			r.marker = n
+		// Newer wins; on a tie an expiring marker beats a permanent one and
+		// the later expiry the earlier, as in Cassandra's LivenessInfo.
+		if mk := &r.marker; !mk.set || m.ts > mk.ts || m.ts == mk.ts && expires != 0 && (mk.expires == 0 || expires > mk.expires) {
+			*mk = liveness{ts: m.ts, expires: expires, set: true}
 		}
 	}
 	for i := range m.cells {
@@ -316,7 +324,7 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 // shadowCells drops what a deletion at ts covers in row r.
 func shadowCells(r *row, ts int64) {
 	if r.marker.ts <= ts {
-		r.marker = cell{}
+		r.marker = liveness{}
 	}
 	for i := range r.cells {
 		if r.cells[i].set && r.cells[i].ts <= ts {
