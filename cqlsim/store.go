@@ -41,7 +41,15 @@ func (c *cell) wins(n *cell) bool {
 	if d := bytes.Compare(n.value, c.value); d != 0 {
 		return d > 0
 	}
-	return n.expires > c.expires
+	// Equal values: the longer-lived wins, a value that never expires most.
+	return expiry(n.expires) > expiry(c.expires)
+}
+
+func expiry(e uint32) uint64 {
+	if e == 0 {
+		return math.MaxUint64
+	}
+	return uint64(e)
 }
 
 // liveness is a row marker: a cell without a value.
