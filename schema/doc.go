@@ -13,8 +13,9 @@
 // read back what cqlsh COPY TO writes. Per type:
 //
 //   - tinyint, smallint, int, bigint, counter, varint: optionally signed
-//     decimal digits, blanks around them allowed (as Python's int() allows),
-//     THOUSANDSSEP between digits. varint and decimal take at most 4300
+//     decimal digits, blanks around them and single underscores between
+//     digits allowed (as Python's int() allows), THOUSANDSSEP between
+//     digits. varint and decimal take at most 4300
 //     digits, Python's limit for int(), so also cqlsh's.
 //   - float, double, decimal: decimal or exponent notation with DECIMALSEP
 //     and THOUSANDSSEP; NaN, Infinity, -Infinity (any case, also inf) for
@@ -111,7 +112,7 @@
 //     undoes them. It is off by default because in other files a backslash
 //     is data: C:\new would lose its backslash.
 //
-// Things cqlsh accepts that cqlload does not: Python's digit-group
-// underscores ("1_000") and non-ASCII digits in numbers, and hyphens in
-// arbitrary places inside a UUID.
+// Things cqlsh accepts that cqlload does not: non-ASCII digits in numbers,
+// hyphens in arbitrary places inside a UUID, and IPv4 forms other than four
+// plain decimal numbers (see inet above).
 package schema

@@ -75,6 +75,10 @@ func (b *builder) parseInt(field []byte) (int64, error) {
 			i += len(sep)
 			continue
 		}
+		if c == '_' && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]) {
+			i++ // Python's digit grouping, which cqlsh's int() reads
+			continue
+		}
 		return 0, b.notIntReason(field)
 	}
 	if nd == 0 {
@@ -123,11 +127,11 @@ func (b *builder) normalize(buf, field []byte) ([]byte, error) {
 		return buf, errEmpty
 	}
 	dec, sep := b.f.DecimalSep, b.f.ThousandsSep
-	if dec == "." && sep == "" {
+	if dec == "." && sep == "" && bytes.IndexByte(s, '_') < 0 {
 		// cqlsh's defaults: the text is already in Go's syntax, so it only
 		// needs checking, not copying.
 		for _, c := range s {
-			if c == 'x' || c == 'X' || c == '_' || c == 'p' || c == 'P' {
+			if c == 'x' || c == 'X' || c == 'p' || c == 'P' {
 				return buf, errNotNumber
 			}
 		}
@@ -142,6 +146,9 @@ func (b *builder) normalize(buf, field []byte) ([]byte, error) {
 			continue
 		case sep != "" && bytes.HasPrefix(s[i:], []byte(sep)) && i > 0 && isDigit(s[i-1]) && i+len(sep) < len(s) && isDigit(s[i+len(sep)]):
 			i += len(sep)
+			continue
+		case c == '_' && i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1]):
+			i++ // Python's digit grouping, which cqlsh's float() reads
 			continue
 		case c == '.' || c == 'x' || c == 'X' || c == '_' || c == 'p' || c == 'P':
 			return buf, errNotNumber
