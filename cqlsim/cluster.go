@@ -98,6 +98,8 @@ type Cluster struct {
 	port    int
 	started time.Time
 	lastTS  atomic.Int64
+	// clock is the time TTLs are measured against; tests move it forward.
+	clock func() time.Time
 	// lifeMu orders Close against Node.Start, so no node starts serving
 	// (wg.Add) once Close is waiting for the goroutines to end.
 	lifeMu  sync.Mutex
@@ -138,7 +140,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cqlsim: %w", err)
 	}
-	cl := &Cluster{cfg: cfg, topo: topo, cat: newCatalog(topo, cfg.Seed), started: time.Now()}
+	cl := &Cluster{cfg: cfg, topo: topo, cat: newCatalog(topo, cfg.Seed), started: time.Now(), clock: time.Now}
 	cl.stopCtx, cl.stop = context.WithCancel(context.Background())
 	if err := cl.bootstrapSchema(); err != nil {
 		return nil, fmt.Errorf("cqlsim: system schema: %w", err)
@@ -328,7 +330,7 @@ func (cl *Cluster) Query(query string) ([]Row, error) {
 // timestamp returns a server-side write timestamp in microseconds, strictly
 // increasing across the cluster like a coordinator's ClientState.
 func (cl *Cluster) timestamp() int64 {
-	now := time.Now().UnixMicro()
+	now := cl.clock().UnixMicro()
 	for {
 		last := cl.lastTS.Load()
 		next := max(now, last+1)

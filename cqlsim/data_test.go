@@ -5,7 +5,9 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 )
@@ -396,6 +398,54 @@ func TestCollectionUpdates(t *testing.T) {
 	for _, q := range bad {
 		if err := s.Query(q).Exec(); codeOf(err) != gocql.ErrCodeInvalid {
 			t.Errorf("%s: %v, want InvalidRequest", q, err)
+		}
+	}
+}
+
+func TestTTLExpiry(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	base := time.Now()
+	var offset atomic.Int64
+	cl.clock = func() time.Time { return base.Add(time.Duration(offset.Load())) }
+	if err := cl.Exec(`CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+		CREATE TABLE ks.t (k int PRIMARY KEY, a text, b text) WITH default_time_to_live = 100;
+		INSERT INTO ks.t (k, a) VALUES (1, 'row ttl 10') USING TTL 10;
+		UPDATE ks.t USING TTL 50 SET b = 'cell ttl 50' WHERE k = 1;
+		INSERT INTO ks.t (k, a) VALUES (2, 'default ttl 100');
+		INSERT INTO ks.t (k, a) VALUES (3, 'no ttl') USING TTL 0`); err != nil {
+		t.Fatal(err)
+	}
+	// A bound TTL: unset keeps the table default, null means none.
+	s := connect(t, cl, nil)
+	for _, b := range []struct {
+		k   int
+		ttl any
+	}{{4, gocql.UnsetValue}, {5, nil}} {
+		if err := s.Query("INSERT INTO ks.t (k, a) VALUES (?, 'bound') USING TTL ?", b.k, b.ttl).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		after time.Duration
+		want  map[string]string // k -> "a,b"
+	}{
+		{0, map[string]string{"1": "'row ttl 10','cell ttl 50'", "2": "'default ttl 100',null", "3": "'no ttl',null", "4": "'bound',null", "5": "'bound',null"}},
+		{11 * time.Second, map[string]string{"1": "null,'cell ttl 50'", "2": "'default ttl 100',null", "3": "'no ttl',null", "4": "'bound',null", "5": "'bound',null"}},
+		{51 * time.Second, map[string]string{"2": "'default ttl 100',null", "3": "'no ttl',null", "4": "'bound',null", "5": "'bound',null"}},
+		{101 * time.Second, map[string]string{"3": "'no ttl',null", "5": "'bound',null"}},
+	}
+	for _, st := range steps {
+		offset.Store(int64(st.after))
+		rows, err := cl.Query("SELECT k, a, b FROM ks.t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, r := range rows {
+			got[r["k"]] = r["a"] + "," + r["b"]
+		}
+		if fmt.Sprint(got) != fmt.Sprint(st.want) {
+			t.Errorf("after %v: %v, want %v", st.after, got, st.want)
 		}
 	}
 }

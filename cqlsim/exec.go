@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/cqlload/cqlload/cqlsim/internal/cql"
 	"github.com/cqlload/cqlload/internal/murmur3"
@@ -72,7 +71,7 @@ func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions, vals 
 }
 
 func (n *Node) newArgs(opts *message.QueryOptions) *execArgs {
-	a := &execArgs{now: time.Now(), opts: opts}
+	a := &execArgs{now: n.cl.clock(), opts: opts}
 	if opts != nil && opts.DefaultTimestamp != nil {
 		a.ts = *opts.DefaultTimestamp
 	} else {
@@ -399,7 +398,7 @@ func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Mess
 			}
 		}
 	}
-	now := time.Now().Unix()
+	now := n.cl.clock().Unix()
 	for _, m := range muts {
 		if err := m.t.data.apply(m.t, m, now); err != nil {
 			return nil, nil, err

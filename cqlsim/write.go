@@ -489,7 +489,12 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 		if err != nil {
 			return nil, err
 		}
-		if !unset && v != nil {
+		// As in Cassandra: unset keeps the table default, null means none.
+		switch {
+		case unset:
+		case v == nil:
+			ttl = 0
+		default:
 			n, ok := decInt(v)
 			if !ok {
 				return nil, invalidf("Invalid value for TTL: expected 4 bytes")
