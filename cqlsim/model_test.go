@@ -37,19 +37,21 @@ type mrow struct {
 }
 
 type mpart struct {
-	del  int64
-	rows map[int]*mrow
+	del    int64
+	static mcell
+	rows   map[int]*mrow
 }
 
 // TestStoreMatchesModel runs random writes and deletions with explicit
 // timestamps (ties included) and compares every row with a reference model
-// of last-write-wins, row markers and row and partition tombstones.
+// of last-write-wins, row markers, static cells and row and partition
+// tombstones.
 func TestStoreMatchesModel(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			cl := startCluster(t, Config{Nodes: 1})
 			if err := cl.Exec(`CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
-				CREATE TABLE ks.m (k int, c int, v1 int, v2 int, PRIMARY KEY (k, c))`); err != nil {
+				CREATE TABLE ks.m (k int, c int, s int static, v1 int, v2 int, PRIMARY KEY (k, c))`); err != nil {
 				t.Fatal(err)
 			}
 			rng := rand.New(rand.NewPCG(seed, 99))
@@ -72,7 +74,7 @@ func TestStoreMatchesModel(t *testing.T) {
 				v1, v2 := rng.IntN(5), rng.IntN(5)
 				col := rng.IntN(2)
 				var stmt string
-				switch op := rng.IntN(10); {
+				switch op := rng.IntN(11); {
 				case op < 4:
 					stmt = fmt.Sprintf("INSERT INTO ks.m (k, c, v1, v2) VALUES (%d, %d, %d, %d) USING TIMESTAMP %d", k, c, v1, v2, ts)
 					r := row(k, c)
@@ -91,10 +93,14 @@ func TestStoreMatchesModel(t *testing.T) {
 					stmt = fmt.Sprintf("DELETE FROM ks.m USING TIMESTAMP %d WHERE k = %d AND c = %d", ts, k, c)
 					r := row(k, c)
 					r.del = max(r.del, ts)
-				default:
+				case op < 10:
 					stmt = fmt.Sprintf("DELETE FROM ks.m USING TIMESTAMP %d WHERE k = %d", ts, k)
 					p := part(k)
 					p.del = max(p.del, ts)
+				default:
+					stmt = fmt.Sprintf("UPDATE ks.m USING TIMESTAMP %d SET s = %d WHERE k = %d", ts, v1, k)
+					p := part(k)
+					p.static = reconcile(p.static, mcell{true, ts, v1})
 				}
 				if err := cl.Exec(stmt); err != nil {
 					t.Fatalf("%s: %v", stmt, err)
@@ -102,6 +108,11 @@ func TestStoreMatchesModel(t *testing.T) {
 			}
 			want := map[string]string{}
 			for k, p := range model {
+				st := "null"
+				if p.static.set && p.static.val >= 0 && p.static.ts > p.del {
+					st = fmt.Sprint(p.static.val)
+				}
+				liveRows := 0
 				for c, r := range p.rows {
 					shadow := max(p.del, r.del)
 					vals := [2]string{"null", "null"}
@@ -113,17 +124,23 @@ func TestStoreMatchesModel(t *testing.T) {
 						}
 					}
 					if live {
-						want[fmt.Sprintf("%d/%d", k, c)] = vals[0] + "," + vals[1]
+						want[fmt.Sprintf("%d/%d", k, c)] = st + "," + vals[0] + "," + vals[1]
+						liveRows++
 					}
 				}
+				// A partition with only a static value reads as one row
+				// with null clustering and regular columns.
+				if liveRows == 0 && st != "null" {
+					want[fmt.Sprintf("%d/null", k)] = st + ",null,null"
+				}
 			}
-			rows, err := cl.Query("SELECT k, c, v1, v2 FROM ks.m")
+			rows, err := cl.Query("SELECT k, c, s, v1, v2 FROM ks.m")
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := map[string]string{}
 			for _, r := range rows {
-				got[r["k"]+"/"+r["c"]] = r["v1"] + "," + r["v2"]
+				got[r["k"]+"/"+r["c"]] = r["s"] + "," + r["v1"] + "," + r["v2"]
 			}
 			for key, w := range want {
 				if got[key] != w {
