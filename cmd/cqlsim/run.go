@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,6 +41,13 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		// A simulator in store mode holds every row it was sent; a lazier
 		// collector halves its CPU per row for twice the memory. GOGC overrides.
 		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The lazier collector must not take the machine: past half of
+		// it the runtime collects harder. GOMEMLIMIT overrides.
+		if total := memTotal(); total > 0 {
+			debug.SetMemoryLimit(total / 2)
+		}
 	}
 	cfg, statsAddr, err := parseFlags(args, stderr)
 	if err != nil {
@@ -188,6 +196,25 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 		return cfg, "", errors.New("--tls-ca needs --tls-cert and --tls-key")
 	}
 	return cfg, statsAddr, nil
+}
+
+// memTotal is the machine's memory in bytes from /proc/meminfo, or 0.
+func memTotal() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 0
 }
 
 func parseLatency(s string) (time.Duration, time.Duration, error) {
