@@ -37,8 +37,9 @@
 //   - time: hh:mm:ss[.fffffffff], or integer nanoseconds since midnight.
 //   - duration: 1y2mo3w4d5h6m7s8ms9us10ns (µs too), ISO 8601 P1Y2M3DT4H5M6S
 //     and P2W, and P0001-02-03T04:05:06; each optionally negative.
-//   - uuid, timeuuid: 32 hex digits, bare or 8-4-4-4-12, optionally in
-//     braces or after urn:uuid:; a timeuuid must be version 1.
+//   - uuid, timeuuid: 32 hex digits with hyphens anywhere (canonically
+//     8-4-4-4-12), optionally in braces or after urn:uuid:; a timeuuid must
+//     be version 1.
 //   - inet: IPv4 or IPv6.
 //   - ascii (7-bit only), text, varchar (valid UTF-8 only).
 //   - list, set, map, tuple, user-defined type, vector: CQL literal syntax
@@ -112,7 +113,6 @@
 //     undoes them. It is off by default because in other files a backslash
 //     is data: C:\new would lose its backslash.
 //
-// Things cqlsh accepts that cqlload does not: non-ASCII digits in numbers,
-// hyphens in arbitrary places inside a UUID, and IPv4 forms other than four
-// plain decimal numbers (see inet above).
+// Things cqlsh accepts that cqlload does not: non-ASCII digits in numbers
+// and IPv4 forms other than four plain decimal numbers (see inet above).
 package schema

@@ -5,9 +5,9 @@ import (
 	"net/netip"
 )
 
-// convertUUID accepts what Python's uuid.UUID (cqlsh's parser) accepts in
-// practice: 32 hex digits, either bare or hyphenated as 8-4-4-4-12,
-// optionally inside braces and after "urn:uuid:".
+// convertUUID accepts what Python's uuid.UUID (cqlsh's parser) accepts:
+// 32 hex digits with hyphens anywhere (canonically 8-4-4-4-12), optionally
+// inside braces and after "urn:uuid:".
 func convertUUID(dst, field []byte) ([]byte, error) {
 	var u [16]byte
 	if !parseUUID(field, &u) {
@@ -36,31 +36,21 @@ func parseUUID(s []byte, u *[16]byte) bool {
 	if len(s) >= 2 && s[0] == '{' && s[len(s)-1] == '}' {
 		s = s[1 : len(s)-1]
 	}
-	switch len(s) {
-	case 36:
-		if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
-			return false
-		}
-	case 32:
-	default:
-		return false
-	}
-	j := 0
-	for i := 0; i < len(s); {
-		if len(s) == 36 && (i == 8 || i == 13 || i == 18 || i == 23) {
-			i++
+	// Hyphens may stand anywhere, as Python's UUID() drops them all.
+	*u = [16]byte{}
+	j := 0 // hex digits so far
+	for _, c := range s {
+		if c == '-' {
 			continue
 		}
-		hi, ok1 := unhex(s[i])
-		lo, ok2 := unhex(s[i+1])
-		if !ok1 || !ok2 {
+		d, ok := unhex(c)
+		if !ok || j == 32 {
 			return false
 		}
-		u[j] = hi<<4 | lo
+		u[j/2] |= d << (4 * (1 - j%2))
 		j++
-		i += 2
 	}
-	return true
+	return j == 32
 }
 
 // convertInet accepts an IPv4 address (4 bytes on the wire) or an IPv6
