@@ -61,7 +61,7 @@ var (
 	errNotASCII    = errors.New("not ASCII")
 	errNotBool     = errors.New("not a boolean")
 	errBlobPrefix  = errors.New("a blob must be 0x followed by hex digits")
-	errBlobHex     = errors.New("not an even number of hex digits after 0x")
+	errBlobHex     = errors.New("after 0x, not pairs of hex digits")
 	errNotUUID     = errors.New("not a UUID")
 	errNotInet     = errors.New("not an IPv4 or IPv6 address")
 	errNotDate     = errors.New("not a date (yyyy-mm-dd or days since 1970-01-01)")
@@ -316,11 +316,15 @@ func convertBlob(dst, field []byte) ([]byte, error) {
 		return dst, errBlobPrefix
 	}
 	hex := field[2:]
-	if len(hex)%2 != 0 {
-		return dst, errBlobHex
-	}
 	n := len(dst)
 	for i := 0; i < len(hex); i += 2 {
+		if isBlank(hex[i]) {
+			i-- // Python's bytes.fromhex skips blanks between bytes
+			continue
+		}
+		if i+1 == len(hex) {
+			return dst[:n], errBlobHex
+		}
 		hi, ok1 := unhex(hex[i])
 		lo, ok2 := unhex(hex[i+1])
 		if !ok1 || !ok2 {
