@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -107,6 +108,18 @@ func TestInjectedErrors(t *testing.T) {
 	}
 	if err := cl.Node(0).SetFault(Fault{Rate: 1, Kind: "bogus"}); err == nil {
 		t.Error("unknown fault kind accepted")
+	}
+	// FailNext fails exactly that many requests, then none.
+	if err := cl.Node(0).SetFault(Fault{FailNext: 3, Kind: "write_timeout"}); err != nil {
+		t.Fatal(err)
+	}
+	var codes []int
+	for i := 0; i < 5; i++ {
+		codes = append(codes, codeOf(s.Query("INSERT INTO ks.f (k, v) VALUES (?, 1)", i).Exec()))
+	}
+	wt := gocql.ErrCodeWriteTimeout
+	if want := []int{wt, wt, wt, -1, -1}; fmt.Sprint(codes) != fmt.Sprint(want) {
+		t.Errorf("codes %v, want %v", codes, want)
 	}
 }
 

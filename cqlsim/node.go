@@ -20,15 +20,19 @@ type Fault struct {
 	Rate float64
 	// Kind is overloaded, write_timeout, unavailable, read_timeout or server_error.
 	Kind string
+	// FailNext makes the next FailNext data requests fail with Kind whatever
+	// Rate says: a deterministic way to test retries.
+	FailNext int
 	// LatencyMin/LatencyMax delay each response (fixed if LatencyMax <= LatencyMin).
 	LatencyMin, LatencyMax time.Duration
 }
 
 // Node is one simulated node.
 type Node struct {
-	cl    *Cluster
-	info  *nodeInfo
-	fault atomic.Pointer[Fault]
+	cl       *Cluster
+	info     *nodeInfo
+	fault    atomic.Pointer[Fault]
+	failNext atomic.Int64
 
 	mu      sync.Mutex
 	ln      net.Listener
@@ -81,10 +85,11 @@ func (n *Node) SetFault(f Fault) error {
 	if f.Rate < 0 || f.Rate > 1 {
 		return fmt.Errorf("cqlsim: fail rate %v is not in [0, 1]", f.Rate)
 	}
-	if _, err := errorForKind(f.Kind, 0, writeSimple); err != nil && f.Rate > 0 {
+	if _, err := errorForKind(f.Kind, 0, writeSimple); err != nil && (f.Rate > 0 || f.FailNext > 0) {
 		return fmt.Errorf("cqlsim: %w", err)
 	}
 	n.fault.Store(&f)
+	n.failNext.Store(int64(f.FailNext))
 	return nil
 }
 
@@ -259,12 +264,15 @@ func (n *Node) latency() time.Duration {
 // injected returns the error to answer instead of executing, or nil.
 func (n *Node) injected(cl primitive.ConsistencyLevel, wt writeKind) message.Error {
 	f := n.fault.Load()
-	if f.Rate <= 0 {
-		return nil
+	hit := false
+	for left := n.failNext.Load(); left > 0 && !hit; left = n.failNext.Load() {
+		hit = n.failNext.CompareAndSwap(left, left-1)
 	}
-	n.rngMu.Lock()
-	hit := n.rng.Float64() < f.Rate
-	n.rngMu.Unlock()
+	if !hit && f.Rate > 0 {
+		n.rngMu.Lock()
+		hit = n.rng.Float64() < f.Rate
+		n.rngMu.Unlock()
+	}
 	if !hit {
 		return nil
 	}
