@@ -187,11 +187,18 @@ func TestParseHWM(t *testing.T) {
 func TestProgressLines(t *testing.T) {
 	in := "Processed: 0 rows; Rate: 0 rows/s; Rejected: 0; Elapsed: 0.5s (0.0%)\n" +
 		"2026/01/01 warning: something\n" +
-		"Processed: 12345 rows; Rate: 24690 rows/s; Rejected: 0; Elapsed: 1.0s (50.0%)\n"
+		"Processed: 12345 rows; Rate: 24690 rows/s; Rejected: 0; Elapsed: 0.5s (50.0%)\n" +
+		"Processed: 20000 rows; Rate: 0 rows/s; Rejected: 3; Elapsed: 2.0s\n"
 	var other bytes.Buffer
-	got := readSamples(strings.NewReader(in), time.Now(), &other)
-	if len(got) != 2 || got[0].rows != 0 || got[1].rows != 12345 {
-		t.Errorf("samples %+v, want rows 0 and 12345", got)
+	got := readSamples(strings.NewReader(in), &other)
+	want := []sample{{500 * time.Millisecond, 0}, {500 * time.Millisecond, 12345}, {2 * time.Second, 20000}}
+	if len(got) != len(want) {
+		t.Fatalf("samples %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if d := got[i].t - want[i].t; got[i].rows != want[i].rows || d < -time.Millisecond || d > time.Millisecond {
+			t.Errorf("sample %d = %+v, want %+v", i, got[i], want[i])
+		}
 	}
 	if !strings.Contains(other.String(), "warning: something") {
 		t.Errorf("other lines %q lost the warning", other.String())

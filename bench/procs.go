@@ -200,27 +200,36 @@ func (s *sim) counters() (simCounters, error) {
 }
 
 // sample is one progress line of cqlload: rows written by time t after
-// the process started.
+// the loader started.
 type sample struct {
 	t    time.Duration
 	rows int64
 }
 
-var processedRE = regexp.MustCompile(`^Processed: (\d+) rows`)
+var processedRE = regexp.MustCompile(`^Processed: (\d+) rows; Rate: (\d+) rows/s;.* Elapsed: ([0-9.]+)s`)
 
-// readSamples collects cqlload's progress lines, timestamped on arrival.
-// Lines that are not progress are kept for error messages.
-func readSamples(r io.Reader, start time.Time, other *bytes.Buffer) []sample {
+// readSamples collects cqlload's progress lines. Each line's time comes
+// from the line itself, not from when it was read: a busy machine delays
+// the reading, and lines then arrive in bursts. Rows ÷ rate recovers the
+// elapsed time cqlload printed to a tenth of a second, with the rate's
+// precision. Lines that are not progress are kept for error messages.
+func readSamples(r io.Reader, other *bytes.Buffer) []sample {
 	var out []sample
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()
-		if m := processedRE.FindStringSubmatch(line); m != nil {
-			n, _ := strconv.ParseInt(m[1], 10, 64)
-			out = append(out, sample{time.Since(start), n})
+		m := processedRE.FindStringSubmatch(line)
+		if m == nil {
+			other.WriteString(line + "\n")
 			continue
 		}
-		other.WriteString(line + "\n")
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		rate, _ := strconv.ParseFloat(m[2], 64)
+		secs, _ := strconv.ParseFloat(m[3], 64)
+		if rate > 0 {
+			secs = float64(n) / rate
+		}
+		out = append(out, sample{time.Duration(secs * float64(time.Second)), n})
 	}
 	return out
 }
@@ -386,7 +395,7 @@ func runLoader(ctx context.Context, bin string, s *sim, table, file, dir string)
 		return lr, fmt.Errorf("start cqlload: %w", err)
 	}
 	rss := watchRSS(cmd.Process.Pid)
-	lr.Samples = readSamples(stderr, start, &other)
+	lr.Samples = readSamples(stderr, &other)
 	werr := cmd.Wait()
 	lr.procStats = statsOf(cmd.ProcessState, time.Since(start), rss.finish())
 	if werr != nil {
