@@ -332,7 +332,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sum, runErr := l.Run(ctx)
 	rep.stop()
 
-	printSummary(stdout, sum, runErr)
+	if sum.Files > 0 || runErr == nil {
+		// A run that failed before opening its input (no cluster, no
+		// such table) has nothing to summarise: the error says it all.
+		printSummary(stdout, sum, runErr)
+	}
 	if c.count && runErr == nil {
 		n, err := countRows(opts)
 		if err != nil {
