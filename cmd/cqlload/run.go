@@ -332,6 +332,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sum, runErr := l.Run(ctx)
 	rep.stop()
 
+	if runErr != nil && sum.Aborted == "" {
+		sum.Aborted = runErr.Error()
+	}
 	if sum.Files > 0 || runErr == nil {
 		// A run that failed before opening its input (no cluster, no
 		// such table) has nothing to summarise: the error says it all.
