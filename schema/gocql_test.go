@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+	"gopkg.in/inf.v0"
 )
 
 // This file checks serialized values independently of the converters: it
@@ -108,15 +109,26 @@ func decode(t *Type, b []byte) (string, error) {
 			return "", err
 		}
 		return v.UTC().Format("2006-01-02"), nil
+	case KindDecimal:
+		var v inf.Dec
+		if err := gocql.Unmarshal(info, b, &v); err != nil {
+			return "", err
+		}
+		if s := v.Scale(); s < -64 || s > 20000 {
+			// inf.Dec would write out every zero of 2E+1700000000.
+			return fmt.Sprintf("%vE%+d", v.UnscaledBig(), -int64(s)), nil
+		}
+		return v.String(), nil
 	case KindTuple, KindUDT:
 		return decodeComponents(t, b)
 	case KindMap:
-		if badMapKey(t) {
-			// The driver would build a Go map keyed by a slice and panic.
+		if needsManualDecode(t) {
+			// The driver would build a Go map keyed by a slice and panic,
+			// or print a decimal with every zero of its exponent.
 			return decodeMapEntries(t, b)
 		}
 	case KindList, KindSet:
-		if badMapKey(t) {
+		if needsManualDecode(t) {
 			return decodeListElements(t, b)
 		}
 	case KindVector:
@@ -222,16 +234,20 @@ func decodeMapEntries(t *Type, b []byte) (string, error) {
 	return "map[" + strings.Join(entries, " ") + "]", nil
 }
 
-// badMapKey reports a map, anywhere in t, whose keys the driver would make
-// Go map keys of a type Go does not allow (slices, maps).
-func badMapKey(t *Type) bool {
+// needsManualDecode reports a type whose Go value the driver cannot build
+// or fmt cannot print in reasonable space: a map, anywhere in t, keyed by
+// a type Go does not allow as a map key (slices, maps), or a decimal.
+func needsManualDecode(t *Type) bool {
+	if t.Kind == KindDecimal {
+		return true
+	}
 	if t.Kind == KindMap {
 		if k := t.Elems[0].Kind; k == KindBlob || k >= KindList {
 			return true
 		}
 	}
 	for _, e := range t.Elems {
-		if badMapKey(e) {
+		if needsManualDecode(e) {
 			return true
 		}
 	}
