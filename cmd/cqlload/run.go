@@ -45,7 +45,7 @@ var optionFlags = []struct{ flag, option, help string }{
 	{"encoding", "ENCODING", "input encoding: utf-8, latin-1, utf-16, utf-16le, utf-16be"},
 	{"max-attempts", "MAXATTEMPTS", "attempts per batch for retryable errors"},
 	{"report-frequency", "REPORTFREQUENCY", "seconds between progress reports"},
-	{"workers", "NUMPROCESSES", "parse/convert workers (NUMPROCESSES)"},
+	{"workers", "NUMPROCESSES", "parse/convert workers"},
 	{"chunk-size", "CHUNKSIZE", "records per chunk handed to a worker"},
 	{"ingest-rate", "INGESTRATE", "rows per second at most; 0 = unlimited (cqlsh's default is 100000)"},
 	{"min-batch-size", "MINBATCHSIZE", "a partition with at least this many rows gets batches of its own"},
@@ -61,6 +61,27 @@ var optionFlags = []struct{ flag, option, help string }{
 	{"ttl", "TTL", "time to live of written rows in seconds; -1 = none"},
 	{"rate-file", "RATEFILE", "file to append progress lines to"},
 	{"consistency", "CONSISTENCY", "write consistency level"},
+}
+
+// optValue holds a flag's text until it is applied through SetOption,
+// which does the checking; kind only labels the flag in --help.
+type optValue struct{ s, kind string }
+
+func (v *optValue) String() string     { return v.s }
+func (v *optValue) Set(s string) error { v.s = s; return nil }
+func (v *optValue) Type() string       { return v.kind }
+
+func optionKind(option string) string {
+	switch option {
+	case "HEADER":
+		return "bool"
+	case "REPORTFREQUENCY":
+		return "seconds"
+	case "MAXATTEMPTS", "NUMPROCESSES", "CHUNKSIZE", "INGESTRATE", "MINBATCHSIZE", "MAXBATCHSIZE",
+		"MAXBATCHBYTES", "MAXINFLIGHT", "MAXROWS", "SKIPROWS", "MAXPARSEERRORS", "MAXINSERTERRORS", "TTL":
+		return "int"
+	}
+	return "string"
 }
 
 func defaultText(o loader.Options, option string) string {
@@ -173,12 +194,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.dc, "dc", "", "local data center: coordinators are chosen there")
 	fs.StringVar(&c.summaryJSON, "summary-json", "", "write the summary as JSON to this file (- for standard output)")
 	fs.StringVar(&c.progress, "progress", "auto", "progress display: auto (a bar on a terminal, else log lines), bar, log, none")
-	optVals := make(map[string]*string, len(optionFlags))
+	optVals := make(map[string]*optValue, len(optionFlags))
 	for _, f := range optionFlags {
-		v := new(string)
+		v := &optValue{s: defaultText(opts, f.option), kind: optionKind(f.option)}
 		optVals[f.flag] = v
-		help := fmt.Sprintf("%s (%s)", f.help, f.option)
-		fs.StringVar(v, f.flag, defaultText(opts, f.option), help)
+		fs.Var(v, f.flag, fmt.Sprintf("%s (%s)", f.help, f.option))
+		if v.kind == "bool" {
+			fs.Lookup(f.flag).NoOptDefVal = "true" // --header alone means true
+		}
 	}
 	fs.StringVar(new(string), "config-file", "", "cqlshrc-style file with [copy] / [copy-from] sections (CONFIGFILE)")
 	fs.BoolVar(&c.count, "count", false, "after loading, read back SELECT count(*) of the table (a full scan: for small tables and demos)")
@@ -275,7 +298,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var optErrs []string
 	for _, f := range optionFlags {
 		if fs.Lookup(f.flag).Changed {
-			if err := opts.SetOption(f.option, *optVals[f.flag]); err != nil {
+			if err := opts.SetOption(f.option, optVals[f.flag].s); err != nil {
 				optErrs = append(optErrs, err.Error())
 			}
 		}
