@@ -2,6 +2,8 @@ package loader
 
 import (
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"strconv"
 
@@ -33,6 +35,14 @@ func Connect(o Options) (*gocql.Session, error) {
 	c.Timeout = o.RequestTimeout
 	c.WriteTimeout = o.RequestTimeout
 	c.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 0}
+	// The driver logs every reconnection attempt, including those it
+	// abandons when the session closes; failures that matter reach the
+	// loader as errors anyway.
+	logTo := o.DriverLog
+	if logTo == nil {
+		logTo = io.Discard
+	}
+	c.Logger = log.New(logTo, "driver: ", log.LstdFlags)
 	if o.LocalDC != "" {
 		c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(o.LocalDC))
 	} else {

@@ -41,7 +41,8 @@ type Options struct {
 	ConnectTimeout time.Duration // default 5s (cqlsh's --connect-timeout)
 	RequestTimeout time.Duration // default 10s (cqlsh's --request-timeout)
 	Consistency    gocql.Consistency
-	LocalDC        string // prefer coordinators in this data center
+	LocalDC        string    // prefer coordinators in this data center
+	DriverLog      io.Writer // the driver's own log (reconnections, host events); nil discards it
 
 	// What to load.
 	Keyspace, Table string

@@ -152,7 +152,7 @@ type cli struct {
 	port                                     int
 	connectTimeout, requestTimeout           time.Duration
 	dc, summaryJSON, progress                string
-	help, count                              bool
+	help, count, verbose                     bool
 }
 
 const usageHead = `cqlload loads CSV files into Apache Cassandra or ScyllaDB.
@@ -205,6 +205,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fs.StringVar(new(string), "config-file", "", "cqlshrc-style file with [copy] / [copy-from] sections (CONFIGFILE)")
 	fs.BoolVar(&c.count, "count", false, "after loading, read back SELECT count(*) of the table (a full scan: for small tables and demos)")
+	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also print the driver's log (reconnections, host events) to standard error")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
@@ -320,6 +321,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts.Username = c.username
 	opts.ConnectTimeout, opts.RequestTimeout = c.connectTimeout, c.requestTimeout
 	opts.LocalDC = c.dc
+	if c.verbose {
+		opts.DriverLog = stderr
+	}
 	opts.Stdin = stdin
 	pw, err := password(c)
 	if err != nil {
