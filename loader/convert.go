@@ -106,9 +106,9 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 			p.fields = append(p.fields, planField{bind: -1})
 			continue
 		}
-		conv, err := schema.NewConverter(c.Type, o.Formats)
+		conv, err := schema.NewColumnConverter(c, o.Formats)
 		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", c.Name, err)
+			return nil, err
 		}
 		tuple := 0
 		b, ok := pos[c.Name]

@@ -191,6 +191,9 @@ func (o *Options) SetOption(name, value string) error {
 		}
 	case "null", "nullval":
 		o.Null = value
+		o.Formats.NullMarker = value
+	case "cqlshescapes", "cqlsh-escapes":
+		o.Formats.CqlshEscapes, err = parseBool(n, value)
 	case "nullmode", "null-mode":
 		switch strings.ToLower(value) {
 		case "null":

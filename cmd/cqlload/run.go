@@ -42,6 +42,7 @@ var optionFlags = []struct{ flag, option, help string }{
 	{"decimal-sep", "DECIMALSEP", "decimal separator"},
 	{"thousands-sep", "THOUSANDSSEP", "thousands separator (none by default)"},
 	{"bool-style", "BOOLSTYLE", "true and false words, comma separated"},
+	{"cqlsh-escapes", "CQLSHESCAPES", "the input was written by cqlsh COPY TO: undo its backslash escapes inside text (\\\\, \\n, \\xHH)"},
 	{"encoding", "ENCODING", "input encoding: utf-8, latin-1, utf-16, utf-16le, utf-16be"},
 	{"max-attempts", "MAXATTEMPTS", "attempts per batch for retryable errors"},
 	{"report-frequency", "REPORTFREQUENCY", "seconds between progress reports"},
@@ -73,7 +74,7 @@ func (v *optValue) Type() string       { return v.kind }
 
 func optionKind(option string) string {
 	switch option {
-	case "HEADER":
+	case "HEADER", "CQLSHESCAPES":
 		return "bool"
 	case "REPORTFREQUENCY":
 		return "seconds"
@@ -88,6 +89,8 @@ func defaultText(o loader.Options, option string) string {
 	switch option {
 	case "HEADER":
 		return strconv.FormatBool(o.Dialect.Header)
+	case "CQLSHESCAPES":
+		return strconv.FormatBool(o.Formats.CqlshEscapes)
 	case "DELIMITER":
 		return string(o.Dialect.Delimiter)
 	case "QUOTE":
