@@ -75,7 +75,9 @@ func (v *optValue) Type() string       { return v.kind }
 func optionKind(option string) string {
 	switch option {
 	case "HEADER", "CQLSHESCAPES":
-		return "bool"
+		// Not "bool": these take a value (--header true), as in cqlsh's
+		// WITH HEADER = true, so `--header true FILE` reads as expected.
+		return "true|false"
 	case "REPORTFREQUENCY":
 		return "seconds"
 	case "MAXATTEMPTS", "NUMPROCESSES", "CHUNKSIZE", "INGESTRATE", "MINBATCHSIZE", "MAXBATCHSIZE",
@@ -201,10 +203,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, f := range optionFlags {
 		v := &optValue{s: defaultText(opts, f.option), kind: optionKind(f.option)}
 		optVals[f.flag] = v
-		fs.Var(v, f.flag, fmt.Sprintf("%s (%s)", f.help, f.option))
-		if v.kind == "bool" {
-			fs.Lookup(f.flag).NoOptDefVal = "true" // --header alone means true
+		help := fmt.Sprintf("%s (%s)", f.help, f.option)
+		if v.s == "0" || v.s == "false" {
+			help += " (default " + v.s + ")" // pflag omits zero defaults
 		}
+		fs.Var(v, f.flag, help)
 	}
 	fs.StringVar(new(string), "config-file", "", "cqlshrc-style file with [copy] / [copy-from] sections (CONFIGFILE)")
 	fs.BoolVar(&c.count, "count", false, "after loading, read back SELECT count(*) of the table (a full scan: for small tables and demos)")
