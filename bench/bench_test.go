@@ -205,6 +205,46 @@ func TestProgressLines(t *testing.T) {
 	}
 }
 
+func TestCheckTargets(t *testing.T) {
+	fig := func(cpu, rss, share float64) figures {
+		return figures{CPUUsPerRow: cpu, PeakRSSMiB: rss, ReplicaShare: share}
+	}
+	r := &report{
+		Results: []result{
+			{Dataset: "narrow", Mode: "blackhole", Loader: fig(2.9, 60, 1), CPURatio: 1.4},
+			{Dataset: "1kb", Mode: "blackhole", Loader: fig(11, 65, 0.98), CPURatio: 1.6},
+			{Dataset: "narrow", Mode: "store", Loader: fig(5, 50, 1), CPURatio: 1.5},
+		},
+		Scaling: &scaling{Scale: 10, GrowthPct: 12},
+	}
+	got := map[string]bool{}
+	for _, tg := range checkTargets(r) {
+		got[tg.What] = tg.Met
+	}
+	want := map[string]bool{
+		"narrow: CPU per row ÷ ceiling's":             true,
+		"narrow: CPU µs per row":                      true,
+		"narrow: peak RSS MiB":                        true,
+		"narrow: replica-coordinator share %":         true,
+		"1kb: CPU per row ÷ ceiling's":                false,
+		"1kb: CPU µs per row":                         false,
+		"1kb: peak RSS MiB":                           false,
+		"1kb: replica-coordinator share %":            false,
+		"narrow (store): CPU per row ÷ ceiling's":     true,
+		"narrow (store): peak RSS MiB":                true,
+		"narrow (store): replica-coordinator share %": true,
+		"narrow: peak RSS growth % from 1× to 10×":    false,
+	}
+	if len(got) != len(want) {
+		t.Errorf("checkTargets gave %d targets, want %d: %v", len(got), len(want), got)
+	}
+	for what, met := range want {
+		if m, ok := got[what]; !ok || m != met {
+			t.Errorf("%s: met=%v (present %v), want %v", what, m, ok, met)
+		}
+	}
+}
+
 // TestBenchSmoke runs the whole harness on tiny datasets through the real
 // binaries. It checks that every dataset is measured and that the counts
 // agree, never how fast anything was.

@@ -147,6 +147,7 @@ func bench(ctx context.Context, cfg config) (*report, error) {
 	rep := &report{Machine: describeMachine(), RowsPerDataset: cfg.rows, Repeat: max(cfg.repeat, 1)}
 	err := runAll(ctx, cfg, rep)
 	rep.Machine.LoadAfter = loadAverage()
+	rep.Targets = checkTargets(rep)
 	return rep, err
 }
 

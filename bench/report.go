@@ -19,6 +19,47 @@ type report struct {
 	Repeat         int      `json:"repeat"` // runs per program and dataset; the cheapest is kept
 	Results        []result `json:"results"`
 	Scaling        *scaling `json:"memory_scaling,omitempty"`
+	Targets        []target `json:"targets,omitempty"`
+}
+
+// target is one of issue 5's goals checked against a run's figures.
+type target struct {
+	What  string  `json:"what"`
+	Value float64 `json:"value"`
+	Limit float64 `json:"limit"`
+	Met   bool    `json:"met"`
+}
+
+// checkTargets reads the goals off the figures: CPU per row within 1.5×
+// the ceiling, at most 3 µs per narrow row and 10 µs per 1 KB row, peak
+// RSS at most 64 MiB and within 10% from 1× to 10× the input, and at
+// least 99% of rows through a replica coordinator.
+func checkTargets(r *report) []target {
+	var ts []target
+	atMost := func(what string, v, limit float64) {
+		ts = append(ts, target{What: what, Value: v, Limit: limit, Met: v <= limit})
+	}
+	for _, res := range r.Results {
+		name := res.Dataset
+		if res.Mode != "blackhole" {
+			name += " (" + res.Mode + ")"
+		}
+		atMost(name+": CPU per row ÷ ceiling's", res.CPURatio, 1.5)
+		if res.Mode == "blackhole" {
+			switch res.Dataset {
+			case "narrow":
+				atMost(name+": CPU µs per row", res.Loader.CPUUsPerRow, 3)
+			case "1kb":
+				atMost(name+": CPU µs per row", res.Loader.CPUUsPerRow, 10)
+			}
+		}
+		atMost(name+": peak RSS MiB", res.Loader.PeakRSSMiB, 64)
+		ts = append(ts, target{What: name + ": replica-coordinator share %", Value: 100 * res.Loader.ReplicaShare, Limit: 99, Met: res.Loader.ReplicaShare >= 0.99})
+	}
+	if s := r.Scaling; s != nil {
+		atMost(fmt.Sprintf("narrow: peak RSS growth %% from 1× to %d×", s.Scale), s.GrowthPct, 10)
+	}
+	return ts
 }
 
 type machine struct {
@@ -108,6 +149,24 @@ func printReport(w io.Writer, r *report) {
 	if s := r.Scaling; s != nil {
 		fmt.Fprintf(w, "\nMemory scaling (narrow, cqlload): %d rows %.1f MiB peak RSS; %d rows (×%d) %.1f MiB; growth %+.1f%%\n",
 			s.Rows1x, s.RSS1xMiB, s.Rows10x, s.Scale, s.RSS10xMiB, s.GrowthPct)
+	}
+	if len(r.Targets) > 0 {
+		if r.RowsPerDataset < 100_000 {
+			fmt.Fprintln(w, "\nTargets (not meaningful below 100,000 rows per dataset: start-up dominates):")
+		} else {
+			fmt.Fprintln(w, "\nTargets:")
+		}
+		for _, t := range r.Targets {
+			mark := "met"
+			if !t.Met {
+				mark = "MISSED"
+			}
+			op := "≤"
+			if strings.Contains(t.What, "replica") {
+				op = "≥"
+			}
+			fmt.Fprintf(w, "  %-6s %s: %.2f (%s %g)\n", mark, t.What, t.Value, op, t.Limit)
+		}
 	}
 	fmt.Fprintln(w, "\nceiling: the same rows, converted and batched before the clock starts, sent with the same driver settings;")
 	fmt.Fprintln(w, "its CPU and allocations cover the send phase only. cqlload: whole process (rusage); allocs/row from an in-process run.")
