@@ -2,6 +2,7 @@ package cqlsim
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -28,7 +29,13 @@ func findPython() (string, bool) {
 func TestPythonDriver(t *testing.T) {
 	py, ok := findPython()
 	if !ok {
-		t.Fatal("no python3 with the DataStax driver: run `apt-get install python3-cassandra` (CI installs it)")
+		const msg = "no python3 with the DataStax driver (Debian: apt-get install python3-cassandra)"
+		if os.Getenv("CI") != "" {
+			// CI installs the driver (.ci/run), so there a missing one is a failure.
+			t.Fatal(msg)
+		}
+		// make test must pass on a machine with only Go; say what was not checked.
+		t.Skip(msg + ": the cross-check with cqlsh's driver did not run here; CI runs it")
 	}
 	cl := startCluster(t, Config{Nodes: 3, Seed: 2})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
