@@ -505,3 +505,63 @@ func TestCounterTimeoutsNotRetried(t *testing.T) {
 		t.Fatalf("error log does not warn that the update may have been applied (%v):\n%s", err, log)
 	}
 }
+
+// TestResume: a run interrupted half way records how far it got; the
+// resumed run skips that and loads the rest; a finished checkpoint leaves
+// nothing to do; a checkpoint for other input is refused.
+func TestResume(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.r (k int PRIMARY KEY, v text);`, nil)
+	const rows = 20000
+	path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
+	cpPath := filepath.Join(t.TempDir(), "load.checkpoint")
+	o := testOptions(t, c, "r", path)
+	o.Resume = cpPath
+	o.ChunkSize = 500
+	o.IngestRate = 20000 // slow enough to interrupt half way
+
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for l.Progress().RowsWritten < rows/2 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	s1, err := l.Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: err %v", err)
+	}
+	checkAccounting(t, s1)
+	if s1.RowsWritten < rows/2 || s1.RowsWritten == rows {
+		t.Fatalf("interrupted run wrote %d rows", s1.RowsWritten)
+	}
+
+	o.IngestRate = 0
+	s2, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.RowsResumed == 0 || s2.RowsResumed > s1.RowsWritten {
+		t.Fatalf("resumed %d rows, first run wrote %d", s2.RowsResumed, s1.RowsWritten)
+	}
+	if s2.RowsResumed+s2.RowsWritten != rows || s2.RowsRead != rows {
+		t.Fatalf("resumed %d + written %d != %d (read %d)", s2.RowsResumed, s2.RowsWritten, rows, s2.RowsRead)
+	}
+	var n int64
+	if err := session(t, c).Query(`SELECT count(*) FROM ks.r`).Scan(&n); err != nil || n != rows {
+		t.Fatalf("table holds %d rows (err %v), want %d", n, err, rows)
+	}
+
+	s3, err := runLoad(t, o)
+	if err != nil || s3.RowsWritten != 0 || s3.RowsResumed != rows {
+		t.Fatalf("run after a complete one: written %d resumed %d err %v", s3.RowsWritten, s3.RowsResumed, err)
+	}
+
+	o.ChunkSize = 100
+	if _, err := runLoad(t, o); err == nil || !strings.Contains(err.Error(), "other input files or chunking options") {
+		t.Fatalf("checkpoint for other options: err %v", err)
+	}
+}

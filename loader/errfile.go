@@ -26,6 +26,9 @@ const (
 type errFile struct {
 	path   string
 	header string // written first when the input has a header line
+	// appendTo keeps what an earlier run wrote: a resumed run's rejects
+	// join those of the run it continues.
+	appendTo bool
 
 	mu       sync.Mutex
 	data     *os.File
@@ -52,12 +55,19 @@ func (e *errFile) open() error {
 	if e.data != nil || e.openErr != nil {
 		return e.openErr
 	}
-	d, err := os.Create(e.path)
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if e.appendTo {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	d, err := os.OpenFile(e.path, flags, 0o644)
 	if err != nil {
 		e.openErr = fmt.Errorf("error file: %w", err)
 		return e.openErr
 	}
-	l, err := os.Create(e.path + ".log")
+	if st, err := d.Stat(); err == nil && st.Size() > 0 {
+		e.header = "" // appending: the header is already there
+	}
+	l, err := os.OpenFile(e.path+".log", flags, 0o644)
 	if err != nil {
 		d.Close()
 		e.openErr = fmt.Errorf("error log: %w", err)

@@ -61,6 +61,7 @@ type Loader struct {
 	abortErr  atomic.Pointer[AbortError]
 	dropping  atomic.Bool // unsent batches are dropped (counted as aborted)
 	stopRead  context.CancelFunc
+	cp        *checkpoint // nil without --resume
 	files     int
 }
 
@@ -103,6 +104,15 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes)
 	defer splitter.Close()
 	l.tracker.begin(splitter.TotalBytes())
+	if l.opts.Resume != "" {
+		cp, err := openCheckpoint(l.opts.Resume, inputKey(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes))
+		if err != nil {
+			return Summary{}, err
+		}
+		l.cp = cp
+		l.tracker.chunkDone = cp.done
+		l.errs.appendTo = cp.skip > 0
+	}
 
 	readCtx, stopRead := context.WithCancel(ctx)
 	defer stopRead()
@@ -138,13 +148,21 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 	stopReports := l.reportRate()
 	stopTablets := l.followTablets()
+	stopCheckpoints := l.saveCheckpoints()
 	runErr := g.Wait()
 	stopReports()
 	stopTablets()
+	stopCheckpoints()
 	if err := l.errs.close(); err != nil && runErr == nil {
 		runErr = err
 	}
 
+	if l.cp != nil {
+		complete := runErr == nil && l.abortErr.Load() == nil && ctx.Err() == nil && l.tracker.aborted.Load() == 0
+		if err := l.cp.save(complete); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	sum := l.summary()
 	if runErr != nil {
 		return sum, runErr
@@ -298,9 +316,19 @@ func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, out chan<- *csv
 			return nil
 		}
 		l.tracker.read.Add(int64(c.Records + c.Skipped))
+		if l.cp != nil && c.Seq < l.cp.skip {
+			// Done by an earlier run: skipped by --resume.
+			l.tracker.skipped.Add(int64(c.Records + c.Skipped))
+			l.tracker.resumed.Add(int64(c.Records))
+			l.tracker.bytesDone.Add(c.InputBytes)
+			continue
+		}
 		l.tracker.skipped.Add(int64(c.Skipped))
 		if c.Records == 0 {
 			l.tracker.bytesDone.Add(c.InputBytes)
+			if l.cp != nil {
+				l.cp.done(c.Seq, 0)
+			}
 			continue
 		}
 		select {
@@ -316,7 +344,7 @@ func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, out chan<- *csv
 
 func (l *Loader) convertLoop(chunks <-chan *csvparse.Chunk, out chan<- *batch) error {
 	for c := range chunks {
-		cs := &chunkState{records: int64(c.Records), inputBytes: c.InputBytes}
+		cs := &chunkState{seq: c.Seq, records: int64(c.Records), inputBytes: c.InputBytes}
 		if c.Header != nil && l.opts.Dialect.Header {
 			l.errs.setHeader(c.Header, l.opts.Dialect)
 		}
@@ -409,6 +437,7 @@ func (l *Loader) abortRows(b *batch, rows []*row) {
 	for _, r := range rows {
 		_ = l.errs.reject(rejectAbort, fmt.Sprintf("%s:%d", b.file, r.line), "not sent: the run was aborted", r.raw)
 	}
+	b.state.aborted.Store(true)
 	l.tracker.aborted.Add(int64(len(rows)))
 	l.tracker.resolve(b.state, len(rows))
 	l.release(b.state, len(rows))
@@ -416,7 +445,7 @@ func (l *Loader) abortRows(b *batch, rows []*row) {
 
 // abortChunk accounts for a chunk that was read but will not be converted.
 func (l *Loader) abortChunk(c *csvparse.Chunk) {
-	l.abortChunkState(c, &chunkState{records: int64(c.Records), inputBytes: c.InputBytes})
+	l.abortChunkState(c, &chunkState{seq: c.Seq, records: int64(c.Records), inputBytes: c.InputBytes})
 }
 
 func (l *Loader) abortChunkState(c *csvparse.Chunk, cs *chunkState) {
@@ -434,6 +463,7 @@ func (l *Loader) abortChunkState(c *csvparse.Chunk, cs *chunkState) {
 		}
 		_ = l.errs.reject(rejectAbort, where, "not sent: the run was aborted", raw)
 	}
+	cs.aborted.Store(true)
 	l.tracker.aborted.Add(int64(c.Records))
 	l.tracker.resolve(cs, c.Records)
 }
@@ -460,6 +490,36 @@ func (l *Loader) followTablets() (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// saveCheckpoints writes the --resume checkpoint every second while the
+// run lasts, so that a killed process loses at most a second of progress.
+func (l *Loader) saveCheckpoints() (stop func()) {
+	if l.cp == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := l.cp.save(false); err != nil {
+					l.abort(err.Error())
+				}
 			}
 		}
 	}()

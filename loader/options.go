@@ -72,6 +72,10 @@ type Options struct {
 	MaxInsertErrors int    // MAXINSERTERRORS: rows; < 0 unlimited (default 1000)
 	ErrFile         string // ERRFILE: default import_<ks>_<table>.err
 
+	// Resume names a checkpoint file: a run records there how far it got,
+	// and a run started with an existing one skips what it says is done.
+	Resume string
+
 	ReportFrequency time.Duration // REPORTFREQUENCY, default 0.25s
 	RateFile        string        // RATEFILE: progress lines are appended here too
 
@@ -261,6 +265,8 @@ func (o *Options) SetOption(name, value string) error {
 		o.TTL, err = intv()
 	case "ratefile":
 		o.RateFile = value
+	case "resume":
+		o.Resume = value
 	case "preparedstatements":
 		var prepared bool
 		prepared, err = parseBool(n, value)

@@ -17,6 +17,7 @@ type Progress struct {
 	RowsFailedParse  int64         `json:"rows_failed_parse"`
 	RowsFailedInsert int64         `json:"rows_failed_insert"`
 	RowsAborted      int64         `json:"rows_aborted"` // read but never sent because the run was aborted
+	RowsResumed      int64         `json:"rows_resumed"` // of RowsSkipped: done by an earlier run (--resume)
 	BytesDone        int64         `json:"bytes_read"`   // input bytes whose rows are all resolved (proportionally within a chunk)
 	BytesTotal       int64         `json:"bytes_total"`  // -1 when unknown (stdin)
 	Retries          int64         `json:"retries"`
@@ -42,6 +43,9 @@ type tracker struct {
 
 	mu   sync.Mutex
 	hist *hdrhistogram.Histogram // request latency in microseconds
+
+	resumed   atomic.Int64                // rows skipped because an earlier run did them (--resume)
+	chunkDone func(seq int64, rows int64) // called once per chunk whose rows are all done
 }
 
 func newTracker() *tracker {
@@ -88,6 +92,7 @@ func (t *tracker) snapshot() Progress {
 		RowsFailedParse:  t.failedParse.Load(),
 		RowsFailedInsert: t.failedInsert.Load(),
 		RowsAborted:      t.aborted.Load(),
+		RowsResumed:      t.resumed.Load(),
 		BytesDone:        t.bytesDone.Load(),
 		BytesTotal:       t.bytesTotal.Load(),
 		Retries:          t.retries.Load(),
@@ -101,9 +106,11 @@ func (t *tracker) snapshot() Progress {
 // chunkState follows one chunk until all its rows are resolved, so that
 // percent done advances with acknowledged rows, not with rows read.
 type chunkState struct {
+	seq        int64
 	records    int64
 	inputBytes int64
 	resolved   atomic.Int64
+	aborted    atomic.Bool  // some row was not sent: the chunk is not done for --resume
 	slabs      *slabs       // where the chunk's rows live (slabs.go)
 	holds      atomic.Int64 // rows still using slabs, plus the converter's hold
 }
@@ -118,6 +125,9 @@ func (t *tracker) resolve(c *chunkState, n int) {
 	after := c.resolved.Add(int64(n))
 	before := after - int64(n)
 	t.bytesDone.Add(c.inputBytes*after/c.records - c.inputBytes*before/c.records)
+	if after == c.records && t.chunkDone != nil && !c.aborted.Load() {
+		t.chunkDone(c.seq, c.records)
+	}
 }
 
 // Latency percentiles of requests, in milliseconds.

@@ -61,6 +61,7 @@ var optionFlags = []struct{ flag, option, help string }{
 	{"err-file", "ERRFILE", "file receiving rejected rows (default import_<ks>_<table>.err)"},
 	{"ttl", "TTL", "time to live of written rows in seconds; -1 = none"},
 	{"rate-file", "RATEFILE", "file to append progress lines to"},
+	{"resume", "RESUME", "checkpoint file: records how far the run got; if it exists, what it says is done is skipped"},
 	{"consistency", "CONSISTENCY", "write consistency level"},
 }
 
