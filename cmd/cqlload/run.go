@@ -157,7 +157,7 @@ type cli struct {
 	sslCA, sslCert, sslKey                   string
 	port                                     int
 	connectTimeout, requestTimeout           time.Duration
-	dc, summaryJSON, progress                string
+	dc, summaryJSON, progress, metricsAddr   string
 	help, count, verbose                     bool
 }
 
@@ -199,6 +199,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.requestTimeout, "request-timeout", opts.RequestTimeout, "per-request timeout")
 	fs.StringVar(&c.dc, "dc", "", "local data center: coordinators are chosen there")
 	fs.StringVar(&c.summaryJSON, "summary-json", "", "write the summary as JSON to this file (- for standard output)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run at http://HOST:PORT/metrics")
 	fs.StringVar(&c.progress, "progress", "auto", "progress display: auto (a bar on a terminal, else log lines), bar, log, none")
 	optVals := make(map[string]*optValue, len(optionFlags))
 	for _, f := range optionFlags {
@@ -361,6 +362,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if isTerminal(stderr) {
 			mode = "bar"
 		}
+	}
+	if c.metricsAddr != "" {
+		_, stopMetrics, err := serveMetrics(c.metricsAddr, l)
+		if err != nil {
+			return usage("%v", err)
+		}
+		defer stopMetrics()
 	}
 	rep := startReporter(l, mode, opts.ReportFrequency, stderr)
 	sum, runErr := l.Run(ctx)
