@@ -43,6 +43,13 @@ func Connect(o Options) (*gocql.Session, error) {
 		logTo = io.Discard
 	}
 	c.Logger = log.New(logTo, "driver: ", log.LstdFlags)
+	// The default handler formats and logs every warning; a load with
+	// batches over Cassandra's 5 KiB warn threshold gets one per batch.
+	c.WarningsHandlerBuilder = gocql.NoopWarningHandlerBuilder
+	if o.OnWarnings != nil {
+		h := warningFunc(o.OnWarnings)
+		c.WarningsHandlerBuilder = func(*gocql.Session) gocql.WarningHandler { return h }
+	}
 	if o.LocalDC != "" {
 		c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(o.LocalDC))
 	} else {
@@ -109,4 +116,15 @@ func loadTabletRing(s *gocql.Session, keyspace, table string) *ring {
 func tabletsInUse(s *gocql.Session, keyspace, table string) bool {
 	_, err := s.TableTabletsMetadata(keyspace, table)
 	return err == nil
+}
+
+// warningFunc adapts a function to the driver's warning handler.
+type warningFunc func(host string, warnings []string)
+
+func (f warningFunc) HandleWarnings(_ gocql.ExecutableQuery, host *gocql.HostInfo, warnings []string) {
+	addr := ""
+	if host != nil {
+		addr = host.ConnectAddressAndPort()
+	}
+	f(addr, warnings)
 }

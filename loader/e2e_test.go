@@ -310,6 +310,11 @@ func TestOversizedBatchesBisected(t *testing.T) {
 	if c.Stats().Total().BatchesRejected == 0 {
 		t.Fatal("the cluster rejected no batch: the test did not exercise splitting")
 	}
+	// Batches between the warn (5 KiB) and fail (20 KiB) thresholds draw
+	// a warning each; the summary counts them instead of logging each.
+	if s.Warnings == 0 || !strings.Contains(s.FirstWarning, "Batch") {
+		t.Fatalf("warnings %d (first %q): want the cluster's batch size warnings counted", s.Warnings, s.FirstWarning)
+	}
 
 	// With the default byte cap, the cluster never has to refuse one.
 	c2 := startCluster(t, 3, 1, `CREATE TABLE ks.w (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) { cfg.BatchFailKB = 20 })

@@ -79,6 +79,13 @@ func New(opts Options) (*Loader, error) {
 		l.limiter = rate.NewLimiter(rate.Limit(opts.IngestRate), burst)
 	}
 	l.tracker = newTracker()
+	userWarn := opts.OnWarnings
+	l.opts.OnWarnings = func(host string, w []string) {
+		l.tracker.warn(w)
+		if userWarn != nil {
+			userWarn(host, w)
+		}
+	}
 	return l, nil
 }
 
@@ -186,6 +193,10 @@ func (l *Loader) summary() Summary {
 	}
 	if p.Requests > 0 {
 		s.RowsPerBatch = float64(p.RowsWritten) / float64(p.Requests)
+	}
+	s.Warnings = l.tracker.warnings.Load()
+	if w := l.tracker.firstWarning.Load(); w != nil {
+		s.FirstWarning = *w
 	}
 	s.BatchRowsMax = int(l.tracker.batchRowsMax.Load())
 	s.BatchBytesMax = int(l.tracker.batchBytesMax.Load())

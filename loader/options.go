@@ -43,6 +43,10 @@ type Options struct {
 	Consistency    gocql.Consistency
 	LocalDC        string    // prefer coordinators in this data center
 	DriverLog      io.Writer // the driver's own log (reconnections, host events); nil discards it
+	// OnWarnings receives the warnings the cluster attaches to responses
+	// (such as a batch over the warn threshold). The loader counts them
+	// into the summary either way.
+	OnWarnings func(host string, warnings []string)
 
 	// What to load.
 	Keyspace, Table string

@@ -44,8 +44,10 @@ type tracker struct {
 	mu   sync.Mutex
 	hist *hdrhistogram.Histogram // request latency in microseconds
 
-	resumed   atomic.Int64                // rows skipped because an earlier run did them (--resume)
-	chunkDone func(seq int64, rows int64) // called once per chunk whose rows are all done
+	warnings     atomic.Int64
+	firstWarning atomic.Pointer[string]
+	resumed      atomic.Int64                // rows skipped because an earlier run did them (--resume)
+	chunkDone    func(seq int64, rows int64) // called once per chunk whose rows are all done
 }
 
 func newTracker() *tracker {
@@ -149,8 +151,12 @@ type Summary struct {
 	BatchRowsMax  int     `json:"max_batch_rows"`
 	BatchBytesMax int     `json:"max_batch_bytes"`
 	RowsPerBatch  float64 `json:"mean_rows_per_request"`
-	ErrFile       string  `json:"err_file,omitempty"` // set when rows were rejected
-	Aborted       string  `json:"aborted,omitempty"`  // why the run stopped early
+	// Warnings counts the warnings the cluster attached to responses
+	// (batch size, tombstones…); FirstWarning is the first of them.
+	Warnings     int64  `json:"warnings"`
+	FirstWarning string `json:"first_warning,omitempty"`
+	ErrFile      string `json:"err_file,omitempty"` // set when rows were rejected
+	Aborted      string `json:"aborted,omitempty"`  // why the run stopped early
 }
 
 // acked accounts for a request the cluster acknowledged.
@@ -169,4 +175,13 @@ func storeMax(v *atomic.Int64, x int64) {
 			return
 		}
 	}
+}
+
+func (t *tracker) warn(warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	t.warnings.Add(int64(len(warnings)))
+	first := warnings[0]
+	t.firstWarning.CompareAndSwap(nil, &first)
 }

@@ -465,6 +465,9 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	}
 	fmt.Fprintf(w, "%d rows read, %.0f rows/s, %d requests, %d retries; latency ms p50 %.2f p95 %.2f p99 %.2f max %.2f\n",
 		s.RowsRead, s.RowsPerSec, s.Requests, s.Retries, s.Latency.P50, s.Latency.P95, s.Latency.P99, s.Latency.Max)
+	if s.Warnings > 0 {
+		fmt.Fprintf(w, "%d warnings from the cluster; the first: %s\n", s.Warnings, s.FirstWarning)
+	}
 	var ae *loader.AbortError
 	if errors.As(runErr, &ae) {
 		fmt.Fprintf(w, "Aborted: %s\n", ae.Reason)
