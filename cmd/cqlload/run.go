@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -353,6 +354,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The pipeline's working set is bounded (chunks are capped at
+		// 512 KiB each), but on a busy machine the collector gets too
+		// little CPU and the heap overshoots it; a soft limit sized from
+		// the options keeps peak RSS near the working set. GOMEMLIMIT
+		// overrides it.
+		prev := debug.SetMemoryLimit(softMemoryLimit(opts))
+		defer debug.SetMemoryLimit(prev)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -403,6 +413,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitRejected
 	}
 	return exitOK
+}
+
+// softMemoryLimit is 40 MiB for the driver, buffers and the collector's
+// slack, plus 4 MiB per worker (a chunk, its converted slabs and batches).
+func softMemoryLimit(o loader.Options) int64 {
+	return int64(40+4*o.Workers) << 20
 }
 
 func countRows(o loader.Options) (int64, error) {
