@@ -570,3 +570,37 @@ func TestResume(t *testing.T) {
 		t.Fatalf("checkpoint for other options: err %v", err)
 	}
 }
+
+// TestRateFile: RATEFILE gets a line per REPORTFREQUENCY with the rows
+// written so far, never decreasing.
+func TestRateFile(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	path := writeCSV(t, "rows.csv", 6000, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
+	o := testOptions(t, c, "b", path)
+	o.IngestRate = 6000 // about a second
+	o.ReportFrequency = 50 * time.Millisecond
+	o.RateFile = filepath.Join(t.TempDir(), "rate.txt")
+	if _, err := runLoad(t, o); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(o.RateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) < 5 {
+		t.Fatalf("%d rate lines, want at least 5:\n%s", len(lines), data)
+	}
+	prev := int64(-1)
+	for _, line := range lines {
+		var secs, rate float64
+		var rows int64
+		if _, err := fmt.Sscanf(line, "%f %d %f", &secs, &rows, &rate); err != nil {
+			t.Fatalf("rate line %q: %v", line, err)
+		}
+		if rows < prev || rows > 6000 {
+			t.Fatalf("rows written went from %d to %d", prev, rows)
+		}
+		prev = rows
+	}
+}

@@ -479,28 +479,22 @@ func (l *Loader) abortChunkState(c *csvparse.Chunk, cs *chunkState) {
 	l.tracker.resolve(cs, c.Records)
 }
 
-// followTablets refreshes the ring from the driver's tablet map while the
-// run lasts, when the table uses tablets (ScyllaDB): the driver learns
-// tablets from responses, so the map fills in as the load goes.
-func (l *Loader) followTablets() (stop func()) {
-	if !tabletsInUse(l.session, l.opts.Keyspace, l.opts.Table) {
-		return func() {}
-	}
+// every runs f every d on its own goroutine until stop is called; stop
+// waits for a running f to return.
+func every(d time.Duration, f func()) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(time.Second)
+		t := time.NewTicker(d)
 		defer t.Stop()
 		for {
-			if r := loadTabletRing(l.session, l.opts.Keyspace, l.opts.Table); r != nil {
-				l.ring.Store(r)
-			}
 			select {
 			case <-done:
 				return
 			case <-t.C:
+				f()
 			}
 		}
 	}()
@@ -510,34 +504,33 @@ func (l *Loader) followTablets() (stop func()) {
 	}
 }
 
+// followTablets refreshes the ring from the driver's tablet map while the
+// run lasts, when the table uses tablets (ScyllaDB): the driver learns
+// tablets from responses, so the map fills in as the load goes.
+func (l *Loader) followTablets() (stop func()) {
+	if !tabletsInUse(l.session, l.opts.Keyspace, l.opts.Table) {
+		return func() {}
+	}
+	refresh := func() {
+		if r := loadTabletRing(l.session, l.opts.Keyspace, l.opts.Table); r != nil {
+			l.ring.Store(r)
+		}
+	}
+	refresh()
+	return every(time.Second, refresh)
+}
+
 // saveCheckpoints writes the --resume checkpoint every second while the
 // run lasts, so that a killed process loses at most a second of progress.
 func (l *Loader) saveCheckpoints() (stop func()) {
 	if l.cp == nil {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if err := l.cp.save(false); err != nil {
-					l.abort(err.Error())
-				}
-			}
+	return every(time.Second, func() {
+		if err := l.cp.save(false); err != nil {
+			l.abort(err.Error())
 		}
-	}()
-	return func() {
-		close(done)
-		wg.Wait()
-	}
+	})
 }
 
 // reportRate appends a progress line to RATEFILE every REPORTFREQUENCY.
@@ -550,26 +543,12 @@ func (l *Loader) reportRate() (stop func()) {
 		l.abort(fmt.Sprintf("rate file: %v", err))
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(l.opts.ReportFrequency)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				p := l.Progress()
-				fmt.Fprintf(f, "%.3f %d %.0f\n", p.Elapsed.Seconds(), p.RowsWritten, float64(p.RowsWritten)/p.Elapsed.Seconds())
-			}
-		}
-	}()
+	stopTicks := every(l.opts.ReportFrequency, func() {
+		p := l.Progress()
+		fmt.Fprintf(f, "%.3f %d %.0f\n", p.Elapsed.Seconds(), p.RowsWritten, float64(p.RowsWritten)/p.Elapsed.Seconds())
+	})
 	return func() {
-		close(done)
-		wg.Wait()
+		stopTicks()
 		f.Close()
 	}
 }
