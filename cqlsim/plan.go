@@ -267,21 +267,31 @@ func (cp *compiler) resolveTable(ks, name string) (*table, error) {
 	return t, nil
 }
 
+// dml compiles an INSERT, UPDATE or DELETE into p; ok is false for any
+// other statement (a batch may hold only these).
+func (cp *compiler) dml(p *plan, s cql.Statement) (ok bool, err error) {
+	switch st := s.(type) {
+	case *cql.Insert:
+		p.kind = planInsert
+		return true, cp.insert(p, st)
+	case *cql.Update:
+		p.kind = planUpdate
+		return true, cp.update(p, st)
+	case *cql.Delete:
+		p.kind = planDelete
+		return true, cp.delete(p, st)
+	}
+	return false, nil
+}
+
 // compile builds the plan of one statement.
 func (n *Node) compile(sess *session, s cql.Statement) (*plan, error) {
 	cp := &compiler{n: n, sess: sess, vars: map[int]varSpec{}}
 	p := &plan{stmt: s}
 	var err error
 	switch st := s.(type) {
-	case *cql.Insert:
-		p.kind = planInsert
-		err = cp.insert(p, st)
-	case *cql.Update:
-		p.kind = planUpdate
-		err = cp.update(p, st)
-	case *cql.Delete:
-		p.kind = planDelete
-		err = cp.delete(p, st)
+	case *cql.Insert, *cql.Update, *cql.Delete:
+		_, err = cp.dml(p, st)
 	case *cql.Select:
 		p.kind = planSelect
 		err = cp.selectPlan(p, st)
@@ -295,17 +305,8 @@ func (n *Node) compile(sess *session, s cql.Statement) (*plan, error) {
 		}
 		for _, child := range st.Statements {
 			c := &plan{stmt: child}
-			switch cs := child.(type) {
-			case *cql.Insert:
-				c.kind = planInsert
-				err = cp.insert(c, cs)
-			case *cql.Update:
-				c.kind = planUpdate
-				err = cp.update(c, cs)
-			case *cql.Delete:
-				c.kind = planDelete
-				err = cp.delete(c, cs)
-			default:
+			ok, err := cp.dml(c, child)
+			if !ok {
 				err = invalidf("Only INSERT, UPDATE and DELETE statements are allowed in a batch")
 			}
 			if err != nil {
