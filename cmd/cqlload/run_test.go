@@ -174,3 +174,24 @@ func TestPasswordSources(t *testing.T) {
 		}
 	}
 }
+
+// TestPasswordNeverPrinted: whatever happens, the password does not reach
+// the output, the summary JSON or the error messages.
+func TestPasswordNeverPrinted(t *testing.T) {
+	c := startSim(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.csv")
+	os.WriteFile(good, []byte("1,1,a\n"), 0o644)
+	const secret = "s3cr3t-pa55"
+	runs := [][]string{
+		{"--hosts", "127.0.0.1", "--port", strconv.Itoa(c.Port()), "-u", "cassandra", "-p", secret, "--progress", "log", "--summary-json", "-", "--err-file", filepath.Join(dir, "e.err"), "--table", "ks.t", good},
+		{"--hosts", "127.0.0.1", "--port", "1", "--connect-timeout", "300ms", "-u", "cassandra", "-p", secret, "--summary-json", "-", "--table", "ks.t", good},
+		{"-u", "cassandra", "-p", secret, "--table", "ks.t", "--chunk-size", "0", good},
+	}
+	for _, args := range runs {
+		_, out, errOut := runCLI(t, "", args...)
+		if strings.Contains(out+errOut, secret) {
+			t.Fatalf("run %q printed the password:\n%s\n%s", args, out, errOut)
+		}
+	}
+}
