@@ -56,6 +56,8 @@ type Chunk struct {
 	// TooLong means Data is the first MaxRecordBytes bytes of a single
 	// record over the limit; the Reader yields it with ErrRecordTooLong.
 	TooLong bool
+
+	blk *block // where Data lies; see Release
 }
 
 // Splitter reads sources one after another and cuts them into chunks of
@@ -70,6 +72,8 @@ type Splitter struct {
 	chunkRecords  int
 	maxChunkBytes int
 	blockSize     int
+	idle          chan *block // released full-size blocks (block.go)
+	blocksMade    int
 	seq           int64
 	next          int // index of the next source to open
 	f             *fileState
@@ -90,6 +94,7 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 		chunkRecords:  chunkRecords,
 		maxChunkBytes: maxChunkBytes,
 		blockSize:     defaultBlockSize,
+		idle:          make(chan *block, idleBlocks),
 	}
 	if s.chunkRecords <= 0 {
 		s.chunkRecords = DefaultChunkRecords
@@ -118,6 +123,7 @@ func (s *Splitter) Close() error {
 	var err error
 	if s.f != nil {
 		err = s.f.in.Close()
+		s.f.dropBlock()
 		s.f = nil
 	}
 	if s.err == nil {
@@ -150,6 +156,7 @@ func (s *Splitter) Next() (*Chunk, error) {
 	if err != nil || c.LastOfFile {
 		// A read-only file's close error says nothing the reads did not.
 		_ = f.in.Close()
+		f.dropBlock()
 		s.f = nil
 	}
 	if err != nil {
@@ -166,7 +173,7 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord()}
+	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord(), newBlock: s.newBlock}
 	// Size the first block to the file: a chunk keeps its whole block
 	// alive, and a directory of small files should not cost a full block
 	// each. Decoding and decompression enlarge; a short guess only costs
@@ -179,11 +186,13 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 		}
 		first = min(first, growth*src.Size+4096)
 	}
-	f.buf = make([]byte, first)
+	f.blk = s.newBlock(int(first))
+	f.buf = f.blk.buf
 	f.sc.c = s.c
 	for f.avail() < 3 && !f.eof {
 		if err := f.more(0); err != nil {
 			_ = in.Close()
+			f.dropBlock()
 			return nil, fmt.Errorf("%s: %w", src.Name, err)
 		}
 	}
@@ -251,6 +260,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 		// Cut Data now: reading a record over the limit may move the
 		// buffer without keeping the chunk.
 		ch.Data = f.slice(chunkStart, rec.end)
+		ch.attach(f.blk)
 		ch.Records++
 		f.taken++
 	}
@@ -315,7 +325,9 @@ type fileState struct {
 	src        Source
 	in         *input
 	eof        bool
-	buf        []byte
+	blk        *block
+	buf        []byte // blk.buf
+	newBlock   func(size int) *block
 	base       int64
 	end        int
 	pos        int64 // next byte to look at
@@ -332,6 +344,14 @@ type fileState struct {
 	pending    recSpan // read but left for the next chunk
 	hasPending bool
 	afterCR    bool // pos follows a CR line break not yet counted
+}
+
+// dropBlock gives up the Splitter's reference to the current block.
+func (f *fileState) dropBlock() {
+	if f.blk != nil {
+		f.blk.drop()
+		f.blk, f.buf = nil, nil
+	}
 }
 
 func (f *fileState) avail() int              { return int(f.base + int64(f.end) - f.pos) }
@@ -356,9 +376,10 @@ func (f *fileState) more(keep int64) error {
 	free, minFree := len(f.buf)-f.end, max(f.blockSize/16, 1)
 	if free == 0 || free < minFree && len(f.buf) >= f.blockSize {
 		kept := int(f.base + int64(f.end) - keep)
-		nb := make([]byte, max(f.blockSize, 2*kept+minFree))
-		copy(nb, f.buf[keep-f.base:f.end])
-		f.buf, f.end, f.base = nb, kept, keep
+		nb := f.newBlock(max(f.blockSize, 2*kept+minFree))
+		copy(nb.buf, f.buf[keep-f.base:f.end])
+		f.blk.drop()
+		f.blk, f.buf, f.end, f.base = nb, nb.buf, kept, keep
 	}
 	for range 100 {
 		n, err := f.in.r.Read(f.buf[f.end:])
@@ -441,7 +462,9 @@ func (f *fileState) readRecord(keep int64) (recSpan, bool, error) {
 		switch {
 		case f.pos == limit:
 			f.line += f.sc.lines
-			rec.end, rec.tooLong, rec.data = limit, true, f.slice(start, limit)
+			// A copy: the record may wait for the next chunk while its
+			// block is recycled.
+			rec.end, rec.tooLong, rec.data = limit, true, bytes.Clone(f.slice(start, limit))
 			return rec, true, f.discardLine()
 		case f.eof:
 			f.line += f.sc.lines

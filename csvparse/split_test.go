@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -404,5 +405,98 @@ func TestSmallFilesGetSmallBlocks(t *testing.T) {
 	defer f.in.Close()
 	if len(f.buf) != defaultBlockSize {
 		t.Errorf("first block of a large file is %d bytes, want %d", len(f.buf), defaultBlockSize)
+	}
+}
+
+// Released chunks hand their blocks back for later input; chunks not yet
+// released must never see their bytes change, whatever the order of
+// release.
+func TestReleasedBlocksAreReused(t *testing.T) {
+	var in strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&in, "%d,\"%s\"\n", i, strings.Repeat("v", i%50))
+	}
+	const block = 4096
+	blocksFilled := in.Len() / block
+	for _, window := range []int{1, 3, 40} {
+		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
+			d := DefaultDialect()
+			s := NewSplitter([]Source{memSource("x", []byte(in.String()), false)}, d, 7, 0)
+			s.blockSize = block
+			rng := rand.New(rand.NewPCG(1, uint64(window)))
+			type held struct {
+				c    *Chunk
+				copy string
+			}
+			var open []held
+			got := make([]string, 0, 500)
+			release := func(i int) {
+				h := open[i]
+				if string(h.c.Data) != h.copy {
+					t.Fatalf("chunk %d changed before its release", h.c.Seq)
+				}
+				h.c.Release()
+				h.c.Release() // a second call does nothing
+				if h.c.Data != nil {
+					t.Fatalf("chunk %d: Data kept after Release", h.c.Seq)
+				}
+				open = append(open[:i], open[i+1:]...)
+			}
+			for {
+				c, err := s.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, string(c.Data))
+				open = append(open, held{c, string(c.Data)})
+				if len(open) > window {
+					release(rng.IntN(len(open)))
+				}
+			}
+			for len(open) > 0 {
+				release(len(open) - 1)
+			}
+			if strings.Join(got, "") != in.String() {
+				t.Fatal("chunks do not add up to the input")
+			}
+			// Each open chunk pins at most one block besides the one being
+			// read; the rest must come from recycling.
+			if limit := window + 1 + idleBlocks; s.blocksMade > limit {
+				t.Errorf("%d blocks allocated for %d blocks of input with %d chunks held; want at most %d",
+					s.blocksMade, blocksFilled, window, limit)
+			}
+		})
+	}
+}
+
+// Without Release every block is new, so the reuse test above measures
+// something.
+func TestUnreleasedBlocksAreNotReused(t *testing.T) {
+	data := []byte(strings.Repeat("abc,def\n", 4000))
+	s := NewSplitter([]Source{memSource("x", data, false)}, DefaultDialect(), 7, 0)
+	s.blockSize = 4096
+	var chunks []*Chunk
+	for {
+		c, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks = append(chunks, c)
+	}
+	if want := len(data) / 4096; s.blocksMade < want {
+		t.Errorf("%d blocks for %d bytes of unreleased chunks; want at least %d", s.blocksMade, len(data), want)
+	}
+	var all []byte
+	for _, c := range chunks {
+		all = append(all, c.Data...)
+	}
+	if !bytes.Equal(all, data) {
+		t.Error("unreleased chunks changed")
 	}
 }

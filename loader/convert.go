@@ -245,7 +245,7 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 		k++
 	}
 	sl.rows, sl.arena = rows, arena[:0]
-	cs.hold(sl, len(rows))
+	cs.hold(sl, c, len(rows))
 	return converted{rows: rows, file: c.File, state: cs, plan: p}
 }
 

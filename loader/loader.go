@@ -477,6 +477,7 @@ func (l *Loader) abortChunkState(c *csvparse.Chunk, cs *chunkState) {
 	cs.aborted.Store(true)
 	l.tracker.aborted.Add(int64(c.Records))
 	l.tracker.resolve(cs, c.Records)
+	c.Release()
 }
 
 // every runs f every d on its own goroutine until stop is called; stop

@@ -25,7 +25,7 @@ func TestSlabsRecycledOnlyAfterLastHold(t *testing.T) {
 			s.values[0] = &s.cells[0]
 			s.cells[0].b = []byte("x")
 			cs := &chunkState{}
-			cs.hold(s, tt.rows)
+			cs.hold(s, nil, tt.rows)
 			for _, n := range tt.releases {
 				l.release(cs, n)
 			}
@@ -41,7 +41,7 @@ func TestGetSlabsGrowsPastPooledCapacity(t *testing.T) {
 	var l Loader
 	small := l.getSlabs(2, 4, 16)
 	cs := &chunkState{}
-	cs.hold(small, 0)
+	cs.hold(small, nil, 0)
 	l.release(cs, 1)
 	big := l.getSlabs(100, 300, 4096)
 	if cap(big.rows) < 100 || len(big.values) != 300 || len(big.cells) != 300 || cap(big.arena) < 4096 {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cqlload/cqlload/csvparse"
 )
 
 // Progress is a snapshot of a run. Every row count moves only when the
@@ -112,9 +114,10 @@ type chunkState struct {
 	records    int64
 	inputBytes int64
 	resolved   atomic.Int64
-	aborted    atomic.Bool  // some row was not sent: the chunk is not done for --resume
-	slabs      *slabs       // where the chunk's rows live (slabs.go)
-	holds      atomic.Int64 // rows still using slabs, plus the converter's hold
+	aborted    atomic.Bool     // some row was not sent: the chunk is not done for --resume
+	slabs      *slabs          // where the chunk's rows live (slabs.go)
+	holds      atomic.Int64    // rows still using slabs, plus the converter's hold
+	chunk      *csvparse.Chunk // released with the slabs: row.raw points into its Data
 }
 
 // resolve accounts n more rows of c as final and credits the matching
