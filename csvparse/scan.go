@@ -87,7 +87,13 @@ func (s *scanner) plainLine(p []byte) int {
 		return -1
 	}
 	line := p[:nl]
-	if bytes.IndexByte(line, s.c.quote) >= 0 || s.c.hasEsc && bytes.IndexByte(line, s.c.esc) >= 0 {
+	if bytes.IndexByte(line, s.c.quote) >= 0 {
+		return -1
+	}
+	// Outside quotes an escape moves a record's end only when it
+	// escapes the line break itself, so only the last byte needs looking
+	// at; an escaped CR before the LF ends the record at the LF too.
+	if s.c.hasEsc && nl > 0 && line[nl-1] == s.c.esc {
 		return -1
 	}
 	if cr := bytes.IndexByte(line, '\r'); cr >= 0 && cr < nl-1 {

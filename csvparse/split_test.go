@@ -77,6 +77,9 @@ var splitInputs = []string{
 	"\"a\"\r\n\"b\"\r",
 	"12\" pipe,\"\"\n,,\n\"\"\"\"\n",
 	strings.Repeat("0123456789,\"quoted,\nfield\",x\\,y\n\n", 7),
+	// Escapes near line breaks in lines without quotes, where the
+	// splitter's fast path looks only at the byte before the LF.
+	"a\\\\\nb\\\r\nc\\\rd\ne\\,f\\\\g\n^\n|\n",
 }
 
 // TestSplitMatchesOneChunk cuts each input at every record count and
