@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/gocql/gocql"
 
@@ -51,6 +52,10 @@ type planField struct {
 	bind int
 	conv schema.Converter
 	key  bool // primary key column: a null is an error
+	// verbatim, when set, says a field may be bound as the bytes it
+	// already is in the chunk (schema.Verbatim): long text is not copied.
+	// Never set for key columns, whose converters check a size limit.
+	verbatim func([]byte) bool
 	// tuple > 0: a top-level tuple column, bound element by element at
 	// bind, bind+1, … (gocql flattens tuple bind markers; see
 	// schema.InsertStatement).
@@ -120,7 +125,11 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 		if !ok {
 			return nil, fmt.Errorf("column %s is not bound by the statement %q", c.Name, p.stmt)
 		}
-		p.fields = append(p.fields, planField{col: c, bind: b, conv: conv, key: isKey[c.Name], tuple: tuple})
+		pf := planField{col: c, bind: b, conv: conv, key: isKey[c.Name], tuple: tuple}
+		if !pf.key && tuple == 0 {
+			pf.verbatim = schema.Verbatim(c.Type, o.Formats)
+		}
+		p.fields = append(p.fields, pf)
 	}
 	return p, nil
 }
@@ -195,6 +204,12 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 				}
 				continue
 			}
+			if pf.verbatim != nil && within(f, c.Data) && pf.verbatim(f) {
+				cl := &cells[k*n+pf.bind]
+				cl.b = f[:len(f):len(f)]
+				vals[pf.bind] = cl
+				continue
+			}
 			start := len(arena)
 			arena, err = pf.conv(arena, f)
 			if err != nil {
@@ -247,6 +262,19 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 	sl.rows, sl.arena = rows, arena[:0]
 	cs.hold(sl, c, len(rows))
 	return converted{rows: rows, file: c.File, state: cs, plan: p}
+}
+
+// within reports whether f is a non-empty sub-slice of data. A field the
+// Reader had to unquote or unescape lives in its own buffer, which the
+// next record overwrites; only fields inside the chunk's Data, which
+// stays unchanged until the chunk is released, may be bound in place.
+func within(f, data []byte) bool {
+	if len(f) == 0 || len(data) == 0 {
+		return false
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(f)))
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	return p >= d && p+uintptr(len(f)) <= d+uintptr(len(data))
 }
 
 // routingKey is the serialized partition key: the value itself for one

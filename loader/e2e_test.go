@@ -604,3 +604,65 @@ func TestRateFile(t *testing.T) {
 		prev = rows
 	}
 }
+
+// TestLongTextAcrossRecycledBlocks loads text long enough that the input
+// spans many of the splitter's blocks, which are reused once their chunks
+// are done, while unquoted text is bound straight from those blocks and
+// retries keep batches in flight; every value must arrive as written.
+func TestLongTextAcrossRecycledBlocks(t *testing.T) {
+	const rows = 12_000
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.lt (k int PRIMARY KEY, a text, b ascii);`, func(cfg *cqlsim.Config) {
+		cfg.FailRate = 0.1
+		cfg.FailWith = "overloaded"
+	})
+	text := func(i int) string {
+		return strings.Repeat(string(rune('a'+i%26)), 1+i*7919%3000) + fmt.Sprint(i)
+	}
+	field := func(i int) (csv, value string) {
+		v := text(i)
+		switch i % 4 {
+		case 0:
+			return v, v // unquoted: bound in place
+		case 1:
+			return `"` + v + `"`, v // quoted, nothing to undo
+		case 2:
+			return `"x""` + v + `""y"`, `x"` + v + `"y` // doubled quotes: unquoted into the Reader's buffer
+		default:
+			return `"ü, ` + v + `"`, "ü, " + v // multi-byte UTF-8 and a delimiter
+		}
+	}
+	path := writeCSV(t, "long.csv", rows, func(i int) string {
+		a, _ := field(i)
+		b := text(i + 1)
+		return fmt.Sprintf("%d,%s,%s\n", i, a, b)
+	})
+	o := testOptions(t, c, "lt", path)
+	o.MaxAttempts = 30
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsWritten != rows || s.Retries == 0 {
+		t.Fatalf("written %d retries %d, want %d and some retries", s.RowsWritten, s.Retries, rows)
+	}
+	iter := session(t, c).Query(`SELECT k, a, b FROM ks.lt`).PageSize(1000).Iter()
+	var (
+		k    int
+		a, b string
+		seen int
+	)
+	for iter.Scan(&k, &a, &b) {
+		_, wantA := field(k)
+		if a != wantA || b != text(k+1) {
+			t.Fatalf("row %d: a = %.40q… (%d bytes), b = %.40q… (%d bytes); want %.40q… (%d), %.40q… (%d)",
+				k, a, len(a), b, len(b), wantA, len(wantA), text(k+1), len(text(k+1)))
+		}
+		seen++
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if seen != rows {
+		t.Fatalf("read back %d rows, want %d", seen, rows)
+	}
+}

@@ -130,6 +130,40 @@ func NewColumnConverter(c *Column, f Formats) (Converter, error) {
 	}, nil
 }
 
+// Verbatim returns, for types whose serialized form can be the CSV
+// field's own bytes (text and ascii), a check that a field passes when it
+// can be bound as it is, with no copy: valid for the type and with no
+// cqlsh escape to undo. A field that fails it goes through the type's
+// Converter, which gives the reason or the unescaped value. Verbatim
+// returns nil for every other type. It knows nothing of key columns'
+// size limit, which NewColumnConverter adds.
+func Verbatim(t *Type, f Formats) func(field []byte) bool {
+	var valid func([]byte) bool
+	switch t.Kind {
+	case KindText:
+		valid = utf8.Valid
+	case KindAscii:
+		valid = isASCII
+	default:
+		return nil
+	}
+	if !f.CqlshEscapes {
+		return valid
+	}
+	return func(field []byte) bool {
+		return bytes.IndexByte(field, '\\') < 0 && valid(field)
+	}
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // KeySizeError is a primary key value longer than MaxKeyComponentSize.
 type KeySizeError struct{ Size int }
 
@@ -303,10 +337,8 @@ func appendUnescaped(dst, s []byte) []byte {
 }
 
 func convertASCII(dst, field []byte) ([]byte, error) {
-	for _, c := range field {
-		if c >= 0x80 {
-			return dst, errNotASCII
-		}
+	if !isASCII(field) {
+		return dst, errNotASCII
 	}
 	return append(dst, field...), nil
 }

@@ -370,3 +370,52 @@ func TestCqlshEscapes(t *testing.T) {
 		{"text", `C:\\temp\n`, `C:\\temp\n`},
 	})
 }
+
+func TestVerbatim(t *testing.T) {
+	escapes := DefaultFormats()
+	escapes.CqlshEscapes = true
+	tests := []struct {
+		typ     string
+		f       Formats
+		field   string
+		want    bool
+		hasFunc bool
+	}{
+		{"text", DefaultFormats(), "plain words", true, true},
+		{"text", DefaultFormats(), "ünïcode", true, true},
+		{"text", DefaultFormats(), "bad \xff utf8", false, true},
+		{"text", DefaultFormats(), `back\slash`, true, true},
+		{"text", escapes, `back\slash`, false, true},
+		{"text", escapes, "no escapes", true, true},
+		{"varchar", DefaultFormats(), "x", true, true},
+		{"ascii", DefaultFormats(), "plain", true, true},
+		{"ascii", DefaultFormats(), "ünïcode", false, true},
+		{"ascii", escapes, `a\tb`, false, true},
+		{"blob", DefaultFormats(), "0x00", false, false},
+		{"int", DefaultFormats(), "1", false, false},
+		{"list<text>", DefaultFormats(), "['a']", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ+"/"+tt.field, func(t *testing.T) {
+			typ := mustType(t, tt.typ)
+			v := Verbatim(typ, tt.f)
+			if (v != nil) != tt.hasFunc {
+				t.Fatalf("Verbatim(%s) = %v, want a check: %v", tt.typ, v != nil, tt.hasFunc)
+			}
+			if v == nil {
+				return
+			}
+			if got := v([]byte(tt.field)); got != tt.want {
+				t.Fatalf("check(%q) = %v, want %v", tt.field, got, tt.want)
+			}
+			conv, err := NewConverter(typ, tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := conv(nil, []byte(tt.field))
+			if tt.want && (err != nil || string(out) != tt.field) {
+				t.Fatalf("a verbatim field converts to %q, %v", out, err)
+			}
+		})
+	}
+}

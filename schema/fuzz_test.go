@@ -26,6 +26,9 @@ func fuzzRoundTripWith(t *testing.T, f Formats, types []string, pick uint8, in s
 		t.Fatal(err)
 	}
 	out, err := conv(nil, []byte(in))
+	if v := Verbatim(typ, f); v != nil && v([]byte(in)) && (err != nil || string(out) != in) {
+		t.Fatalf("%s %q passes Verbatim, but converts to %x, %v", typ, in, out, err)
+	}
 	if err != nil {
 		if _, ok := err.(*ConvertError); !ok {
 			t.Fatalf("%s %q: error %T is not a *ConvertError: %v", typ, in, err, err)
