@@ -322,6 +322,11 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 
 // measureOnce runs cqlload, then the ceiling, on one file.
 func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work string) (loaderFig, ceilingFig figures, err error) {
+	// The TRUNCATEs come before the counters are read, so that they
+	// count as neither program's requests.
+	if err := s.empty(d.table); err != nil {
+		return loaderFig, ceilingFig, err
+	}
 	c0, err := s.counters()
 	if err != nil {
 		return loaderFig, ceilingFig, err
@@ -331,6 +336,13 @@ func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work 
 		return loaderFig, ceilingFig, err
 	}
 	c1, err := s.counters()
+	if err != nil {
+		return loaderFig, ceilingFig, err
+	}
+	if err := s.empty(d.table); err != nil {
+		return loaderFig, ceilingFig, err
+	}
+	c1b, err := s.counters()
 	if err != nil {
 		return loaderFig, ceilingFig, err
 	}
@@ -374,7 +386,7 @@ func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work 
 		PeakRSSMiB:     float64(cr.MaxRSSKiB) / 1024,
 		AllocsPerRow:   float64(cr.Result.Mallocs) / float64(cr.Result.Rows),
 	}
-	ceilingFig.fromCluster(c2.sub(c1))
+	ceilingFig.fromCluster(c2.sub(c1b))
 	return loaderFig, ceilingFig, nil
 }
 

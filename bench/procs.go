@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/bench/ceiling"
+	"github.com/cqlload/cqlload/loader"
 )
 
 // freePort asks the kernel for a port that is free on 127.0.0.1; cqlsim's
@@ -40,6 +41,7 @@ func freePort() (int, error) {
 type sim struct {
 	cmd       *exec.Cmd
 	port      int
+	store     bool // not blackhole: rows are kept
 	statsAddr string
 	out       *syncBuffer
 	done      chan struct{}
@@ -77,7 +79,7 @@ func startSim(ctx context.Context, bin, dir string, blackhole bool) (*sim, error
 	if err != nil {
 		return nil, err
 	}
-	s := &sim{port: port, statsAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(sport)), out: &syncBuffer{}, done: make(chan struct{})}
+	s := &sim{port: port, store: !blackhole, statsAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(sport)), out: &syncBuffer{}, done: make(chan struct{})}
 	args := []string{"--nodes", "3", "--port", strconv.Itoa(port), "--schema", schemaFile, "--stats-addr", s.statsAddr}
 	if blackhole {
 		args = append(args, "--blackhole")
@@ -127,6 +129,27 @@ func startSim(ctx context.Context, bin, dir string, blackhole bool) (*sim, error
 		time.Sleep(100 * time.Millisecond)
 	}
 	return s, nil
+}
+
+// empty truncates table on a store-mode cluster, so that each program
+// loads into an empty table: overwriting rows that an earlier run stored
+// costs cqlsim less than adding them, which on shared cores would favour
+// whichever program runs second.
+func (s *sim) empty(table string) error {
+	if !s.store {
+		return nil
+	}
+	o := loader.DefaultOptions()
+	o.Hosts, o.Port = []string{"127.0.0.1"}, s.port
+	sess, err := loader.Connect(o)
+	if err != nil {
+		return fmt.Errorf("truncate %s: %w", table, err)
+	}
+	defer sess.Close()
+	if err := sess.Query("TRUNCATE " + table).Exec(); err != nil {
+		return fmt.Errorf("truncate %s: %w", table, err)
+	}
+	return nil
 }
 
 // exited reports whether the cqlsim process has ended.
