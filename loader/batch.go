@@ -22,15 +22,41 @@ type groupRow struct {
 // a partition, which keeps last-write-wins by file order for repeated keys
 // inside a chunk when the cluster orders a batch's mutations by position.
 func groupBatches(rows []groupRow, lim batchLimits) [][]int {
+	var g grouper
+	return g.group(rows, lim)
+}
+
+// grouper is groupBatches with its working memory kept from one call to
+// the next: a converter groups chunk after chunk, and allocating (and
+// later collecting) the tables afresh each time cost more than filling
+// them.
+type grouper struct {
+	rows                   []groupRow // the caller's input, kept for reuse
+	partOf, counts, starts []int32
+	byPart, pooled         []int
+	out                    [][]int
+	ids                    map[string]int32
+	setIdx                 map[int]int
+	pools                  [][]int32
+}
+
+// group is groupBatches. What it returns lives in g, so it is valid only
+// until the next call.
+func (g *grouper) group(rows []groupRow, lim batchLimits) [][]int {
 	if len(rows) == 0 {
 		return nil
 	}
 	// Number partitions in first-seen order, then lay each one's rows out
 	// contiguously (in input order) in one slab: batches are sub-slices of
 	// it, so the cost per chunk is a few allocations, not a few per row.
-	partOf := make([]int32, len(rows))
-	ids := make(map[string]int32, len(rows))
-	var counts []int32
+	partOf := grow(g.partOf, len(rows))
+	g.partOf = partOf
+	if g.ids == nil {
+		g.ids = make(map[string]int32, len(rows))
+	}
+	ids := g.ids
+	clear(ids)
+	counts := g.counts[:0]
 	for i := range rows {
 		p, ok := ids[rows[i].partition]
 		if !ok {
@@ -41,19 +67,23 @@ func groupBatches(rows []groupRow, lim batchLimits) [][]int {
 		partOf[i] = p
 		counts[p]++
 	}
-	starts := make([]int32, len(counts)+1)
+	g.counts = counts
+	starts := grow(g.starts, len(counts)+1)
+	g.starts = starts
+	starts[0] = 0
 	for p, n := range counts {
 		starts[p+1] = starts[p] + n
 		counts[p] = starts[p] // from here on: where the next row of p goes
 	}
-	byPart := make([]int, len(rows))
+	byPart := grow(g.byPart, len(rows))
+	g.byPart = byPart
 	for i, p := range partOf {
 		byPart[counts[p]] = i
 		counts[p]++
 	}
 	part := func(p int32) []int { return byPart[starts[p]:starts[p+1]:starts[p+1]] }
 
-	var out [][]int
+	out := g.out[:0]
 	cut := func(idx []int) {
 		from, bytes := 0, 0
 		for k, i := range idx {
@@ -68,8 +98,12 @@ func groupBatches(rows []groupRow, lim batchLimits) [][]int {
 	}
 
 	// Small partitions pooled per replica set, in first-seen order.
-	setIdx := map[int]int{}
-	var pools [][]int32
+	if g.setIdx == nil {
+		g.setIdx = map[int]int{}
+	}
+	setIdx := g.setIdx
+	clear(setIdx)
+	pools := g.pools[:0]
 	for p := range int32(len(counts)) {
 		idx := part(p)
 		if len(idx) >= lim.minRows {
@@ -81,13 +115,19 @@ func groupBatches(rows []groupRow, lim batchLimits) [][]int {
 		if !ok {
 			k = len(pools)
 			setIdx[s] = k
-			pools = append(pools, nil)
+			if len(pools) < cap(pools) {
+				pools = append(pools, pools[:cap(pools)][len(pools)][:0])
+			} else {
+				pools = append(pools, nil)
+			}
 		}
 		pools[k] = append(pools[k], p)
 	}
 	// Pooled batches are runs of whole partitions copied into one slab
 	// that never grows past its capacity, so earlier batches stay valid.
-	pooled := make([]int, 0, len(rows))
+	g.pools = pools
+	pooled := grow(g.pooled, len(rows))[:0]
+	g.pooled = pooled
 	for _, pool := range pools {
 		from, bytes := len(pooled), 0
 		for _, p := range pool {
@@ -113,5 +153,15 @@ func groupBatches(rows []groupRow, lim batchLimits) [][]int {
 			out = append(out, pooled[from:len(pooled):len(pooled)])
 		}
 	}
+	g.out = out
 	return out
+}
+
+// grow returns s resized to n, reallocated only when too small; the
+// contents are not kept.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }

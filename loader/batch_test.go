@@ -95,3 +95,27 @@ func TestGroupBatchesInvariants(t *testing.T) {
 		}
 	}
 }
+
+// A grouper reused over chunks of every shape, larger and smaller than
+// the last, must group each exactly as a fresh one does: no state may
+// leak from one chunk into the next.
+func TestGrouperReuseMatchesFresh(t *testing.T) {
+	var reused grouper
+	for seed := 0; seed < 300; seed++ {
+		n := (seed * 37) % 211
+		rows := make([]groupRow, n)
+		for i := range rows {
+			rows[i] = groupRow{
+				partition: fmt.Sprint((i * (seed + 3)) % (seed%17 + 1)),
+				replicas:  (i + seed) % 4,
+				size:      (i*13+seed)%50 + 1,
+			}
+		}
+		lim := batchLimits{minRows: seed%4 + 1, maxRows: seed%4 + 2 + seed%9, maxBytes: 80 + seed%120}
+		want := groupBatches(rows, lim)
+		got := reused.group(rows, lim)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: reused grouper gave\n%v\nfresh one\n%v", seed, got, want)
+		}
+	}
+}

@@ -354,6 +354,7 @@ func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, out chan<- *csv
 }
 
 func (l *Loader) convertLoop(chunks <-chan *csvparse.Chunk, out chan<- *batch) error {
+	var g grouper
 	for c := range chunks {
 		cs := &chunkState{seq: c.Seq, records: int64(c.Records), inputBytes: c.InputBytes}
 		if c.Header != nil && l.opts.Dialect.Header {
@@ -366,7 +367,7 @@ func (l *Loader) convertLoop(chunks <-chan *csvparse.Chunk, out chan<- *batch) e
 			continue
 		}
 		conv := l.convertChunk(c, p, cs)
-		for _, b := range l.batchesOf(conv) {
+		for _, b := range l.batchesOf(conv, &g) {
 			out <- b
 		}
 		l.release(cs, 1)
@@ -374,9 +375,11 @@ func (l *Loader) convertLoop(chunks <-chan *csvparse.Chunk, out chan<- *batch) e
 	return nil
 }
 
-func (l *Loader) batchesOf(c converted) []*batch {
+// batchesOf groups a chunk's rows into batches, with gr's working memory.
+func (l *Loader) batchesOf(c converted, gr *grouper) []*batch {
 	rg := l.ring.Load()
-	g := make([]groupRow, len(c.rows))
+	gr.rows = grow(gr.rows, len(c.rows))
+	g := gr.rows
 	for i := range c.rows {
 		r := &c.rows[i]
 		size := 0
@@ -392,7 +395,7 @@ func (l *Loader) batchesOf(c converted) []*batch {
 		g[i] = groupRow{partition: key, replicas: rg.replicaSet(r.token), size: size}
 	}
 	lim := batchLimits{minRows: l.opts.MinBatchSize, maxRows: l.opts.MaxBatchSize, maxBytes: l.opts.MaxBatchBytes}
-	groups := groupBatches(g, lim)
+	groups := gr.group(g, lim)
 	// One slab each for the batches and their row pointers.
 	out := make([]*batch, len(groups))
 	bs := make([]batch, len(groups))
