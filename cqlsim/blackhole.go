@@ -29,15 +29,22 @@ func blackholeKey(p *plan, vals []value, dst []byte) ([]byte, bool) {
 	return routingKey(dst, pk), true
 }
 
-func (n *Node) blackholeRow(p *plan, key []byte, ok bool) {
+func (n *Node) blackholeRow(sess *session, p *plan, key []byte, ok bool) {
 	n.stats.rows.Add(1)
-	if ok && n.isReplica(p.t.keyspace, murmur3.Token(key)) {
+	if !ok {
+		return
+	}
+	tok := murmur3.Token(key)
+	if n.isReplica(p.t.keyspace, tok) {
 		n.stats.replicaRows.Add(1)
+	}
+	if sess.onShard(tok) {
+		n.stats.shardRows.Add(1)
 	}
 }
 
 // blackholeExecute acknowledges a prepared write.
-func (n *Node) blackholeExecute(p *plan, req *execRequest) (message.Message, []string) {
+func (n *Node) blackholeExecute(sess *session, p *plan, req *execRequest) (message.Message, []string) {
 	n.stats.statements.Add(1)
 	if _, err := p.checkCount(req.vals); err != nil {
 		return errorMessage(err), nil
@@ -52,11 +59,11 @@ func (n *Node) blackholeExecute(p *plan, req *execRequest) (message.Message, []s
 			return errorMessage(err), nil
 		}
 	}
-	n.blackholeRow(p, key, ok)
+	n.blackholeRow(sess, p, key, ok)
 	return voidResult, nil
 }
 
-func (n *Node) blackholeBatch(bt cql.BatchType, children []batchChild) (message.Message, []string, error) {
+func (n *Node) blackholeBatch(sess *session, bt cql.BatchType, children []batchChild) (message.Message, []string, error) {
 	type keyRef struct {
 		ks         *keyspace
 		start, end int
@@ -114,7 +121,7 @@ func (n *Node) blackholeBatch(bt cql.BatchType, children []batchChild) (message.
 		}
 	}
 	for i, c := range children {
-		n.blackholeRow(c.p, buf[refs[i].start:refs[i].end], refs[i].ok)
+		n.blackholeRow(sess, c.p, buf[refs[i].start:refs[i].end], refs[i].ok)
 	}
 	return voidResult, warnings, nil
 }

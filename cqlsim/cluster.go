@@ -83,6 +83,12 @@ type Config struct {
 	// FailWith is overloaded, write_timeout, unavailable, read_timeout or
 	// server_error; "" means overloaded.
 	FailWith string
+	// Shards > 0 makes every node announce ScyllaDB sharding in SUPPORTED:
+	// that many shards, biased-token-round-robin, 12 ignored MSB bits.
+	// Connections are given their node's shards in turn, and
+	// RowsWrittenOnShard shows whether a driver routed each row to the
+	// connection of its shard. 0: no sharding, as Cassandra.
+	Shards int
 	// Schema holds CQL scripts run at start, in order.
 	Schema []string
 	// Logf, when set, receives diagnostic messages (connection errors).
@@ -129,6 +135,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	if cfg.VNodes < 1 {
 		return nil, fmt.Errorf("cqlsim: vnodes must be positive, got %d", cfg.VNodes)
+	}
+	if cfg.Shards < 0 || cfg.Shards > 256 {
+		return nil, fmt.Errorf("cqlsim: shards must be between 0 and 256, got %d", cfg.Shards)
 	}
 	if _, err := errorForKind(cfg.FailWith, 0, writeSimple); err != nil && cfg.FailRate > 0 {
 		return nil, fmt.Errorf("cqlsim: %w", err)

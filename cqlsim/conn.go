@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,8 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/klauspost/compress/s2"
+
+	"github.com/cqlload/cqlload/internal/shard"
 )
 
 const (
@@ -34,6 +37,15 @@ const (
 // session is per-connection client state.
 type session struct {
 	keyspace string
+	// shards > 0: the node announces ScyllaDB sharding and this
+	// connection belongs to shard.
+	shard, shards int
+}
+
+// onShard reports whether token belongs to the session's shard on a
+// sharded node.
+func (s *session) onShard(token int64) bool {
+	return s.shards > 0 && shard.Of(token, s.shards, shard.DefaultIgnoreMSB) == s.shard
 }
 
 type delayed struct {
@@ -67,13 +79,20 @@ type conn struct {
 }
 
 func newConn(n *Node, nc net.Conn) *conn {
-	return &conn{
+	c := &conn{
 		n:     n,
 		nc:    nc,
 		br:    bufio.NewReaderSize(nc, 64<<10),
 		bw:    bufio.NewWriterSize(nc, 64<<10),
 		codec: n.cl.codec(),
 	}
+	if s := n.cl.cfg.Shards; s > 0 {
+		// ScyllaDB hands connections on its regular port to shards as
+		// it pleases; in turn is the simplest choice a driver must cope
+		// with, and fills its per-shard pool quickly.
+		c.sess.shard, c.sess.shards = int(n.nextShard.Add(1)-1)%s, s
+	}
+	return c
 }
 
 func tlsServer(nc net.Conn, cfg *tls.Config) net.Conn { return tls.Server(nc, cfg) }
@@ -334,11 +353,19 @@ func (c *conn) handle(h *frame.Header, body []byte) (message.Message, []string) 
 	}
 	switch h.OpCode {
 	case primitive.OpCodeOptions:
-		return &message.Supported{Options: map[string][]string{
+		opts := map[string][]string{
 			"CQL_VERSION":       {cqlVersion},
 			"COMPRESSION":       {"snappy"},
 			"PROTOCOL_VERSIONS": {"3/v3", "4/v4"},
-		}}, nil
+		}
+		if c.sess.shards > 0 {
+			opts["SCYLLA_SHARD"] = []string{strconv.Itoa(c.sess.shard)}
+			opts["SCYLLA_NR_SHARDS"] = []string{strconv.Itoa(c.sess.shards)}
+			opts["SCYLLA_PARTITIONER"] = []string{"org.apache.cassandra.dht.Murmur3Partitioner"}
+			opts["SCYLLA_SHARDING_ALGORITHM"] = []string{shard.Algorithm}
+			opts["SCYLLA_SHARDING_IGNORE_MSB"] = []string{strconv.Itoa(shard.DefaultIgnoreMSB)}
+		}
+		return &message.Supported{Options: opts}, nil
 	case primitive.OpCodeStartup, primitive.OpCodeAuthResponse, primitive.OpCodeRegister,
 		primitive.OpCodeQuery, primitive.OpCodePrepare, primitive.OpCodeExecute, primitive.OpCodeBatch:
 	default:
@@ -449,7 +476,7 @@ func (c *conn) execute(req *execRequest) (message.Message, []string) {
 		return unprepared(append([]byte(nil), req.id...)), nil
 	}
 	if n.cl.cfg.Blackhole && (p.kind == planInsert || p.kind == planUpdate || p.kind == planDelete) {
-		return n.blackholeExecute(p, req)
+		return n.blackholeExecute(&c.sess, p, req)
 	}
 	vals := req.vals
 	if vals == nil {

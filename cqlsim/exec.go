@@ -118,7 +118,7 @@ func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions, vals 
 		for i, c := range p.batch {
 			children[i] = batchChild{p: c, args: a}
 		}
-		return n.applyBatch(p.batchType, children)
+		return n.applyBatch(sess, p.batchType, children)
 	}
 	muts, err := p.write.mutations(a, nil)
 	if err != nil {
@@ -131,10 +131,10 @@ func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions, vals 
 	}
 	w := p.write
 	if w.ifNotExists || w.ifExists {
-		return n.conditional(w, muts, a)
+		return n.conditional(sess, w, muts, a)
 	}
 	if n.cl.cfg.Blackhole {
-		n.count(p.t, muts)
+		n.count(sess, p.t, muts)
 		return voidResult, nil, nil
 	}
 	now := a.now.Unix()
@@ -143,27 +143,32 @@ func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions, vals 
 			return nil, nil, err
 		}
 	}
-	n.count(p.t, muts)
+	n.count(sess, p.t, muts)
 	return voidResult, nil, nil
 }
 
 // voidResult is shared: encoding does not modify it.
 var voidResult = &message.VoidResult{}
 
-// count records written rows and whether this node replicates them.
-func (n *Node) count(t *table, muts []*mutation) {
+// count records written rows, whether this node replicates them and
+// whether they came in on the shard that owns them.
+func (n *Node) count(sess *session, t *table, muts []*mutation) {
 	if len(muts) == 0 {
 		return
 	}
 	n.stats.rows.Add(int64(len(muts)))
 	ks := t.keyspace
-	var rep int64
+	var rep, onShard int64
 	for _, m := range muts {
 		if n.isReplica(ks, m.token) {
 			rep++
 		}
+		if sess.onShard(m.token) {
+			onShard++
+		}
 	}
 	n.stats.replicaRows.Add(rep)
+	n.stats.shardRows.Add(onShard)
 }
 
 func (n *Node) isReplica(ks *keyspace, token int64) bool {
@@ -180,7 +185,7 @@ func (n *Node) isReplica(ks *keyspace, token int64) bool {
 
 // conditional applies IF [NOT] EXISTS writes atomically per table and
 // answers with the [applied] row Cassandra sends.
-func (n *Node) conditional(w *writePlan, muts []*mutation, a *execArgs) (message.Message, []string, error) {
+func (n *Node) conditional(sess *session, w *writePlan, muts []*mutation, a *execArgs) (message.Message, []string, error) {
 	if len(muts) != 1 {
 		return nil, nil, invalidf("IN on the partition key is not supported with conditional updates")
 	}
@@ -202,7 +207,7 @@ func (n *Node) conditional(w *writePlan, muts []*mutation, a *execArgs) (message
 		return nil, nil, err
 	}
 	if applied {
-		n.count(w.t, muts)
+		n.count(sess, w.t, muts)
 	}
 	meta := []*message.ColumnMetadata{{Keyspace: w.t.ks, Table: w.t.name, Name: "[applied]", Type: wireType(boolType)}}
 	row := [][]byte{encBool(applied)}
@@ -341,9 +346,9 @@ func (n *Node) batch(sess *session, req *batchRequest) (message.Message, []strin
 	var warn []string
 	var err error
 	if n.cl.cfg.Blackhole {
-		msg, warn, err = n.blackholeBatch(bt, children)
+		msg, warn, err = n.blackholeBatch(sess, bt, children)
 	} else {
-		msg, warn, err = n.applyBatch(bt, children)
+		msg, warn, err = n.applyBatch(sess, bt, children)
 	}
 	if err != nil {
 		return errorMessage(err), nil
@@ -351,7 +356,7 @@ func (n *Node) batch(sess *session, req *batchRequest) (message.Message, []strin
 	return msg, warn
 }
 
-func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Message, []string, error) {
+func (n *Node) applyBatch(sess *session, bt cql.BatchType, children []batchChild) (message.Message, []string, error) {
 	var muts []*mutation
 	tables := map[*table]bool{}
 	for _, c := range children {
@@ -405,7 +410,7 @@ func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Mess
 		}
 	}
 	if len(tables) == 1 {
-		n.count(muts[0].t, muts)
+		n.count(sess, muts[0].t, muts)
 		return voidResult, warnings, nil
 	}
 	for t := range tables {
@@ -415,7 +420,7 @@ func (n *Node) applyBatch(bt cql.BatchType, children []batchChild) (message.Mess
 				tm = append(tm, m)
 			}
 		}
-		n.count(t, tm)
+		n.count(sess, t, tm)
 	}
 	return voidResult, warnings, nil
 }

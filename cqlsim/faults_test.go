@@ -372,3 +372,73 @@ func TestNodeStartAfterClose(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// With Shards set, the scylladb driver sees ScyllaDB sharding, opens a
+// connection per shard and sends each row down its shard's connection;
+// RowsWrittenOnShard shows it did. Without shard-aware routing about a
+// quarter of the rows would land on their shard.
+func TestShardAwareRoutingLandsOnShards(t *testing.T) {
+	const shards = 4
+	cl := startCluster(t, Config{Nodes: 3, Seed: 5, Shards: shards})
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) {
+		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	})
+	mustExec(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.s (k int PRIMARY KEY, v int)")
+	if _, err := s.KeyspaceMetadata("ks"); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range s.GetHosts() {
+		if n := h.ScyllaShardCount(); n != shards {
+			t.Fatalf("host %s reports %d shards, want %d", h.ConnectAddress(), n, shards)
+		}
+	}
+	// The driver fills the other shards' connections in the background.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		full := true
+		for _, n := range cl.Stats().Nodes {
+			if n.Connections < shards {
+				full = false
+			}
+		}
+		if full {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("connections per node: %+v, want %d each", cl.Stats().Nodes, shards)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	const rows = 400
+	for i := range rows {
+		if err := s.Query("INSERT INTO ks.s (k, v) VALUES (?, ?)", i, i).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tot := cl.Stats().Total()
+	if tot.RowsWritten != rows || tot.RowsWrittenAsReplica != rows {
+		t.Fatalf("rows written %d, as replica %d; want %d", tot.RowsWritten, tot.RowsWrittenAsReplica, rows)
+	}
+	if tot.RowsWrittenOnShard < rows*99/100 {
+		t.Errorf("only %d of %d rows arrived on their shard's connection", tot.RowsWrittenOnShard, rows)
+	}
+}
+
+// Without Shards nothing is counted on a shard and SUPPORTED carries no
+// ScyllaDB options, so drivers treat the cluster as Cassandra.
+func TestNoShardsByDefault(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.s (k int PRIMARY KEY, v int)",
+		"INSERT INTO ks.s (k, v) VALUES (1, 1)")
+	for _, h := range s.GetHosts() {
+		if h.ScyllaShardCount() != 0 || h.ScyllaFeatures().IsPresent() {
+			t.Fatalf("host %s looks like ScyllaDB: %d shards", h.ConnectAddress(), h.ScyllaShardCount())
+		}
+	}
+	if tot := cl.Stats().Total(); tot.RowsWritten != 1 || tot.RowsWrittenOnShard != 0 {
+		t.Fatalf("rows written %d, on shard %d; want 1 and 0", tot.RowsWritten, tot.RowsWrittenOnShard)
+	}
+}

@@ -33,6 +33,8 @@ type Node struct {
 	info     *nodeInfo
 	fault    atomic.Pointer[Fault]
 	failNext atomic.Int64
+	// nextShard hands connections to shards in turn (Config.Shards).
+	nextShard atomic.Int64
 
 	mu      sync.Mutex
 	ln      net.Listener

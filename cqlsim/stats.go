@@ -17,6 +17,7 @@ type nodeStats struct {
 	statements    atomic.Int64
 	rows          atomic.Int64
 	replicaRows   atomic.Int64
+	shardRows     atomic.Int64
 	bytes         atomic.Int64
 	injected      atomic.Int64
 	connections   atomic.Int64
@@ -49,6 +50,10 @@ type NodeStats struct {
 	// RowsWrittenAsReplica counts those whose token this node replicates:
 	// with token-aware routing it equals RowsWritten.
 	RowsWrittenAsReplica int64 `json:"rows_written_as_replica"`
+	// RowsWrittenOnShard counts, with Config.Shards, those that came in
+	// on a connection of the shard owning their token: with shard-aware
+	// routing it equals RowsWritten.
+	RowsWrittenOnShard int64 `json:"rows_written_on_shard"`
 	// Batches counts BATCH requests by the number of partitions they touched.
 	Batches         map[int]int64 `json:"batches"`
 	BatchWarnings   int64         `json:"batch_warnings"`
@@ -77,6 +82,7 @@ func (s Stats) Total() NodeStats {
 		t.Statements += n.Statements
 		t.RowsWritten += n.RowsWritten
 		t.RowsWrittenAsReplica += n.RowsWrittenAsReplica
+		t.RowsWrittenOnShard += n.RowsWrittenOnShard
 		t.BatchWarnings += n.BatchWarnings
 		t.BatchesRejected += n.BatchesRejected
 		t.BytesReceived += n.BytesReceived
@@ -94,7 +100,7 @@ func (cl *Cluster) Stats() Stats {
 		ns := NodeStats{
 			Node: n.info.index + 1, Address: n.info.addr.String(), DC: n.info.dc, Rack: n.info.rack, Up: n.Running(),
 			Requests: map[string]int64{}, Batches: map[int]int64{},
-			Statements: s.statements.Load(), RowsWritten: s.rows.Load(), RowsWrittenAsReplica: s.replicaRows.Load(),
+			Statements: s.statements.Load(), RowsWritten: s.rows.Load(), RowsWrittenAsReplica: s.replicaRows.Load(), RowsWrittenOnShard: s.shardRows.Load(),
 			BatchWarnings: s.warnings.Load(), BatchesRejected: s.batchRejected.Load(),
 			BytesReceived: s.bytes.Load(), InjectedErrors: s.injected.Load(), Connections: s.connections.Load(),
 		}

@@ -10,7 +10,8 @@ import (
 // The system keyspaces as Cassandra 4.0 defines them. Drivers read
 // system.local/peers for topology and system_schema for metadata; the other
 // system_schema tables exist so that drivers' metadata queries get empty
-// results with the right columns instead of errors.
+// results with the right columns instead of errors. scylla_tables is
+// ScyllaDB's, which the scylladb driver reads once SUPPORTED names shards.
 const systemSchemaCQL = `
 CREATE KEYSPACE system WITH replication = {'class': 'LocalStrategy'} AND durable_writes = true;
 CREATE KEYSPACE system_schema WITH replication = {'class': 'LocalStrategy'} AND durable_writes = true;
@@ -55,6 +56,8 @@ CREATE TABLE system_schema.aggregates (keyspace_name text, aggregate_name text, 
   PRIMARY KEY ((keyspace_name), aggregate_name, argument_types));
 CREATE TABLE system_schema.indexes (keyspace_name text, table_name text, index_name text, kind text,
   options frozen<map<text, text>>, PRIMARY KEY ((keyspace_name), table_name, index_name));
+CREATE TABLE system_schema.scylla_tables (keyspace_name text, table_name text, cdc frozen<map<text, text>>,
+  in_memory boolean, partitioner text, version uuid, PRIMARY KEY ((keyspace_name), table_name));
 `
 
 // The virtual keyspace the Python driver's Cassandra 4 schema parser reads.
@@ -205,6 +208,7 @@ func (cl *Cluster) refreshSchemaTables() {
 		}
 		for tn, t := range ks.tables {
 			rows["tables"] = append(rows["tables"], tableRow(t))
+			rows["scylla_tables"] = append(rows["scylla_tables"], sysRow{"keyspace_name": encText(name), "table_name": encText(tn)})
 			for _, col := range t.cols {
 				order := "none"
 				if col.kind == kindClustering {

@@ -160,6 +160,9 @@ type Select struct {
 	AllowFiltering           bool
 	OrderBy                  []OrderTerm
 	GroupBy                  []string
+	// Timeout is ScyllaDB's USING TIMEOUT, nil when absent; cqlsim
+	// accepts it and answers within any timeout anyway.
+	Timeout Term
 }
 
 // OrderTerm is one element of ORDER BY.

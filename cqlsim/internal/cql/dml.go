@@ -12,7 +12,10 @@ func (p *parser) identList() []string {
 	return names
 }
 
-// using parses USING TTL t AND TIMESTAMP ts (either order, either optional).
+// using parses USING TTL t AND TIMESTAMP ts (either order, either
+// optional), and ScyllaDB's TIMEOUT d, which is accepted and ignored: the
+// scylladb driver appends it to its own queries once it sees a ScyllaDB
+// node. Errors name what Cassandra expects there.
 func (p *parser) using(ttl, ts *Term, allowTTL bool) {
 	if !p.acceptKw("using") {
 		return
@@ -23,6 +26,8 @@ func (p *parser) using(ttl, ts *Term, allowTTL bool) {
 			*ttl = p.intValue()
 		case p.acceptKw("timestamp"):
 			*ts = p.intValue()
+		case p.acceptKw("timeout"):
+			p.term()
 		default:
 			if allowTTL {
 				p.failExpecting("TTL or TIMESTAMP")
@@ -286,6 +291,10 @@ func (p *parser) selectStmt() Statement {
 	if p.acceptKw("allow") {
 		p.expectKw("filtering")
 		s.AllowFiltering = true
+	}
+	if p.acceptKw("using") {
+		p.expectKw("timeout")
+		s.Timeout = p.term()
 	}
 	return s
 }

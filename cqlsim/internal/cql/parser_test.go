@@ -127,6 +127,12 @@ func TestParseStatements(t *testing.T) {
 		{"delete row", "DELETE FROM t WHERE k = ?", &Delete{Table: "t", Where: []Relation{eq("k", qm(0))}}},
 		{"select star", "SELECT * FROM system.local WHERE key='local'",
 			&Select{Keyspace: "system", Table: "local", Star: true, Where: []Relation{eq("key", str("local"))}}},
+		// The scylladb driver's system queries, once it sees ScyllaDB.
+		{"select using timeout", "SELECT * FROM system.local WHERE key='local' USING TIMEOUT 2000ms",
+			&Select{Keyspace: "system", Table: "local", Star: true, Where: []Relation{eq("key", str("local"))},
+				Timeout: &Constant{Kind: ConstDuration, Text: "2000ms"}}},
+		{"insert using timeout", "INSERT INTO t (a) VALUES (1) USING TIMEOUT 5s AND TTL 3",
+			&Insert{Table: "t", Columns: []string{"a"}, Values: []Term{num("1")}, TTL: num("3")}},
 		{"select relations",
 			"SELECT a FROM t WHERE k IN ? AND token(k) > ? AND (c1, c2) > (1, 2) AND s CONTAINS 3 AND m CONTAINS KEY 'x' AND v IS NOT NULL AND n LIKE 'a%' AND (c1, c2) IN ((1, 2), ?) ORDER BY c1 DESC, c2 PER PARTITION LIMIT 2 LIMIT ? ALLOW FILTERING",
 			&Select{Table: "t", Selectors: []Selector{{Kind: SelColumn, Name: "a"}}, Where: []Relation{
