@@ -666,3 +666,36 @@ func TestLongTextAcrossRecycledBlocks(t *testing.T) {
 		t.Fatalf("read back %d rows, want %d", seen, rows)
 	}
 }
+
+// TestShardAwareBatches loads into a cluster that announces ScyllaDB
+// sharding: batches are cut per shard as well as per replica set, so
+// every row reaches its own shard's connection through the driver's
+// shard-aware routing, not only its replica.
+func TestShardAwareBatches(t *testing.T) {
+	const rows = 30_000
+	for _, rf := range []int{1, 3} {
+		t.Run(fmt.Sprintf("rf%d", rf), func(t *testing.T) {
+			c := startCluster(t, 3, rf, wideTable, func(cfg *cqlsim.Config) { cfg.Shards = 4 })
+			path := writeCSV(t, "data.csv", rows, genRow)
+			o := testOptions(t, c, "t", path)
+			o.Columns = wideColumns
+			s, err := runLoad(t, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.RowsWritten != rows {
+				t.Fatalf("written %d, want %d", s.RowsWritten, rows)
+			}
+			st := c.Stats().Total()
+			if st.RowsWritten != rows || st.RowsWrittenAsReplica < rows*99/100 {
+				t.Fatalf("cluster: %d rows, %d through a replica; want %d, all through replicas", st.RowsWritten, st.RowsWrittenAsReplica, rows)
+			}
+			if st.RowsWrittenOnShard < rows*99/100 {
+				t.Fatalf("only %d of %d rows arrived on their shard's connection", st.RowsWrittenOnShard, rows)
+			}
+			if perReq := float64(rows) / float64(st.Requests["BATCH"]+st.Requests["EXECUTE"]); perReq < 10 {
+				t.Fatalf("%.1f rows per request: shard grouping left batches too small", perReq)
+			}
+		})
+	}
+}

@@ -392,7 +392,7 @@ func (l *Loader) batchesOf(c converted, gr *grouper) []*batch {
 		// The key lives in the chunk's arena, which nothing modifies, and
 		// the string does not outlive groupBatches: no copy per row.
 		key := unsafe.String(unsafe.SliceData(r.key), len(r.key))
-		g[i] = groupRow{partition: key, replicas: rg.replicaSet(r.token), size: size}
+		g[i] = groupRow{partition: key, replicas: rg.groupOf(r.token), size: size}
 	}
 	lim := batchLimits{minRows: l.opts.MinBatchSize, maxRows: l.opts.MaxBatchSize, maxBytes: l.opts.MaxBatchBytes}
 	groups := gr.group(g, lim)

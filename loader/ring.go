@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cqlload/cqlload/internal/shard"
 )
 
 // node is what replica placement needs to know of a host.
@@ -21,6 +23,23 @@ type ring struct {
 	ends []int64
 	set  []int      // replica set id of each range
 	sets [][]string // host ids of each replica set, for tests and messages
+	// shards and ignoreMSB describe ScyllaDB sharding when every node
+	// announces the same; shards is 0 otherwise (Cassandra, or nodes
+	// that differ).
+	shards    int
+	ignoreMSB uint
+}
+
+// groupOf is the batching group of token: its replica set and, where the
+// nodes are sharded alike, its shard. A batch of one group is then one
+// shard's work on every replica, and the driver's shard-aware routing,
+// which follows the batch's first row, sends it to that shard.
+func (r *ring) groupOf(token int64) int {
+	set := r.replicaSet(token)
+	if r.shards <= 1 {
+		return set
+	}
+	return set*r.shards + shard.Of(token, r.shards, r.ignoreMSB)
 }
 
 // replicaSet returns the id of the replica set owning token.

@@ -1,8 +1,11 @@
 package loader
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/cqlload/cqlload/internal/shard"
 )
 
 func TestRingReplicas(t *testing.T) {
@@ -80,5 +83,29 @@ func TestRangeRing(t *testing.T) {
 	}
 	if len(r.sets) != 2 {
 		t.Errorf("%d replica sets, want 2 (same hosts in another order are one set)", len(r.sets))
+	}
+}
+
+func TestGroupOfSplitsReplicaSetsByShard(t *testing.T) {
+	r := newRing([]node{{ID: "a", Tokens: []int64{0}}, {ID: "b", Tokens: []int64{1 << 62}}}, replication{class: "SimpleStrategy", rf: 1})
+	tokens := []int64{-1 << 62, -5, 5, 1 << 61, 1<<62 + 1, 1 << 63 >> 1}
+	for _, tok := range tokens {
+		if got, want := r.groupOf(tok), r.replicaSet(tok); got != want {
+			t.Fatalf("unsharded: groupOf(%d) = %d, want the replica set %d", tok, got, want)
+		}
+	}
+	r.shards, r.ignoreMSB = 4, shard.DefaultIgnoreMSB
+	seen := map[int]bool{}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 4000 {
+		tok := int64(rng.Uint64())
+		g := r.groupOf(tok)
+		if g/4 != r.replicaSet(tok) || g%4 != shard.Of(tok, 4, shard.DefaultIgnoreMSB) {
+			t.Fatalf("groupOf(%d) = %d: not replica set %d, shard %d", tok, g, r.replicaSet(tok), shard.Of(tok, 4, shard.DefaultIgnoreMSB))
+		}
+		seen[g] = true
+	}
+	if len(seen) != 8 {
+		t.Fatalf("%d groups over 2 replica sets of 4 shards, want 8", len(seen))
 	}
 }
