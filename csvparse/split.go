@@ -376,7 +376,16 @@ func (f *fileState) more(keep int64) error {
 	free, minFree := len(f.buf)-f.end, max(f.blockSize/16, 1)
 	if free == 0 || free < minFree && len(f.buf) >= f.blockSize {
 		kept := int(f.base + int64(f.end) - keep)
-		nb := f.newBlock(max(f.blockSize, 2*kept+minFree))
+		// A standard block, which can be recycled, when the kept bytes
+		// (a chunk in progress: about half a block with the loader's
+		// chunk cap) leave a quarter of it for reading; more gets a
+		// block of twice their size, so that a long record is copied
+		// O(log n) times.
+		size := f.blockSize
+		if kept > f.blockSize*3/4 {
+			size = 2*kept + minFree
+		}
+		nb := f.newBlock(size)
 		copy(nb.buf, f.buf[keep-f.base:f.end])
 		f.blk.drop()
 		f.blk, f.buf, f.end, f.base = nb, nb.buf, kept, keep

@@ -503,3 +503,35 @@ func TestUnreleasedBlocksAreNotReused(t *testing.T) {
 		t.Error("unreleased chunks changed")
 	}
 }
+
+// Chunks capped at half a block (as the loader caps them) leave a chunk
+// in progress of about half a block to move at each refill; the block it
+// moves to must still be a standard, recyclable one.
+func TestHalfBlockChunksReuseBlocks(t *testing.T) {
+	var in strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&in, "%d,%s\n", i, strings.Repeat("x", i%60))
+	}
+	const block = 4096
+	s := NewSplitter([]Source{memSource("x", []byte(in.String()), false)}, DefaultDialect(), 100000, block/2)
+	s.blockSize = block
+	var got strings.Builder
+	for {
+		c, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Write(c.Data)
+		c.Release()
+	}
+	if got.String() != in.String() {
+		t.Fatal("chunks do not add up to the input")
+	}
+	if limit := 2 + idleBlocks; s.blocksMade > limit {
+		t.Errorf("%d blocks allocated for %d bytes read in %d-byte blocks, chunks released at once; want at most %d",
+			s.blocksMade, in.Len(), block, limit)
+	}
+}

@@ -52,7 +52,7 @@ type Loader struct {
 	tracker *tracker
 	errs    *errFile
 
-	slabPool sync.Pool // of *slabs, recycled per chunk (slabs.go)
+	idleSlabs chan *slabs // released slabs for the next chunks (slabs.go)
 
 	planMu sync.Mutex
 	plans  map[int]*plan // per source index (layouts differ only with headers)
@@ -74,6 +74,9 @@ func New(opts Options) (*Loader, error) {
 		opts.ErrFile = fmt.Sprintf("import_%s_%s.err", opts.Keyspace, opts.Table)
 	}
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: &errFile{path: opts.ErrFile}}
+	// A chunk's slabs come back when its last row is resolved, shortly
+	// before a converter needs new ones; a few idle ones cover the gap.
+	l.idleSlabs = make(chan *slabs, opts.Workers+2)
 	if opts.IngestRate > 0 {
 		burst := opts.MaxBatchSize
 		l.limiter = rate.NewLimiter(rate.Limit(opts.IngestRate), burst)

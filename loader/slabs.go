@@ -18,8 +18,10 @@ type slabs struct {
 // getSlabs returns slabs holding at least the given capacities, recycled
 // when the pool has some.
 func (l *Loader) getSlabs(records, nvalues, arenaBytes int) *slabs {
-	s, _ := l.slabPool.Get().(*slabs)
-	if s == nil {
+	var s *slabs
+	select {
+	case s = <-l.idleSlabs:
+	default:
 		s = &slabs{}
 	}
 	if cap(s.rows) < records {
@@ -63,5 +65,8 @@ func (l *Loader) release(cs *chunkState, n int) {
 	clear(s.rows[:cap(s.rows)])
 	clear(s.values)
 	clear(s.cells)
-	l.slabPool.Put(s)
+	select {
+	case l.idleSlabs <- s:
+	default: // enough idle: leave these to the collector
+	}
 }
