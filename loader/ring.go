@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,7 +48,9 @@ func (r *ring) replicaSet(token int64) int {
 	if len(r.ends) == 0 {
 		return 0
 	}
-	i := sort.Search(len(r.ends), func(i int) bool { return r.ends[i] >= token })
+	// slices.BinarySearch: the first range ending at or after token,
+	// without sort.Search's closure call per step (it runs per row).
+	i, _ := slices.BinarySearch(r.ends, token)
 	if i == len(r.ends) {
 		i = 0
 	}
