@@ -260,7 +260,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	const rows = 2000
 	jsonPath := filepath.Join(dir, "results.json")
-	cmd := exec.Command(self, "-bin", dir, "-rows", "2000", "-scale", "2", "-alloc-rows", "2000", "-json", jsonPath)
+	cmd := exec.Command(self, "-bin", dir, "-rows", "2000", "-scale", "2", "-alloc-rows", "2000", "-repeat", "2", "-json", jsonPath)
 	cmd.Env = append(os.Environ(), "BENCH_DIR=")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

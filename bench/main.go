@@ -83,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.store, "store", "narrow", "dataset also run against cqlsim in store mode; empty: none")
 	fs.IntVar(&cfg.scale, "scale", 10, "memory scaling: also load narrow at this many times -rows; 0: skip")
 	fs.Int64Var(&cfg.allocRows, "alloc-rows", 200_000, "rows of the in-process run that counts allocations per row")
-	fs.IntVar(&cfg.repeat, "repeat", 1, "run cqlload and the ceiling this many times per dataset and keep each one's cheapest run")
+	fs.IntVar(&cfg.repeat, "repeat", 3, "run cqlload and the ceiling this many times per dataset and keep each one's cheapest run")
 	fs.StringVar(&cfg.profileDir, "profile", "", "write CPU and allocation profiles of the in-process runs to this directory")
 	if err := fs.Parse(args); err != nil {
 		return 64

@@ -33,7 +33,9 @@ func (l *Loader) getSlabs(records, nvalues, arenaBytes int) *slabs {
 	}
 	s.values, s.cells = s.values[:nvalues], s.cells[:nvalues]
 	if cap(s.arena) < arenaBytes {
-		s.arena = make([]byte, 0, arenaBytes)
+		// Headroom, so that the next chunks, whose sizes vary a little,
+		// fit too.
+		s.arena = make([]byte, 0, arenaBytes+arenaBytes/4)
 	}
 	s.rows, s.arena = s.rows[:0], s.arena[:0]
 	return s
