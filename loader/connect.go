@@ -48,8 +48,8 @@ func Connect(o Options) (*gocql.Session, error) {
 	// The default handler formats and logs every warning; a load with
 	// batches over Cassandra's 5 KiB warn threshold gets one per batch.
 	c.WarningsHandlerBuilder = gocql.NoopWarningHandlerBuilder
-	if o.OnWarnings != nil {
-		h := warningFunc(o.OnWarnings)
+	if o.OnWarnings != nil || o.countWarnings != nil {
+		h := &warningHandler{count: o.countWarnings, user: o.OnWarnings}
 		c.WarningsHandlerBuilder = func(*gocql.Session) gocql.WarningHandler { return h }
 	}
 	if o.LocalDC != "" {
@@ -139,13 +139,25 @@ func tabletsInUse(s *gocql.Session, keyspace, table string) bool {
 	return err == nil
 }
 
-// warningFunc adapts a function to the driver's warning handler.
-type warningFunc func(host string, warnings []string)
+// warningHandler hands the cluster's warnings to the loader's counter and
+// to Options.OnWarnings. With 1 KB rows every batch can carry a warning,
+// so the host's address, which costs a few allocations to format, is
+// formatted only for OnWarnings.
+type warningHandler struct {
+	count func(warnings []string)
+	user  func(host string, warnings []string)
+}
 
-func (f warningFunc) HandleWarnings(_ gocql.ExecutableQuery, host *gocql.HostInfo, warnings []string) {
+func (h *warningHandler) HandleWarnings(_ gocql.ExecutableQuery, host *gocql.HostInfo, warnings []string) {
+	if h.count != nil {
+		h.count(warnings)
+	}
+	if h.user == nil {
+		return
+	}
 	addr := ""
 	if host != nil {
 		addr = host.ConnectAddressAndPort()
 	}
-	f(addr, warnings)
+	h.user(addr, warnings)
 }

@@ -300,10 +300,31 @@ func TestOversizedBatchesBisected(t *testing.T) {
 	path := writeCSV(t, "wide.csv", 400, func(i int) string { return fmt.Sprintf("%d,%s\n", i, big) })
 	o := testOptions(t, c, "w", path)
 	o.MaxBatchBytes = 1 << 20 // let the loader build batches the cluster refuses
+	var (
+		mu        sync.Mutex
+		userCalls int
+		userHosts = map[string]bool{}
+	)
+	o.OnWarnings = func(host string, w []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		userCalls += len(w)
+		userHosts[host] = true
+	}
 	s, err := runLoad(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	if int64(userCalls) != s.Warnings {
+		t.Errorf("OnWarnings got %d warnings, the summary counts %d", userCalls, s.Warnings)
+	}
+	for h := range userHosts {
+		if !strings.HasPrefix(h, "127.0.0.") || !strings.HasSuffix(h, fmt.Sprintf(":%d", c.Port())) {
+			t.Errorf("OnWarnings got host %q, want a node's address and port", h)
+		}
+	}
+	mu.Unlock()
 	if s.RowsWritten != 400 || s.RowsFailedInsert != 0 {
 		t.Fatalf("written %d failed %d, want all 400 written", s.RowsWritten, s.RowsFailedInsert)
 	}

@@ -82,13 +82,7 @@ func New(opts Options) (*Loader, error) {
 		l.limiter = rate.NewLimiter(rate.Limit(opts.IngestRate), burst)
 	}
 	l.tracker = newTracker()
-	userWarn := opts.OnWarnings
-	l.opts.OnWarnings = func(host string, w []string) {
-		l.tracker.warn(w)
-		if userWarn != nil {
-			userWarn(host, w)
-		}
-	}
+	l.opts.countWarnings = l.tracker.warn
 	return l, nil
 }
 

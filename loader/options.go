@@ -47,6 +47,8 @@ type Options struct {
 	// (such as a batch over the warn threshold). The loader counts them
 	// into the summary either way.
 	OnWarnings func(host string, warnings []string)
+	// countWarnings is the Loader's own count, set by New.
+	countWarnings func(warnings []string)
 
 	// What to load.
 	Keyspace, Table string

@@ -185,6 +185,8 @@ func (t *tracker) warn(warnings []string) {
 		return
 	}
 	t.warnings.Add(int64(len(warnings)))
-	first := warnings[0]
-	t.firstWarning.CompareAndSwap(nil, &first)
+	if t.firstWarning.Load() == nil {
+		first := warnings[0]
+		t.firstWarning.CompareAndSwap(nil, &first)
+	}
 }
