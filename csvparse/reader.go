@@ -73,6 +73,7 @@ type Reader struct {
 	line    int64
 	tooLong bool
 	done    bool
+	plain   bool // Chunk.plain, for this Reader's quote
 
 	rec Record
 	buf []byte // unescaped field contents of the current record
@@ -92,7 +93,8 @@ func NewReader(c *Chunk, d Dialect) *Reader {
 }
 
 func newReader(c *Chunk, cd *codes) *Reader {
-	r := &Reader{c: cd, file: c.File, data: c.Data, base: c.Offset, line: c.FirstLine, tooLong: c.TooLong}
+	r := &Reader{c: cd, file: c.File, data: c.Data, base: c.Offset, line: c.FirstLine, tooLong: c.TooLong,
+		plain: c.plain && c.plainQuote == cd.quote}
 	if r.line < 1 {
 		r.line = 1
 	}
@@ -313,15 +315,25 @@ func (r *Reader) parsePlain() (rawEnd int, ok bool) {
 	if nl >= 0 {
 		line = rest[:nl]
 	}
-	if bytes.IndexByte(line, c.quote) >= 0 || c.hasEsc && bytes.IndexByte(line, c.esc) >= 0 {
-		return 0, false
-	}
-	cr := bytes.IndexByte(line, '\r')
-	switch {
-	case cr >= 0 && (nl < 0 || cr < len(line)-1):
-		return 0, false // a lone CR ends the record there
-	case cr >= 0:
-		line = line[:cr]
+	if r.plain {
+		// The splitter has searched this line for quotes and CRs.
+		if nl < 0 || c.hasEsc && bytes.IndexByte(line, c.esc) >= 0 {
+			return 0, false
+		}
+		if k := len(line) - 1; k >= 0 && line[k] == '\r' {
+			line = line[:k]
+		}
+	} else {
+		if bytes.IndexByte(line, c.quote) >= 0 || c.hasEsc && bytes.IndexByte(line, c.esc) >= 0 {
+			return 0, false
+		}
+		cr := bytes.IndexByte(line, '\r')
+		switch {
+		case cr >= 0 && (nl < 0 || cr < len(line)-1):
+			return 0, false // a lone CR ends the record there
+		case cr >= 0:
+			line = line[:cr]
+		}
 	}
 	rec := &r.rec
 	start := r.pos

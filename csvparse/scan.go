@@ -69,6 +69,9 @@ type scanner struct {
 	// LF right after it belongs to it. The caller settles both, because
 	// the next byte may not have been read.
 	endedAtCR bool
+	// plain: plainLine found the record, so it is one line ending in LF
+	// with no quote and no CR but one right before the LF.
+	plain bool
 }
 
 func (s *scanner) reset() {
@@ -76,6 +79,7 @@ func (s *scanner) reset() {
 	s.lines = 0
 	s.fresh = true
 	s.endedAtCR = false
+	s.plain = false
 }
 
 // plainLine returns the end of a record that is one whole line of p
@@ -111,6 +115,7 @@ func (s *scanner) scan(p []byte) int {
 		// rescan a long line once per field.
 		s.fresh = false
 		if k := s.plainLine(p); k >= 0 {
+			s.plain = true
 			return k
 		}
 	}

@@ -58,6 +58,11 @@ type Chunk struct {
 	TooLong bool
 
 	blk *block // where Data lies; see Release
+	// plain: the splitter found every record of Data to be one line
+	// with no quote (plainQuote) and no CR but before its LF, so a Reader
+	// with the same quote need not search for them again.
+	plain      bool
+	plainQuote byte
 }
 
 // Splitter reads sources one after another and cuts them into chunks of
@@ -256,7 +261,9 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 		}
 		if chunkStart < 0 {
 			chunkStart, ch.FirstLine = rec.start, rec.line
+			ch.plain, ch.plainQuote = true, d.Quote
 		}
+		ch.plain = ch.plain && rec.plain
 		// Cut Data now: reading a record over the limit may move the
 		// buffer without keeping the chunk.
 		ch.Data = f.slice(chunkStart, rec.end)
@@ -315,6 +322,7 @@ type recSpan struct {
 	start, end int64 // end is past the terminator
 	line       int64
 	tooLong    bool
+	plain      bool   // scanner.plain
 	data       []byte // with tooLong: the record's first MaxRecordBytes bytes
 }
 
@@ -463,7 +471,7 @@ func (f *fileState) readRecord(keep int64) (recSpan, bool, error) {
 				f.pos += int64(k)
 				f.line += f.sc.lines
 				f.afterCR = f.sc.endedAtCR
-				rec.end = f.pos
+				rec.end, rec.plain = f.pos, f.sc.plain
 				return rec, true, nil
 			}
 			f.pos = wend
