@@ -467,7 +467,7 @@ func TestReleasedBlocksAreReused(t *testing.T) {
 			}
 			// Each open chunk pins at most one block besides the one being
 			// read; the rest must come from recycling.
-			if limit := window + 1 + idleBlocks; s.blocksMade > limit {
+			if limit := window + 2; s.blocksMade > limit {
 				t.Errorf("%d blocks allocated for %d blocks of input with %d chunks held; want at most %d",
 					s.blocksMade, blocksFilled, window, limit)
 			}
@@ -530,7 +530,7 @@ func TestHalfBlockChunksReuseBlocks(t *testing.T) {
 	if got.String() != in.String() {
 		t.Fatal("chunks do not add up to the input")
 	}
-	if limit := 2 + idleBlocks; s.blocksMade > limit {
+	if limit := 3; s.blocksMade > limit {
 		t.Errorf("%d blocks allocated for %d bytes read in %d-byte blocks, chunks released at once; want at most %d",
 			s.blocksMade, in.Len(), block, limit)
 	}

@@ -74,9 +74,12 @@ func New(opts Options) (*Loader, error) {
 		opts.ErrFile = fmt.Sprintf("import_%s_%s.err", opts.Keyspace, opts.Table)
 	}
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: &errFile{path: opts.ErrFile}}
-	// A chunk's slabs come back when its last row is resolved, shortly
-	// before a converter needs new ones; a few idle ones cover the gap.
-	l.idleSlabs = make(chan *slabs, opts.Workers+2)
+	// A chunk's slabs come back when its last row is resolved, often
+	// several at once. New ones are made only when none is idle, so the
+	// list never raises the peak; too short a one (Workers+2 was) made
+	// 1 KB loads, with many small chunks in flight, drop and reallocate
+	// one slab in eight.
+	l.idleSlabs = make(chan *slabs, opts.Workers+16)
 	if opts.IngestRate > 0 {
 		burst := opts.MaxBatchSize
 		l.limiter = rate.NewLimiter(rate.Limit(opts.IngestRate), burst)
