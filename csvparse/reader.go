@@ -73,7 +73,9 @@ type Reader struct {
 	line    int64
 	tooLong bool
 	done    bool
-	plain   bool // Chunk.plain, for this Reader's quote
+	plain   bool    // Chunk.plain, for this Reader's quote
+	ends    []int32 // Chunk.ends, with plain
+	k       int     // records parsed, an index into ends
 
 	rec Record
 	buf []byte // unescaped field contents of the current record
@@ -95,6 +97,9 @@ func NewReader(c *Chunk, d Dialect) *Reader {
 func newReader(c *Chunk, cd *codes) *Reader {
 	r := &Reader{c: cd, file: c.File, data: c.Data, base: c.Offset, line: c.FirstLine, tooLong: c.TooLong,
 		plain: c.plain && c.plainQuote == cd.quote}
+	if r.plain && len(c.ends) == c.Records {
+		r.ends = c.ends
+	}
 	if r.line < 1 {
 		r.line = 1
 	}
@@ -143,6 +148,7 @@ func (r *Reader) Next() (*Record, error) {
 		return nil, io.EOF
 	}
 	rawEnd := r.parse()
+	r.k++
 	rec := &r.rec
 	rec.Raw = d[rec.start:rawEnd:rawEnd]
 	r.raw = rec.Raw
@@ -310,7 +316,16 @@ func (r *Reader) parse() (rawEnd int) {
 func (r *Reader) parsePlain() (rawEnd int, ok bool) {
 	c := r.c
 	rest := r.data[r.pos:]
-	nl := bytes.IndexByte(rest, '\n')
+	nl := -1
+	if r.k < len(r.ends) {
+		// The splitter found this record's LF; trust but verify.
+		if i := int(r.ends[r.k]) - 1 - r.pos; i >= 0 && i < len(rest) && rest[i] == '\n' {
+			nl = i
+		}
+	}
+	if nl < 0 {
+		nl = bytes.IndexByte(rest, '\n')
+	}
 	line := rest
 	if nl >= 0 {
 		line = rest[:nl]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"golang.org/x/text/encoding"
@@ -63,6 +64,9 @@ type Chunk struct {
 	// with the same quote need not search for them again.
 	plain      bool
 	plainQuote byte
+	// ends, with plain, holds where each record's line ends (past its
+	// LF), from the start of Data, so the Reader need not search for it.
+	ends []int32
 }
 
 // Splitter reads sources one after another and cuts them into chunks of
@@ -262,8 +266,14 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 		if chunkStart < 0 {
 			chunkStart, ch.FirstLine = rec.start, rec.line
 			ch.plain, ch.plainQuote = true, d.Quote
+			ch.ends = make([]int32, 0, min(s.chunkRecords, 4096))
 		}
-		ch.plain = ch.plain && rec.plain
+		ch.plain = ch.plain && rec.plain && rec.end-chunkStart <= math.MaxInt32
+		if ch.plain {
+			ch.ends = append(ch.ends, int32(rec.end-chunkStart))
+		} else {
+			ch.ends = nil
+		}
 		// Cut Data now: reading a record over the limit may move the
 		// buffer without keeping the chunk.
 		ch.Data = f.slice(chunkStart, rec.end)

@@ -535,3 +535,43 @@ func TestHalfBlockChunksReuseBlocks(t *testing.T) {
 			s.blocksMade, in.Len(), block, limit)
 	}
 }
+
+// The splitter marks chunks of plain lines and records where each line
+// ends; anything else (a quote, a lone CR, a final line without LF)
+// clears the mark.
+func TestPlainChunks(t *testing.T) {
+	tests := []struct {
+		in    string
+		plain []bool // per chunk of 2 records
+	}{
+		{"a,b\nc,d\r\n\ne,f\ng,h\n", []bool{true, true}},
+		{"a,b\n\"c\",d\ne,f\ng,h\n", []bool{false, true}},
+		{"a,b\nc\rd\ne,f\n", []bool{false, true}},
+		{"a,b\nc,d\ne,f", []bool{true, false}},
+		{"a\\\nb\nc\n", []bool{false}},
+	}
+	for _, tt := range tests {
+		s := NewSplitter([]Source{memSource("p", []byte(tt.in), false)}, DefaultDialect(), 2, 0)
+		chunks, _ := split(t, s, DefaultDialect())
+		if len(chunks) != len(tt.plain) {
+			t.Fatalf("%q: %d chunks, want %d", tt.in, len(chunks), len(tt.plain))
+		}
+		for i, c := range chunks {
+			if c.plain != tt.plain[i] {
+				t.Errorf("%q chunk %d: plain %v, want %v", tt.in, i, c.plain, tt.plain[i])
+				continue
+			}
+			if !c.plain {
+				continue
+			}
+			if len(c.ends) != c.Records {
+				t.Fatalf("%q chunk %d: %d ends for %d records", tt.in, i, len(c.ends), c.Records)
+			}
+			for k, e := range c.ends {
+				if e < 1 || int(e) > len(c.Data) || c.Data[e-1] != '\n' || k > 0 && e <= c.ends[k-1] {
+					t.Errorf("%q chunk %d: ends %v do not fall after LFs of %q", tt.in, i, c.ends, c.Data)
+				}
+			}
+		}
+	}
+}
