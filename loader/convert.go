@@ -148,7 +148,9 @@ type converted struct {
 // row is parsing and converting, not allocation.
 func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) converted {
 	n := p.nbind
-	sl := l.getSlabs(c.Records, c.Records*n, len(c.Data)+c.Records*n*8)
+	// Eight bytes a value covers the fixed-size types; text bound in
+	// place needs none, and an arena that is short grows by append.
+	sl := l.getSlabs(c.Records, c.Records*n, c.Records*n*8)
 	rows, values, cells, arena := sl.rows, sl.values, sl.cells, sl.arena
 	nullMarker := []byte(l.opts.Null)
 	var tupleParts [][]byte

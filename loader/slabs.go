@@ -32,10 +32,15 @@ func (l *Loader) getSlabs(records, nvalues, arenaBytes int) *slabs {
 		s.cells = make([]cell, nvalues)
 	}
 	s.values, s.cells = s.values[:nvalues], s.cells[:nvalues]
-	if cap(s.arena) < arenaBytes {
-		// Headroom, so that the next chunks, whose sizes vary a little,
-		// fit too.
-		s.arena = make([]byte, 0, arenaBytes+arenaBytes/4)
+	if s.arena == nil {
+		// A pooled arena keeps the size earlier chunks grew it to. One
+		// that is too small for a chunk grows by append: the cells
+		// already cut keep the old array alive until the chunk is done,
+		// and the slab keeps the grown one. Sizing every arena for the
+		// worst case (the chunk's whole input) held three times the
+		// memory narrow rows need, and 1 KB rows, bound in place, need
+		// almost none.
+		s.arena = make([]byte, 0, arenaBytes)
 	}
 	s.rows, s.arena = s.rows[:0], s.arena[:0]
 	return s

@@ -38,13 +38,22 @@ func TestSlabsRecycledOnlyAfterLastHold(t *testing.T) {
 }
 
 func TestGetSlabsGrowsPastPooledCapacity(t *testing.T) {
-	var l Loader
+	l := Loader{idleSlabs: make(chan *slabs, 1)}
 	small := l.getSlabs(2, 4, 16)
+	small.arena = append(small.arena, make([]byte, 100)...) // a chunk grew it
 	cs := &chunkState{}
 	cs.hold(small, nil, 0)
 	l.release(cs, 1)
 	big := l.getSlabs(100, 300, 4096)
-	if cap(big.rows) < 100 || len(big.values) != 300 || len(big.cells) != 300 || cap(big.arena) < 4096 {
-		t.Fatalf("getSlabs(100, 300, 4096) gave rows cap %d, values %d, cells %d, arena cap %d", cap(big.rows), len(big.values), len(big.cells), cap(big.arena))
+	if big != small {
+		t.Fatal("released slabs were not reused")
+	}
+	if cap(big.rows) < 100 || len(big.values) != 300 || len(big.cells) != 300 {
+		t.Fatalf("getSlabs(100, 300, 4096) gave rows cap %d, values %d, cells %d", cap(big.rows), len(big.values), len(big.cells))
+	}
+	// The arena keeps what it grew to, emptied; a chunk grows it further
+	// by append if it must.
+	if len(big.arena) != 0 || cap(big.arena) < 100 {
+		t.Fatalf("reused arena: len %d cap %d, want empty with its grown capacity", len(big.arena), cap(big.arena))
 	}
 }
