@@ -205,17 +205,10 @@ func FuzzSplitConsistency(f *testing.F) {
 		s = NewSplitter([]Source{memSource("f", data, shape&0x40 != 0)}, d, k, maxBytes)
 		s.blockSize = block
 		var again []rec
-		for {
-			c, err := s.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("Next: %v", err)
-			}
+		eachChunk(t, s, func(c *Chunk) {
 			again = append(again, readChunk(t, c, d)...)
 			c.Release()
-		}
+		})
 		if !reflect.DeepEqual(again, want) {
 			t.Fatalf("k=%d block=%d max=%d, releasing: got\n%#v\nwant\n%#v", k, block, maxBytes, again, want)
 		}

@@ -30,14 +30,7 @@ func split(t testing.TB, s *Splitter, d Dialect) ([]*Chunk, []rec) {
 	t.Helper()
 	var chunks []*Chunk
 	var recs []rec
-	for {
-		c, err := s.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("Next: %v", err)
-		}
+	eachChunk(t, s, func(c *Chunk) {
 		if c.Seq != int64(len(chunks)) {
 			t.Fatalf("chunk %d has Seq %d", len(chunks), c.Seq)
 		}
@@ -50,11 +43,27 @@ func split(t testing.TB, s *Splitter, d Dialect) ([]*Chunk, []rec) {
 		}
 		chunks = append(chunks, c)
 		recs = append(recs, got...)
-	}
+	})
 	if _, err := s.Next(); err != io.EOF {
 		t.Fatalf("Next after io.EOF: %v", err)
 	}
 	return chunks, recs
+}
+
+// eachChunk calls f with every chunk of s, in order, failing the test on
+// an error.
+func eachChunk(t testing.TB, s *Splitter, f func(*Chunk)) {
+	t.Helper()
+	for {
+		c, err := s.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		f(c)
+	}
 }
 
 func sumInput(chunks []*Chunk) (n int64) {
@@ -366,17 +375,10 @@ func TestChunkDataSurvivesLaterReads(t *testing.T) {
 	s.blockSize = 4096
 	var chunks []*Chunk
 	var copies []string
-	for {
-		c, err := s.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachChunk(t, s, func(c *Chunk) {
 		chunks = append(chunks, c)
 		copies = append(copies, string(c.Data))
-	}
+	})
 	var all strings.Builder
 	for i, c := range chunks {
 		if string(c.Data) != copies[i] {
@@ -445,20 +447,13 @@ func TestReleasedBlocksAreReused(t *testing.T) {
 				}
 				open = append(open[:i], open[i+1:]...)
 			}
-			for {
-				c, err := s.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			eachChunk(t, s, func(c *Chunk) {
 				got = append(got, string(c.Data))
 				open = append(open, held{c, string(c.Data)})
 				if len(open) > window {
 					release(rng.IntN(len(open)))
 				}
-			}
+			})
 			for len(open) > 0 {
 				release(len(open) - 1)
 			}
@@ -482,16 +477,7 @@ func TestUnreleasedBlocksAreNotReused(t *testing.T) {
 	s := NewSplitter([]Source{memSource("x", data, false)}, DefaultDialect(), 7, 0)
 	s.blockSize = 4096
 	var chunks []*Chunk
-	for {
-		c, err := s.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		chunks = append(chunks, c)
-	}
+	eachChunk(t, s, func(c *Chunk) { chunks = append(chunks, c) })
 	if want := len(data) / 4096; s.blocksMade < want {
 		t.Errorf("%d blocks for %d bytes of unreleased chunks; want at least %d", s.blocksMade, len(data), want)
 	}
@@ -516,17 +502,10 @@ func TestHalfBlockChunksReuseBlocks(t *testing.T) {
 	s := NewSplitter([]Source{memSource("x", []byte(in.String()), false)}, DefaultDialect(), 100000, block/2)
 	s.blockSize = block
 	var got strings.Builder
-	for {
-		c, err := s.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachChunk(t, s, func(c *Chunk) {
 		got.Write(c.Data)
 		c.Release()
-	}
+	})
 	if got.String() != in.String() {
 		t.Fatal("chunks do not add up to the input")
 	}
