@@ -16,8 +16,8 @@ import (
 const DefaultChunkRecords = 5000
 
 // defaultBlockSize is how much input the Splitter reads at a time;
-// chunks are sub-slices of these blocks, so a block lives as long as the
-// last chunk cut from it.
+// chunks are sub-slices of these blocks, so a block lives until the last
+// chunk cut from it is released (Chunk.Release) or collected.
 const defaultBlockSize = 1 << 20
 
 var errClosed = errors.New("csvparse: splitter closed")
@@ -39,7 +39,7 @@ type Chunk struct {
 	Offset int64
 	// Data holds whole records with their line terminators; it starts at
 	// a record and ends after one. Blank lines between records stay in
-	// it; the Reader skips them.
+	// it; the Reader skips them. It is never written to until Release.
 	Data []byte
 	// Records is the number of records in Data, blank lines excluded;
 	// the Reader yields exactly this many.
