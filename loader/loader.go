@@ -389,8 +389,10 @@ func (l *Loader) batchesOf(c converted, gr *grouper) []*batch {
 			}
 		}
 		r.size = size
-		// The key lives in the chunk's arena, which nothing modifies, and
-		// the string does not outlive groupBatches: no copy per row.
+		// The key lives in the chunk's arena, which nothing modifies
+		// while the converter holds the chunk: no copy per row. The
+		// grouper keeps the string past this call but never reads it
+		// again.
 		key := unsafe.String(unsafe.SliceData(r.key), len(r.key))
 		g[i] = groupRow{partition: key, replicas: rg.groupOf(r.token), size: size}
 	}
