@@ -332,6 +332,7 @@ func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, out chan<- *csv
 			l.tracker.skipped.Add(int64(c.Records + c.Skipped))
 			l.tracker.resumed.Add(int64(c.Records))
 			l.tracker.bytesDone.Add(c.InputBytes)
+			c.Release()
 			continue
 		}
 		l.tracker.skipped.Add(int64(c.Skipped))
@@ -340,6 +341,7 @@ func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, out chan<- *csv
 			if l.cp != nil {
 				l.cp.done(c.Seq, 0)
 			}
+			c.Release()
 			continue
 		}
 		select {
