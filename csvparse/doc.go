@@ -5,7 +5,10 @@
 // (decompressing .gz and .zst, decoding the Encoding to UTF-8, stripping
 // a UTF-8 BOM) and finds where records end; it hands out Chunks of whole
 // records. Workers parse a chunk with NewReader. Memory is bounded by the
-// chunks in flight, never by the file size.
+// chunks in flight, never by the file size. A chunk's Data is a slice of
+// a block the Splitter read into; Chunk.Release, once nothing uses the
+// bytes any more, lets the Splitter read later input into that block
+// instead of allocating a new one.
 //
 // # Records
 //
