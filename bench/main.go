@@ -56,6 +56,7 @@ type config struct {
 	store                    string
 	keep                     bool
 	profileDir               string
+	shards                   int
 	repeat                   int
 	log                      io.Writer
 }
@@ -85,6 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&cfg.allocRows, "alloc-rows", 200_000, "rows of the in-process run that counts allocations per row")
 	fs.IntVar(&cfg.repeat, "repeat", 3, "run cqlload and the ceiling this many times per dataset and keep each one's cheapest run")
 	fs.StringVar(&cfg.profileDir, "profile", "", "write CPU and allocation profiles of the in-process runs to this directory")
+	fs.IntVar(&cfg.shards, "shards", 0, "make cqlsim announce ScyllaDB sharding with this many shards per node, and report the share of rows written on their shard")
 	if err := fs.Parse(args); err != nil {
 		return 64
 	}
@@ -144,7 +146,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // bench runs everything; on error the report holds what was measured.
 func bench(ctx context.Context, cfg config) (*report, error) {
-	rep := &report{Machine: describeMachine(), RowsPerDataset: cfg.rows, Repeat: max(cfg.repeat, 1)}
+	rep := &report{Machine: describeMachine(), RowsPerDataset: cfg.rows, Repeat: max(cfg.repeat, 1), Shards: cfg.shards}
 	err := runAll(ctx, cfg, rep)
 	rep.Machine.LoadAfter = loadAverage()
 	rep.Targets = checkTargets(rep)
@@ -172,7 +174,7 @@ func runAll(ctx context.Context, cfg config, rep *report) error {
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(cfg.log, "bench: "+format+"\n", a...) }
 
-	sm, err := startSim(ctx, cfg.bin, work, true)
+	sm, err := startSim(ctx, cfg.bin, work, true, cfg.shards)
 	if err != nil {
 		return err
 	}
@@ -207,7 +209,7 @@ func runAll(ctx context.Context, cfg config, rep *report) error {
 			return err
 		}
 		logf("%s: store mode", d.name)
-		st, err := startSim(ctx, cfg.bin, work, false)
+		st, err := startSim(ctx, cfg.bin, work, false, cfg.shards)
 		if err != nil {
 			return err
 		}
@@ -263,7 +265,7 @@ func measureRetry(ctx context.Context, cfg config, s **sim, d dataset, file, wor
 		return r, err
 	}
 	logf("%s: cqlsim died (%v); its output:\n%s\nretrying on a new cqlsim", d.name, err, (*s).out.String())
-	ns, serr := startSim(ctx, cfg.bin, work, blackhole)
+	ns, serr := startSim(ctx, cfg.bin, work, blackhole, cfg.shards)
 	if serr != nil {
 		return r, errors.Join(err, serr)
 	}
@@ -392,7 +394,7 @@ func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work 
 
 // loaderRSS runs cqlload alone for its peak RSS.
 func loaderRSS(ctx context.Context, cfg config, d dataset, file, work string) (float64, error) {
-	s, err := startSim(ctx, cfg.bin, work, true)
+	s, err := startSim(ctx, cfg.bin, work, true, cfg.shards)
 	if err != nil {
 		return 0, err
 	}

@@ -66,7 +66,7 @@ func (s *syncBuffer) String() string {
 
 // startSim starts a 3-node cqlsim with the benchmark schema and waits for
 // its "ready" line.
-func startSim(ctx context.Context, bin, dir string, blackhole bool) (*sim, error) {
+func startSim(ctx context.Context, bin, dir string, blackhole bool, shards int) (*sim, error) {
 	schemaFile := filepath.Join(dir, "bench.cql")
 	if err := os.WriteFile(schemaFile, []byte(schemaCQL()), 0o644); err != nil {
 		return nil, fmt.Errorf("schema file: %w", err)
@@ -83,6 +83,9 @@ func startSim(ctx context.Context, bin, dir string, blackhole bool) (*sim, error
 	args := []string{"--nodes", "3", "--port", strconv.Itoa(port), "--schema", schemaFile, "--stats-addr", s.statsAddr}
 	if blackhole {
 		args = append(args, "--blackhole")
+	}
+	if shards > 0 {
+		args = append(args, "--shards", strconv.Itoa(shards))
 	}
 	s.cmd = exec.Command(filepath.Join(bin, "cqlsim"), args...)
 	stdout, err := s.cmd.StdoutPipe()
@@ -181,11 +184,12 @@ func (s *sim) close() {
 type simCounters struct {
 	Rows        int64 // row mutations coordinated
 	ReplicaRows int64 // of which by a replica of the row's token
+	ShardRows   int64 // of which on the connection of their shard (with -shards)
 	Requests    int64 // EXECUTE and BATCH frames
 }
 
 func (c simCounters) sub(o simCounters) simCounters {
-	return simCounters{c.Rows - o.Rows, c.ReplicaRows - o.ReplicaRows, c.Requests - o.Requests}
+	return simCounters{c.Rows - o.Rows, c.ReplicaRows - o.ReplicaRows, c.ShardRows - o.ShardRows, c.Requests - o.Requests}
 }
 
 func (s *sim) counters() (simCounters, error) {
@@ -208,6 +212,7 @@ func (s *sim) counters() (simCounters, error) {
 			Requests    map[string]int64 `json:"requests"`
 			Rows        int64            `json:"rows_written"`
 			ReplicaRows int64            `json:"rows_written_as_replica"`
+			ShardRows   int64            `json:"rows_written_on_shard"`
 		} `json:"nodes"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
@@ -217,6 +222,7 @@ func (s *sim) counters() (simCounters, error) {
 	for _, n := range st.Nodes {
 		c.Rows += n.Rows
 		c.ReplicaRows += n.ReplicaRows
+		c.ShardRows += n.ShardRows
 		c.Requests += n.Requests["EXECUTE"] + n.Requests["BATCH"]
 	}
 	return c, nil

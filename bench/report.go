@@ -16,7 +16,8 @@ import (
 type report struct {
 	Machine        machine  `json:"machine"`
 	RowsPerDataset int64    `json:"rows_per_dataset"`
-	Repeat         int      `json:"repeat"` // runs per program and dataset; the cheapest is kept
+	Repeat         int      `json:"repeat"`           // runs per program and dataset; the cheapest is kept
+	Shards         int      `json:"shards,omitempty"` // ScyllaDB shards cqlsim announced per node
 	Results        []result `json:"results"`
 	Scaling        *scaling `json:"memory_scaling,omitempty"`
 	Targets        []target `json:"targets,omitempty"`
@@ -96,7 +97,8 @@ type figures struct {
 	AllocsPerRow   float64 `json:"allocs_per_row"`
 	// From cqlsim's counters over the run.
 	ClusterRows    int64   `json:"cluster_rows"`
-	ReplicaShare   float64 `json:"replica_share"` // 0..1
+	ReplicaShare   float64 `json:"replica_share"`         // 0..1
+	ShardShare     float64 `json:"shard_share,omitempty"` // 0..1, with shards: rows on their shard's connection
 	Requests       int64   `json:"requests"`
 	RowsPerRequest float64 `json:"rows_per_request"`
 }
@@ -105,6 +107,7 @@ func (f *figures) fromCluster(c simCounters) {
 	f.ClusterRows, f.Requests = c.Rows, c.Requests
 	if c.Rows > 0 {
 		f.ReplicaShare = float64(c.ReplicaRows) / float64(c.Rows)
+		f.ShardShare = float64(c.ShardRows) / float64(c.Rows)
 	}
 	if c.Requests > 0 {
 		f.RowsPerRequest = float64(c.Rows) / float64(c.Requests)
@@ -129,7 +132,11 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintf(w, "cqlload benchmark, %d rows per dataset%s; %s, %d cores, %s, %s; load average before %s, after %s\n\n",
 		r.RowsPerDataset, best, m.CPU, m.Cores, m.GoVersion, m.OS, m.LoadBefore, m.LoadAfter)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "dataset\tprogram\trows\trows/s\tsteady rows/s\tCPU µs/row\t× ceiling\tpeak RSS MiB\tallocs/row\treplica %\trows/batch\t")
+	shardHead := ""
+	if r.Shards > 0 {
+		shardHead = "shard %\t"
+	}
+	fmt.Fprintln(tw, "dataset\tprogram\trows\trows/s\tsteady rows/s\tCPU µs/row\t× ceiling\tpeak RSS MiB\tallocs/row\treplica %\t"+shardHead+"rows/batch\t")
 	for _, res := range r.Results {
 		name := res.Dataset
 		if res.Mode != "blackhole" {
@@ -140,9 +147,13 @@ func printReport(w io.Writer, r *report) {
 			if i == 1 {
 				prog, ratio = "ceiling", ""
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%.1f\t%.1f\t%.2f\t%.1f\t\n",
+			shard := ""
+			if r.Shards > 0 {
+				shard = fmt.Sprintf("%.2f\t", 100*f.ShardShare)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%.1f\t%.1f\t%.2f\t%s%.1f\t\n",
 				name, prog, f.RowsWritten, f.RowsPerS, f.SteadyRowsPerS, f.CPUUsPerRow, ratio,
-				f.PeakRSSMiB, f.AllocsPerRow, 100*f.ReplicaShare, f.RowsPerRequest)
+				f.PeakRSSMiB, f.AllocsPerRow, 100*f.ReplicaShare, shard, f.RowsPerRequest)
 		}
 	}
 	tw.Flush()

@@ -94,23 +94,8 @@ func loadRing(s *gocql.Session, keyspace string) (*ring, error) {
 		nodes = append(nodes, n)
 	}
 	r := newRing(nodes, repl)
-	r.shards, r.ignoreMSB = sharding(s.GetHosts())
+	r.shards, r.ignoreMSB = shard.Hosts(s.GetHosts())
 	return r, nil
-}
-
-// sharding returns the ScyllaDB sharding the hosts announce (through the
-// scylladb driver, which learns it when it connects), or 0 shards unless
-// every host has the same.
-func sharding(hosts []*gocql.HostInfo) (shards int, ignoreMSB uint) {
-	for i, h := range hosts {
-		f := h.ScyllaFeatures()
-		n, msb := f.ShardsCount(), uint(f.MSBIgnore())
-		if n < 1 || f.ShardingAlgorithm() != shard.Algorithm || i > 0 && (n != shards || msb != ignoreMSB) {
-			return 0, 0
-		}
-		shards, ignoreMSB = n, msb
-	}
-	return shards, ignoreMSB
 }
 
 // loadTabletRing returns the ring of a table's tablets as the driver knows
@@ -129,7 +114,7 @@ func loadTabletRing(s *gocql.Session, keyspace, table string) *ring {
 		ranges = append(ranges, tr)
 	}
 	r := rangeRing(ranges)
-	r.shards, r.ignoreMSB = sharding(s.GetHosts())
+	r.shards, r.ignoreMSB = shard.Hosts(s.GetHosts())
 	return r
 }
 

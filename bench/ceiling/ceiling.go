@@ -24,6 +24,7 @@ import (
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/murmur3"
+	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/loader"
 	"github.com/cqlload/cqlload/schema"
 )
@@ -352,10 +353,27 @@ func cpuTime() (time.Duration, error) {
 }
 
 // ring maps a token to its replica set for SimpleStrategy, the only
-// strategy the benchmark keyspace uses.
+// strategy the benchmark keyspace uses, and to its shard when the nodes
+// announce ScyllaDB sharding alike (as the loader's ring does).
 type ring struct {
-	ends []int64 // range i is (ends[i-1], ends[i]]
-	set  []uint64
+	ends      []int64 // range i is (ends[i-1], ends[i]]
+	set       []uint64
+	shards    int
+	ignoreMSB uint
+}
+
+// group is the batching group of a token: replica set and shard.
+type group struct {
+	set   uint64
+	shard int
+}
+
+func (r *ring) groupOf(token int64) group {
+	g := group{set: r.replicaSet(token)}
+	if r.shards > 1 {
+		g.shard = shard.Of(token, r.shards, r.ignoreMSB)
+	}
+	return g
 }
 
 func (r *ring) replicaSet(token int64) uint64 {
@@ -401,6 +419,7 @@ func loadRing(s *gocql.Session, keyspace string) (*ring, error) {
 	}
 	sort.Slice(owners, func(a, b int) bool { return owners[a].token < owners[b].token })
 	r := &ring{}
+	r.shards, r.ignoreMSB = shard.Hosts(hosts)
 	for i := range owners {
 		var set uint64
 		for k, n := 0, 0; k < len(owners) && n < rf; k++ {
@@ -418,7 +437,7 @@ func loadRing(s *gocql.Session, keyspace string) (*ring, error) {
 
 // groupBatches applies the loader's batching rules to one chunk: a
 // partition with at least minRows rows is cut into batches of its own;
-// smaller partitions are pooled by replica set, kept whole, and the pool
+// smaller partitions are pooled by replica set (and shard), kept whole, and the pool
 // is cut before a batch would pass maxRows rows or maxBytes value bytes.
 func groupBatches(rows []*row, minRows, maxRows, maxBytes int, rg *ring) [][]*row {
 	order := map[string]int{}
@@ -451,7 +470,7 @@ func groupBatches(rows []*row, minRows, maxRows, maxBytes int, rg *ring) [][]*ro
 		}
 		return add, done
 	}
-	poolOf := map[uint64]int{}
+	poolOf := map[group]int{}
 	var pools [][][]*row
 	for _, p := range parts {
 		if len(p) >= minRows {
@@ -462,11 +481,11 @@ func groupBatches(rows []*row, minRows, maxRows, maxBytes int, rg *ring) [][]*ro
 			done()
 			continue
 		}
-		set := rg.replicaSet(p[0].token)
-		k, ok := poolOf[set]
+		g := rg.groupOf(p[0].token)
+		k, ok := poolOf[g]
 		if !ok {
 			k = len(pools)
-			poolOf[set] = k
+			poolOf[g] = k
 			pools = append(pools, nil)
 		}
 		pools[k] = append(pools[k], p)

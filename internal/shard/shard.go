@@ -1,7 +1,11 @@
 // Package shard computes which ScyllaDB shard (CPU core) owns a token.
 package shard
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/gocql/gocql"
+)
 
 // Algorithm is the only sharding algorithm ScyllaDB advertises
 // (SCYLLA_SHARDING_ALGORITHM) and the one Of implements.
@@ -22,4 +26,20 @@ func Of(token int64, shards int, ignoreMSB uint) int {
 	z := (uint64(token) ^ 1<<63) << ignoreMSB
 	hi, _ := bits.Mul64(z, uint64(shards))
 	return int(hi)
+}
+
+// Hosts returns the sharding every one of hosts announces (the scylladb
+// driver learns it when it connects to a host), or 0 shards when any host
+// announces none, another algorithm, or differs from the others: grouping
+// rows by shard then would not match how every replica splits them.
+func Hosts(hosts []*gocql.HostInfo) (shards int, ignoreMSB uint) {
+	for i, h := range hosts {
+		f := h.ScyllaFeatures()
+		n, msb := f.ShardsCount(), uint(f.MSBIgnore())
+		if n < 1 || f.ShardingAlgorithm() != Algorithm || i > 0 && (n != shards || msb != ignoreMSB) {
+			return 0, 0
+		}
+		shards, ignoreMSB = n, msb
+	}
+	return shards, ignoreMSB
 }
