@@ -98,7 +98,7 @@ func NewConverter(t *Type, f Formats) (Converter, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{f: f, layout: layout}
+	b := &builder{f: f, layout: layout, layoutDot: layout.takesDot()}
 	b.parsers.New = func() any { return new(litParser) }
 	return b.build(t, 0)
 }
@@ -175,6 +175,10 @@ func (e *KeySizeError) Error() string {
 type builder struct {
 	f      Formats
 	layout strftimeLayout
+	// layoutDot: the layout can match a value with a '.'. cqlsh's default
+	// cannot, and timestamps with milliseconds, the common export form,
+	// then skip a parse that must fail.
+	layoutDot bool
 	// parsers recycles composite values' literal parsers, which would
 	// otherwise be allocated per value: the parser is handed to element
 	// functions through func values, so escape analysis cannot keep it on

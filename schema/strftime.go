@@ -13,6 +13,17 @@ import (
 // blanks in the value).
 type strftimeLayout []strftimeItem
 
+// takesDot reports whether the layout can match text with a '.': only
+// through a literal, since no verb's text has one.
+func (l strftimeLayout) takesDot() bool {
+	for _, it := range l {
+		if it.verb == 0 && strings.Contains(it.lit, ".") {
+			return true
+		}
+	}
+	return false
+}
+
 type strftimeItem struct {
 	verb byte   // 0 for a literal
 	lit  string // the literal text, lower-cased

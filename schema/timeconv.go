@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -13,9 +14,11 @@ import (
 // Digits of a fraction finer than a millisecond are dropped, which rounds
 // toward the past: 00:00:00.9999 is 00:00:00.999.
 func (b *builder) convertTimestamp(dst, field []byte) ([]byte, error) {
-	if c, ok := b.layout.parse(field); ok {
-		if ms, err := b.civilMillis(c); err == nil {
-			return binary.BigEndian.AppendUint64(dst, uint64(ms)), nil
+	if b.layoutDot || bytes.IndexByte(field, '.') < 0 {
+		if c, ok := b.layout.parse(field); ok {
+			if ms, err := b.civilMillis(c); err == nil {
+				return binary.BigEndian.AppendUint64(dst, uint64(ms)), nil
+			}
 		}
 	}
 	if c, ok := parseCQLTimestamp(field); ok {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/binary"
 	"testing"
 	"time"
 )
@@ -207,4 +208,59 @@ func TestDateTimeDuration(t *testing.T) {
 		{"duration", "3000000000mo", `invalid duration "3000000000mo": duration component out of range`},
 		{"duration", "99999999999999999999ns", `invalid duration "99999999999999999999ns": duration component out of range`},
 	})
+}
+
+// Values with a '.' skip a layout with no '.' literal (timestamps with
+// milliseconds against cqlsh's default DATETIMEFORMAT): that is only
+// right if such a layout can never match them. Each value here matches
+// its layout; a '.' put anywhere into it must make the match fail.
+func TestLayoutWithoutDotNeverMatchesDot(t *testing.T) {
+	tests := []struct{ layout, value string }{
+		{DefaultDateTimeFormat, "2024-06-12 03:32:25+0000"},
+		{DefaultDateTimeFormat, "2024-06-12 03:32:25-01:30"},
+		{DefaultDateTimeFormat, "2024-06-12 03:32:25Z"},
+		{"%d/%m/%y %I:%M %p", "12/06/24 03:32 PM"},
+		{"%a %b %d %H:%M:%S %Z %Y", "Wed Jun 12 03:32:25 UTC 2024"},
+		{"%Y%j", "2024164"},
+	}
+	for _, tt := range tests {
+		l, err := compileStrftime(tt.layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.takesDot() {
+			t.Fatalf("%q: takesDot, but it has no '.'", tt.layout)
+		}
+		if _, ok := l.parse([]byte(tt.value)); !ok {
+			t.Fatalf("%q does not match %q", tt.layout, tt.value)
+		}
+		for i := 0; i <= len(tt.value); i++ {
+			for _, v := range []string{tt.value[:i] + "." + tt.value[i:], tt.value[:i] + ".123" + tt.value[i:]} {
+				if _, ok := l.parse([]byte(v)); ok {
+					t.Errorf("%q matches %q, which has a '.'", tt.layout, v)
+				}
+			}
+		}
+	}
+	withDot, err := compileStrftime("%Y-%m-%d %H:%M:%S.%f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !withDot.takesDot() {
+		t.Error("a layout with a '.' literal does not takesDot")
+	}
+	// And the converter still takes a dotted value through such a layout.
+	f := DefaultFormats()
+	f.DateTimeFormat = "%d.%m.%Y %H:%M"
+	conv, err := NewConverter(mustType(t, "timestamp"), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := conv(nil, []byte("12.06.2024 03:32"))
+	if err != nil {
+		t.Fatalf("dotted DATETIMEFORMAT: %v", err)
+	}
+	if want := time.Date(2024, 6, 12, 3, 32, 0, 0, time.UTC).UnixMilli(); int64(binary.BigEndian.Uint64(got)) != want {
+		t.Errorf("12.06.2024 03:32 -> %d ms, want %d", int64(binary.BigEndian.Uint64(got)), want)
+	}
 }
