@@ -25,6 +25,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/schema"
 )
 
@@ -228,6 +229,9 @@ func (l *Loader) setup(ctx context.Context) error {
 		return err
 	}
 	l.ring.Store(r)
+	if r.shards > 0 {
+		shard.AwaitPools(ctx, l.session, l.opts.ConnectTimeout)
+	}
 	if !l.opts.Dialect.Header || len(l.opts.Columns) > 0 {
 		// One layout for every file: check it before reading anything.
 		if _, err := l.planFor(-1, nil); err != nil {

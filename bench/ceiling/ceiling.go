@@ -120,6 +120,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	s.ring = r
+	if r.shards > 0 {
+		// As the loader does: rows sent before the driver has every
+		// shard's connection go down another shard's.
+		shard.AwaitPools(ctx, s.session, o.ConnectTimeout)
+	}
 
 	d := o.Dialect
 	d.Header = true

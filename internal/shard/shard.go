@@ -2,7 +2,9 @@
 package shard
 
 import (
+	"context"
 	"math/bits"
+	"time"
 
 	"github.com/gocql/gocql"
 )
@@ -42,4 +44,30 @@ func Hosts(hosts []*gocql.HostInfo) (shards int, ignoreMSB uint) {
 		shards, ignoreMSB = n, msb
 	}
 	return shards, ignoreMSB
+}
+
+// AwaitPools waits, at most limit, until the driver holds a connection to
+// every shard of every host. It opens them in the background after the
+// first, and until then sends a shard's rows down another shard's
+// connection: a short load would be mostly misrouted. A pool still short
+// at the limit only costs routing, so callers go on either way.
+func AwaitPools(ctx context.Context, s *gocql.Session, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		full := true
+		s.IterateHostPools(func(p gocql.HostPoolInfo) bool {
+			full = p.GetConnectionCount() >= p.GetShardCount()
+			return full
+		})
+		if full || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
