@@ -721,3 +721,28 @@ func TestShardAwareBatches(t *testing.T) {
 		})
 	}
 }
+
+// A down node's shard connections never come: a sharded cluster with a
+// node down must not hold the load for the whole connect timeout while
+// the loader waits for the driver's pools.
+func TestShardWaitSkipsDownNodes(t *testing.T) {
+	const rows = 2000
+	c := startCluster(t, 3, 3, wideTable, func(cfg *cqlsim.Config) { cfg.Shards = 4 })
+	c.Node(2).Stop()
+	path := writeCSV(t, "data.csv", rows, genRow)
+	o := testOptions(t, c, "t", path)
+	o.Columns = wideColumns
+	o.ConnectTimeout = 30 * time.Second
+	start := time.Now()
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsWritten != rows {
+		t.Fatalf("written %d, want %d", s.RowsWritten, rows)
+	}
+	// Far below the 30 s connect timeout, far above any real load time.
+	if d := time.Since(start); d > 15*time.Second {
+		t.Fatalf("the load took %v: it waited for the down node's connections", d)
+	}
+}

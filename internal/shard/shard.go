@@ -58,6 +58,12 @@ func AwaitPools(ctx context.Context, s *gocql.Session, limit time.Duration) {
 	for {
 		full := true
 		s.IterateHostPools(func(p gocql.HostPoolInfo) bool {
+			// The driver keeps no pool for a host it could not reach,
+			// but one can go down or close while we wait; it will not
+			// fill, and waiting for it would only delay the load.
+			if p.IsClosed() || !p.Host().IsUp() {
+				return true
+			}
 			full = p.GetConnectionCount() >= p.GetShardCount()
 			return full
 		})
