@@ -308,6 +308,20 @@ func appendValue(p *litParser, dst []byte, enc encodeFunc) ([]byte, error) {
 
 var errNullElement = errors.New("null is not allowed inside a list, set or map")
 
+// appendElement appends a list, set or map element, named what and
+// numbered i from 0 in errors; collections cannot hold nulls. colonEnds
+// is for map keys, which a ':' ends.
+func appendElement(p *litParser, dst []byte, enc encodeFunc, what string, i int, colonEnds bool) ([]byte, error) {
+	if p.nullAhead(colonEnds) {
+		return dst, fmt.Errorf("%s %d: %w", what, i+1, errNullElement)
+	}
+	out, err := appendValue(p, dst, enc)
+	if err != nil {
+		return dst, fmt.Errorf("%s %d: %w", what, i+1, err)
+	}
+	return out, nil
+}
+
 // closer gives the closing bracket for an opening one.
 func closer(open byte) byte {
 	switch open {
@@ -400,16 +414,9 @@ func (b *builder) listEncoder(t *Type, depth int) (encodeFunc, error) {
 	return func(p *litParser, dst []byte) ([]byte, error) {
 		at := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
-		n, err := p.elements("[{", func(i int) error {
-			if p.nullAhead(false) {
-				return fmt.Errorf("element %d: %w", i+1, errNullElement)
-			}
-			out, err := appendValue(p, dst, elem)
-			if err != nil {
-				return fmt.Errorf("element %d: %w", i+1, err)
-			}
-			dst = out
-			return nil
+		n, err := p.elements("[{", func(i int) (err error) {
+			dst, err = appendElement(p, dst, elem, "element", i, false)
+			return err
 		})
 		if err != nil {
 			return dst[:at], err
@@ -447,26 +454,15 @@ func (b *builder) mapEncoder(t *Type, depth int) (encodeFunc, error) {
 	return func(p *litParser, dst []byte) ([]byte, error) {
 		at := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
-		n, err := p.elements("{", func(i int) error {
-			if p.nullAhead(true) {
-				return fmt.Errorf("key %d: %w", i+1, errNullElement)
-			}
-			out, err := appendValue(p, dst, key)
-			if err != nil {
-				return fmt.Errorf("key %d: %w", i+1, err)
+		n, err := p.elements("{", func(i int) (err error) {
+			if dst, err = appendElement(p, dst, key, "key", i, true); err != nil {
+				return err
 			}
 			if err := p.expect(':'); err != nil {
 				return fmt.Errorf("entry %d: %w", i+1, err)
 			}
-			if p.nullAhead(false) {
-				return fmt.Errorf("value %d: %w", i+1, errNullElement)
-			}
-			out, err = appendValue(p, out, val)
-			if err != nil {
-				return fmt.Errorf("value %d: %w", i+1, err)
-			}
-			dst = out
-			return nil
+			dst, err = appendElement(p, dst, val, "value", i, false)
+			return err
 		})
 		if err != nil {
 			return dst[:at], err
