@@ -180,7 +180,7 @@ func (cp *compiler) composite(t cql.Term, typ *cql.Type, name string) (*source, 
 
 func hasBind(t cql.Term) bool {
 	found := false
-	walkTerm(t, func(x cql.Term) {
+	cql.WalkTerm(t, func(x cql.Term) {
 		if _, ok := x.(*cql.BindMarker); ok {
 			found = true
 		}
@@ -190,47 +190,12 @@ func hasBind(t cql.Term) bool {
 
 func hasFunc(t cql.Term) bool {
 	found := false
-	walkTerm(t, func(x cql.Term) {
+	cql.WalkTerm(t, func(x cql.Term) {
 		if _, ok := x.(*cql.FuncCall); ok {
 			found = true
 		}
 	})
 	return found
-}
-
-func walkTerm(t cql.Term, f func(cql.Term)) {
-	f(t)
-	switch x := t.(type) {
-	case *cql.ListLit:
-		for _, e := range x.Elems {
-			walkTerm(e, f)
-		}
-	case *cql.SetLit:
-		for _, e := range x.Elems {
-			walkTerm(e, f)
-		}
-	case *cql.TupleLit:
-		for _, e := range x.Elems {
-			walkTerm(e, f)
-		}
-	case *cql.MapLit:
-		for _, e := range x.Keys {
-			walkTerm(e, f)
-		}
-		for _, e := range x.Values {
-			walkTerm(e, f)
-		}
-	case *cql.UDTLit:
-		for _, e := range x.Values {
-			walkTerm(e, f)
-		}
-	case *cql.FuncCall:
-		for _, e := range x.Args {
-			walkTerm(e, f)
-		}
-	case *cql.TypeHint:
-		walkTerm(x.Term, f)
-	}
 }
 
 var (
