@@ -116,22 +116,7 @@ func (p *copyParser) peek() byte {
 // ident reads an identifier: bare (lower-cased) or "quoted" ("" escapes).
 func (p *copyParser) ident() (string, error) {
 	if p.peek() == '"' {
-		p.pos++
-		var b strings.Builder
-		for p.pos < len(p.src) {
-			c := p.src[p.pos]
-			p.pos++
-			if c == '"' {
-				if p.pos < len(p.src) && p.src[p.pos] == '"' {
-					b.WriteByte('"')
-					p.pos++
-					continue
-				}
-				return b.String(), nil
-			}
-			b.WriteByte(c)
-		}
-		return "", p.errorf("unterminated quoted identifier")
+		return p.quoted('"', "quoted identifier")
 	}
 	p.skipSpace()
 	start := p.pos
@@ -149,14 +134,20 @@ func (p *copyParser) str() (string, error) {
 	if p.peek() != '\'' {
 		return "", p.errorf("expected a quoted string")
 	}
+	return p.quoted('\'', "string")
+}
+
+// quoted reads text between q quotes, a doubled q standing for one, from
+// the opening quote at p.pos; what names it in the error.
+func (p *copyParser) quoted(q byte, what string) (string, error) {
 	p.pos++
 	var b strings.Builder
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
 		p.pos++
-		if c == '\'' {
-			if p.pos < len(p.src) && p.src[p.pos] == '\'' {
-				b.WriteByte('\'')
+		if c == q {
+			if p.pos < len(p.src) && p.src[p.pos] == q {
+				b.WriteByte(q)
 				p.pos++
 				continue
 			}
@@ -164,7 +155,7 @@ func (p *copyParser) str() (string, error) {
 		}
 		b.WriteByte(c)
 	}
-	return "", p.errorf("unterminated string")
+	return "", p.errorf("unterminated %s", what)
 }
 
 func (p *copyParser) parse() (*CopyStatement, error) {

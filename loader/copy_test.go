@@ -46,6 +46,7 @@ func TestParseCopyErrors(t *testing.T) {
 		{`COPY ks.t (a, b FROM 'x'`, "expected , or )"},
 		{`COPY ks.t FROM 'x.csv' junk`, "unexpected"},
 		{`COPY ks.t FROM 'x.csv`, "unterminated string"},
+		{`COPY "ks.t FROM 'x.csv'`, "unterminated quoted identifier"},
 	}
 	for _, tt := range tests {
 		_, err := ParseCopy(tt.in)
