@@ -119,26 +119,17 @@ func newRing(nodes []node, repl replication) *ring {
 		}
 	}
 	sort.Slice(owners, func(a, b int) bool { return owners[a].token < owners[b].token })
-	r := &ring{}
-	ids := map[string]int{}
+	// Each vnode is a range ending at its token, replicated as placed.
+	ranges := make([]tokenRange, len(owners))
 	for i := range owners {
 		reps := replicasAt(nodes, owners, i, repl)
 		hostIDs := make([]string, len(reps))
 		for j, n := range reps {
 			hostIDs[j] = nodes[n].ID
 		}
-		sort.Strings(hostIDs)
-		key := strings.Join(hostIDs, ",")
-		id, ok := ids[key]
-		if !ok {
-			id = len(r.sets)
-			ids[key] = id
-			r.sets = append(r.sets, hostIDs)
-		}
-		r.ends = append(r.ends, owners[i].token)
-		r.set = append(r.set, id)
+		ranges[i] = tokenRange{last: owners[i].token, hosts: hostIDs}
 	}
-	return r
+	return rangeRing(ranges)
 }
 
 func replicasAt(nodes []node, owners []tokenOwner, start int, repl replication) []int {
@@ -230,17 +221,19 @@ func contains(xs []int, x int) bool {
 	return false
 }
 
-// tokenRange is a tablet: tokens in (first, last] and their replicas.
+// tokenRange is a vnode or a tablet: tokens in (first, last] and their
+// replicas' host ids.
 type tokenRange struct {
 	last  int64
 	hosts []string
 }
 
-// rangeRing builds a ring from tablets (ScyllaDB's per-table token ranges)
-// sorted by last token. The driver learns tablets from responses, so the
-// list may have gaps at first: a token in a gap falls to the next known
-// tablet, which only costs batching efficiency, never correctness (the
-// driver routes every request by its own tablet map).
+// rangeRing builds a ring from token ranges sorted by last token: the
+// vnode ring's, or tablets (ScyllaDB's per-table token ranges). The
+// driver learns tablets from responses, so the list may have gaps at
+// first: a token in a gap falls to the next known tablet, which only costs
+// batching efficiency, never correctness (the driver routes every request
+// by its own tablet map).
 func rangeRing(ranges []tokenRange) *ring {
 	r := &ring{}
 	ids := map[string]int{}
