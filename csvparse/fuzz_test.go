@@ -150,18 +150,7 @@ func encodeQuoted(fields [][]byte, c *codes) []byte {
 		if i > 0 {
 			b = append(b, c.delim)
 		}
-		b = append(b, c.quote)
-		for _, x := range f {
-			switch {
-			case x == c.quote:
-				b = append(b, c.quote, c.quote)
-			case c.hasEsc && x == c.esc:
-				b = append(b, c.esc, c.esc)
-			default:
-				b = append(b, x)
-			}
-		}
-		b = append(b, c.quote)
+		b = c.appendQuoted(b, string(f))
 	}
 	return append(b, '\n')
 }

@@ -16,20 +16,25 @@ func AppendRecord(dst []byte, d Dialect, fields ...string) []byte {
 			dst = append(dst, f...)
 			continue
 		}
-		dst = append(dst, c.quote)
-		for j := 0; j < len(f); j++ {
-			switch b := f[j]; {
-			case b == c.quote:
-				dst = append(dst, c.quote, c.quote)
-			case c.hasEsc && b == c.esc:
-				dst = append(dst, c.esc, c.esc)
-			default:
-				dst = append(dst, b)
-			}
-		}
-		dst = append(dst, c.quote)
+		dst = c.appendQuoted(dst, f)
 	}
 	return append(dst, '\n')
+}
+
+// appendQuoted appends f quoted: quotes doubled, escapes escaped.
+func (c *codes) appendQuoted(dst []byte, f string) []byte {
+	dst = append(dst, c.quote)
+	for j := 0; j < len(f); j++ {
+		switch b := f[j]; {
+		case b == c.quote:
+			dst = append(dst, c.quote, c.quote)
+		case c.hasEsc && b == c.esc:
+			dst = append(dst, c.esc, c.esc)
+		default:
+			dst = append(dst, b)
+		}
+	}
+	return append(dst, c.quote)
 }
 
 func (c *codes) needsQuotes(f string) bool {
