@@ -169,15 +169,26 @@ func (n *Node) shutdown() bool {
 		n.ln.Close()
 		n.ln = nil
 	}
+	conns := n.connsLocked()
+	n.mu.Unlock()
+	closeAll(conns)
+	return was
+}
+
+// connsLocked returns the node's client connections; n.mu must be held.
+// They are closed after it is released, since closing waits on I/O.
+func (n *Node) connsLocked() []*conn {
 	conns := make([]*conn, 0, len(n.conns))
 	for c := range n.conns {
 		conns = append(conns, c)
 	}
-	n.mu.Unlock()
+	return conns
+}
+
+func closeAll(conns []*conn) {
 	for _, c := range conns {
 		c.close()
 	}
-	return was
 }
 
 // Start reopens a stopped node on its address and port.
@@ -203,14 +214,9 @@ func (n *Node) Start() error {
 // keeps accepting new ones.
 func (n *Node) DropConnections() {
 	n.mu.Lock()
-	conns := make([]*conn, 0, len(n.conns))
-	for c := range n.conns {
-		conns = append(conns, c)
-	}
+	conns := n.connsLocked()
 	n.mu.Unlock()
-	for _, c := range conns {
-		c.close()
-	}
+	closeAll(conns)
 }
 
 func (n *Node) registered(ev primitive.EventType) []*conn {

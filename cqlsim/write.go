@@ -73,10 +73,17 @@ func (cp *compiler) insert(p *plan, st *cql.Insert) error {
 			w.cells = append(w.cells, assign{col: col, op: cql.AssignSet, src: src})
 		}
 	}
-	if err := checkKeys(t, w, true); err != nil {
+	return cp.finishWrite(p, t, w, true, st.TTL, st.Timestamp)
+}
+
+// finishWrite checks an INSERT's or UPDATE's key restrictions (the
+// clustering key too when needCK), compiles its USING clause and sets it
+// as p's write.
+func (cp *compiler) finishWrite(p *plan, t *table, w *writePlan, needCK bool, ttl, ts cql.Term) error {
+	if err := checkKeys(t, w, needCK); err != nil {
 		return err
 	}
-	if err := cp.using(w, st.TTL, st.Timestamp); err != nil {
+	if err := cp.using(w, ttl, ts); err != nil {
 		return err
 	}
 	p.write = w
@@ -276,15 +283,7 @@ func (cp *compiler) update(p *plan, st *cql.Update) error {
 	for _, a := range w.cells {
 		staticOnly = staticOnly && a.col.kind == kindStatic
 	}
-	if err := checkKeys(t, w, !staticOnly); err != nil {
-		return err
-	}
-	if err := cp.using(w, st.TTL, st.Timestamp); err != nil {
-		return err
-	}
-	p.write = w
-	p.pkIdx = pkIndexes(w.pk)
-	return nil
+	return cp.finishWrite(p, t, w, !staticOnly, st.TTL, st.Timestamp)
 }
 
 func (cp *compiler) delete(p *plan, st *cql.Delete) error {
