@@ -724,7 +724,8 @@ func TestShardAwareBatches(t *testing.T) {
 
 // A down node's shard connections never come: a sharded cluster with a
 // node down must not hold the load for the whole connect timeout while
-// the loader waits for the driver's pools.
+// the loader waits for the driver's pools. (The driver keeps no pool for
+// a host it cannot reach; this holds it to that.)
 func TestShardWaitSkipsDownNodes(t *testing.T) {
 	const rows = 2000
 	c := startCluster(t, 3, 3, wideTable, func(cfg *cqlsim.Config) { cfg.Shards = 4 })

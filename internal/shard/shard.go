@@ -47,7 +47,8 @@ func Hosts(hosts []*gocql.HostInfo) (shards int, ignoreMSB uint) {
 }
 
 // AwaitPools waits, at most limit, until the driver holds a connection to
-// every shard of every host. It opens them in the background after the
+// every shard of every host it keeps a pool for (none for a host it could
+// not reach). It opens them in the background after the
 // first, and until then sends a shard's rows down another shard's
 // connection: a short load would be mostly misrouted. A pool still short
 // at the limit only costs routing, so callers go on either way.
@@ -58,12 +59,6 @@ func AwaitPools(ctx context.Context, s *gocql.Session, limit time.Duration) {
 	for {
 		full := true
 		s.IterateHostPools(func(p gocql.HostPoolInfo) bool {
-			// The driver keeps no pool for a host it could not reach,
-			// but one can go down or close while we wait; it will not
-			// fill, and waiting for it would only delay the load.
-			if p.IsClosed() || !p.Host().IsUp() {
-				return true
-			}
 			full = p.GetConnectionCount() >= p.GetShardCount()
 			return full
 		})
