@@ -442,3 +442,33 @@ func TestNoShardsByDefault(t *testing.T) {
 		t.Fatalf("rows written %d, on shard %d; want 1 and 0", tot.RowsWritten, tot.RowsWrittenOnShard)
 	}
 }
+
+func TestParseLatency(t *testing.T) {
+	tests := []struct {
+		in     string
+		lo, hi time.Duration
+		bad    bool
+	}{
+		{in: "2ms", lo: 2 * time.Millisecond},
+		{in: "0", lo: 0},
+		{in: "1ms-5ms", lo: time.Millisecond, hi: 5 * time.Millisecond},
+		{in: "3ms-3ms", lo: 3 * time.Millisecond, hi: 3 * time.Millisecond},
+		{in: "5ms-1ms", bad: true},
+		{in: "-1ms", bad: true},
+		{in: "", bad: true},
+		{in: "fast", bad: true},
+		{in: "1ms-", bad: true},
+	}
+	for _, tc := range tests {
+		lo, hi, err := ParseLatency(tc.in)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("ParseLatency(%q) = %v, %v; want an error", tc.in, lo, hi)
+			}
+			continue
+		}
+		if err != nil || lo != tc.lo || hi != tc.hi {
+			t.Errorf("ParseLatency(%q) = %v, %v, %v; want %v, %v", tc.in, lo, hi, err, tc.lo, tc.hi)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,25 @@ type Fault struct {
 	FailNext int
 	// LatencyMin/LatencyMax delay each response (fixed if LatencyMax <= LatencyMin).
 	LatencyMin, LatencyMax time.Duration
+}
+
+// ParseLatency reads a latency as the --latency flag and the faults
+// endpoint take it: DURATION for a fixed delay ("2ms", max is then 0) or
+// MIN-MAX for a uniform one ("1ms-5ms").
+func ParseLatency(s string) (lo, hi time.Duration, err error) {
+	los, his, isRange := strings.Cut(s, "-")
+	lo, err = time.ParseDuration(los)
+	if err != nil || lo < 0 {
+		return 0, 0, fmt.Errorf("bad duration %q (want DURATION or MIN-MAX, e.g. 2ms or 1ms-5ms)", los)
+	}
+	if !isRange {
+		return lo, 0, nil
+	}
+	hi, err = time.ParseDuration(his)
+	if err != nil || hi < lo {
+		return 0, 0, fmt.Errorf("bad range %q (want MIN-MAX with MIN <= MAX)", s)
+	}
+	return lo, hi, nil
 }
 
 // Node is one simulated node.

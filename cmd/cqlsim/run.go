@@ -151,9 +151,9 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 		cfg.Username, cfg.Password = user, pass
 	}
 	if latency != "" {
-		lo, hi, err := parseLatency(latency)
+		lo, hi, err := cqlsim.ParseLatency(latency)
 		if err != nil {
-			return cfg, "", err
+			return cfg, "", fmt.Errorf("--latency: %w", err)
 		}
 		cfg.LatencyMin, cfg.LatencyMax = lo, hi
 	}
@@ -216,20 +216,4 @@ func memTotal() int64 {
 		}
 	}
 	return 0
-}
-
-func parseLatency(s string) (time.Duration, time.Duration, error) {
-	lo, hi, isRange := strings.Cut(s, "-")
-	min, err := time.ParseDuration(lo)
-	if err != nil || min < 0 {
-		return 0, 0, fmt.Errorf("--latency: bad duration %q", lo)
-	}
-	if !isRange {
-		return min, 0, nil
-	}
-	max, err := time.ParseDuration(hi)
-	if err != nil || max < min {
-		return 0, 0, fmt.Errorf("--latency: bad range %q (want MIN-MAX with MIN <= MAX)", s)
-	}
-	return min, max, nil
 }
