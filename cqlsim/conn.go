@@ -183,6 +183,7 @@ func (c *conn) serve() {
 		if msg == nil {
 			continue
 		}
+		st.response(msg)
 		if d := c.n.latency(); d > 0 {
 			c.delay(d, h.StreamId, msg, warnings)
 		} else {
@@ -250,6 +251,7 @@ func (c *conn) encode(buf *bytes.Buffer, stream int16, msg message.Message, warn
 }
 
 func (c *conn) writeNow(v primitive.ProtocolVersion, stream int16, msg message.Message, warnings []string) {
+	c.n.stats.response(msg)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_ = c.codec.EncodeFrame(c.newFrame(v, stream, msg, warnings), c.bw)

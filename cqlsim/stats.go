@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
 
@@ -23,9 +24,56 @@ type nodeStats struct {
 	connections   atomic.Int64
 	warnings      atomic.Int64
 	batchRejected atomic.Int64
+	// errors counts ERROR responses sent, by errorKinds index.
+	errors [len(errorKinds) + 1]atomic.Int64
 
 	batchMu sync.Mutex
 	batches map[int]int64 // by number of partitions
+}
+
+// errorKinds names ERROR responses by code for Stats: the fault kinds
+// (overloaded, write_timeout, …) are among them, so an injected error and a
+// real one of the same kind count under one name. A code not listed counts
+// as "other". It is a lookup table, never written.
+var errorKinds = [...]struct {
+	code primitive.ErrorCode
+	name string
+}{
+	{primitive.ErrorCodeServerError, "server_error"},
+	{primitive.ErrorCodeProtocolError, "protocol_error"},
+	{primitive.ErrorCodeAuthenticationError, "authentication_error"},
+	{primitive.ErrorCodeUnavailable, "unavailable"},
+	{primitive.ErrorCodeOverloaded, "overloaded"},
+	{primitive.ErrorCodeIsBootstrapping, "is_bootstrapping"},
+	{primitive.ErrorCodeTruncateError, "truncate_error"},
+	{primitive.ErrorCodeWriteTimeout, "write_timeout"},
+	{primitive.ErrorCodeReadTimeout, "read_timeout"},
+	{primitive.ErrorCodeReadFailure, "read_failure"},
+	{primitive.ErrorCodeFunctionFailure, "function_failure"},
+	{primitive.ErrorCodeWriteFailure, "write_failure"},
+	{primitive.ErrorCodeSyntaxError, "syntax_error"},
+	{primitive.ErrorCodeUnauthorized, "unauthorized"},
+	{primitive.ErrorCodeInvalid, "invalid"},
+	{primitive.ErrorCodeConfigError, "config_error"},
+	{primitive.ErrorCodeAlreadyExists, "already_exists"},
+	{primitive.ErrorCodeUnprepared, "unprepared"},
+}
+
+// response counts msg if it is an ERROR. Successful writes share one
+// VoidResult, so the common case costs a pointer comparison.
+func (s *nodeStats) response(msg message.Message) {
+	if msg == voidResult {
+		return
+	}
+	e, ok := msg.(message.Error)
+	if !ok {
+		return
+	}
+	i := 0
+	for i < len(errorKinds) && errorKinds[i].code != e.GetErrorCode() {
+		i++
+	}
+	s.errors[i].Add(1)
 }
 
 func (s *nodeStats) batch(partitions int) {
@@ -40,7 +88,8 @@ type NodeStats struct {
 	Address string `json:"address"`
 	DC      string `json:"dc"`
 	Rack    string `json:"rack"`
-	Up      bool   `json:"up"`
+	// Up is whether the node is running (Node.Running): stopped nodes are not.
+	Up bool `json:"up"`
 	// Requests counts frames received by opcode name (QUERY, EXECUTE, …).
 	Requests map[string]int64 `json:"requests"`
 	// Statements counts executed statements, batch children included.
@@ -60,6 +109,12 @@ type NodeStats struct {
 	BatchesRejected int64         `json:"batches_rejected"`
 	BytesReceived   int64         `json:"bytes_received"`
 	InjectedErrors  int64         `json:"injected_errors"`
+	// Errors counts the ERROR responses the node sent by kind (overloaded,
+	// write_timeout, unavailable, invalid, syntax_error, …; "other" for a
+	// code without a name): injected ones and real ones alike, such as
+	// unavailable for a consistency level the replicas up cannot meet or
+	// invalid for a batch too large. Kinds never sent are left out.
+	Errors map[string]int64 `json:"errors"`
 	// Connections counts connections accepted since start.
 	Connections int64 `json:"connections"`
 }
@@ -69,12 +124,16 @@ type Stats struct {
 	Nodes []NodeStats `json:"nodes"`
 }
 
-// Total sums the counters of all nodes (Node is 0, maps are merged).
+// Total sums the counters of all nodes (Node is 0, Up false, maps are
+// merged).
 func (s Stats) Total() NodeStats {
-	t := NodeStats{Requests: map[string]int64{}, Batches: map[int]int64{}}
+	t := NodeStats{Requests: map[string]int64{}, Batches: map[int]int64{}, Errors: map[string]int64{}}
 	for _, n := range s.Nodes {
 		for k, v := range n.Requests {
 			t.Requests[k] += v
+		}
+		for k, v := range n.Errors {
+			t.Errors[k] += v
 		}
 		for k, v := range n.Batches {
 			t.Batches[k] += v
@@ -99,7 +158,7 @@ func (cl *Cluster) Stats() Stats {
 		s := &n.stats
 		ns := NodeStats{
 			Node: n.info.index + 1, Address: n.info.addr.String(), DC: n.info.dc, Rack: n.info.rack, Up: n.Running(),
-			Requests: map[string]int64{}, Batches: map[int]int64{},
+			Requests: map[string]int64{}, Batches: map[int]int64{}, Errors: map[string]int64{},
 			Statements: s.statements.Load(), RowsWritten: s.rows.Load(), RowsWrittenAsReplica: s.replicaRows.Load(), RowsWrittenOnShard: s.shardRows.Load(),
 			BatchWarnings: s.warnings.Load(), BatchesRejected: s.batchRejected.Load(),
 			BytesReceived: s.bytes.Load(), InjectedErrors: s.injected.Load(), Connections: s.connections.Load(),
@@ -107,6 +166,15 @@ func (cl *Cluster) Stats() Stats {
 		for op := range s.requests {
 			if v := s.requests[op].Load(); v > 0 {
 				ns.Requests[opName(primitive.OpCode(op))] = v
+			}
+		}
+		for i := range s.errors {
+			if v := s.errors[i].Load(); v > 0 {
+				name := "other"
+				if i < len(errorKinds) {
+					name = errorKinds[i].name
+				}
+				ns.Errors[name] = v
 			}
 		}
 		s.batchMu.Lock()
