@@ -3,9 +3,11 @@ package schema_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,11 +36,13 @@ CREATE TABLE ks.every (
 CREATE TABLE ks.hits (page text, day date, n counter, PRIMARY KEY (page, day));
 `
 
-func startSim(t *testing.T) *gocql.Session {
+func startSim(t *testing.T) *gocql.Session { return startSimWith(t, simSchema) }
+
+func startSimWith(t *testing.T, script string) *gocql.Session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := cqlsim.Start(ctx, cqlsim.Config{Seed: 1, Schema: []string{simSchema}})
+	c, err := cqlsim.Start(ctx, cqlsim.Config{Seed: 1, Schema: []string{script}})
 	if err != nil {
 		t.Fatalf("start cqlsim: %v", err)
 	}
@@ -93,14 +97,52 @@ func TestLoadTableFromCluster(t *testing.T) {
 	}
 
 	for _, tc := range []struct{ ks, table, want string }{
-		{"nosuch", "every", "keyspace nosuch does not exist"},
-		{"ks", "nosuch", "table ks.nosuch does not exist"},
-		{`"KS"`, "every", `keyspace "KS" does not exist`},
+		{"nosuch", "every", "keyspace nosuch does not exist (the cluster has keyspaces ks)"},
+		{"ks", "nosuch", "table ks.nosuch does not exist (keyspace ks has tables every, hits)"},
+		{`"KS"`, "every", `keyspace "KS" does not exist (the cluster has keyspaces ks)`},
 	} {
 		_, err := schema.LoadTable(s, tc.ks, tc.table)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("LoadTable(%s, %s) error = %v, want %s", tc.ks, tc.table, err, tc.want)
 		}
+	}
+}
+
+// TestLoadTableListsKeyspaces checks that a missing keyspace's error lists
+// the cluster's user keyspaces, never the system ones, and gives only their
+// number when they are many.
+func TestLoadTableListsKeyspaces(t *testing.T) {
+	keyspaces := func(names ...string) string {
+		var b strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&b, "CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n", n)
+		}
+		return b.String()
+	}
+	many := make([]string, schema.MaxListed+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("ks%02d", i)
+	}
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"none", "", "keyspace nosuch does not exist (the cluster has no keyspaces besides the system ones)"},
+		{"few", keyspaces("sales", `"Sales"`, "archive"), `keyspace nosuch does not exist (the cluster has keyspaces "Sales", archive, sales)`},
+		{"exactly the limit", keyspaces(many[:schema.MaxListed]...),
+			"keyspace nosuch does not exist (the cluster has keyspaces " + strings.Join(many[:schema.MaxListed], ", ") + ")"},
+		{"too many", keyspaces(many...), fmt.Sprintf("keyspace nosuch does not exist (the cluster has %d keyspaces)", schema.MaxListed+1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startSimWith(t, tc.script)
+			_, err := schema.LoadTable(s, "nosuch", "t")
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("error\n got %v\nwant %s", err, tc.want)
+			}
+			var nf *schema.NotFoundError
+			if !errors.As(err, &nf) || !errors.Is(err, gocql.ErrKeyspaceDoesNotExist) {
+				t.Errorf("error %T is not a *NotFoundError wrapping gocql.ErrKeyspaceDoesNotExist", err)
+			}
+		})
 	}
 }
 

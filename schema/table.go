@@ -155,24 +155,124 @@ func NewTable(keyspace, name string, cols []*Column) (*Table, error) {
 
 // LoadTable reads a table's schema from the driver's metadata. keyspace and
 // table are CQL identifiers: unquoted names are folded to lower case (and,
-// failing that, tried as written), "Quoted" names are exact.
+// failing that, tried as written), "Quoted" names are exact. A keyspace or
+// table that does not exist gives a *NotFoundError.
 func LoadTable(s *gocql.Session, keyspace, table string) (*Table, error) {
-	ksName := identCandidates(keyspace)
-	var ks *gocql.KeyspaceMetadata
-	var err error
-	for _, name := range ksName {
-		ks, err = s.KeyspaceMetadata(name)
-		if err == nil {
-			break
-		}
-	}
+	ks, err := LoadKeyspace(s, keyspace)
 	if err != nil {
-		if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || errors.Is(err, gocql.ErrNotFound) {
-			return nil, fmt.Errorf("keyspace %s does not exist", keyspace)
-		}
-		return nil, fmt.Errorf("read schema of keyspace %s: %w", keyspace, err)
+		return nil, err
 	}
 	return TableFromMetadata(ks, table)
+}
+
+// LoadKeyspace reads a keyspace's metadata; keyspace is a CQL identifier,
+// as in LoadTable. A keyspace that does not exist gives a *NotFoundError
+// that lists the cluster's user keyspaces when they are few.
+func LoadKeyspace(s *gocql.Session, keyspace string) (*gocql.KeyspaceMetadata, error) {
+	var err error
+	for _, name := range identCandidates(keyspace) {
+		var ks *gocql.KeyspaceMetadata
+		if ks, err = s.KeyspaceMetadata(name); err == nil {
+			return ks, nil
+		}
+	}
+	if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || errors.Is(err, gocql.ErrNotFound) {
+		nf := &NotFoundError{Keyspace: keyspace, Count: -1}
+		// The list is a help, not the point: a cluster that will not
+		// say which keyspaces it has still gets the error that matters.
+		if names, err := userKeyspaces(s); err == nil {
+			nf.setExisting(names)
+		}
+		return nil, nf
+	}
+	return nil, fmt.Errorf("read schema of keyspace %s: %w", keyspace, err)
+}
+
+// userKeyspaces lists the cluster's keyspaces but the system ones. The
+// driver's metadata API reads one keyspace at a time, so it asks
+// system_schema itself.
+func userKeyspaces(s *gocql.Session) ([]string, error) {
+	iter := s.Query("SELECT keyspace_name FROM system_schema.keyspaces").Iter()
+	var names []string
+	var name string
+	for iter.Scan(&name) {
+		if !isSystemKeyspace(name) {
+			names = append(names, name)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("list keyspaces: %w", err)
+	}
+	return names, nil
+}
+
+// isSystemKeyspace tells the keyspaces Cassandra and ScyllaDB create for
+// themselves (system, system_schema, system_auth, system_distributed, …),
+// which nobody loads into and which would crowd a short list out.
+func isSystemKeyspace(name string) bool {
+	return name == "system" || strings.HasPrefix(name, "system_")
+}
+
+// MaxListed is how many names a NotFoundError lists; beyond it the error
+// gives only their number, since a list of hundreds helps nobody spot a
+// typo.
+const MaxListed = 20
+
+// NotFoundError says a keyspace or a table does not exist and, when there
+// are few, names those that do, so that a typo or a case mismatch shows at
+// once.
+type NotFoundError struct {
+	// Keyspace is the keyspace as given when it is missing, or the
+	// keyspace's name when the table is missing.
+	Keyspace string
+	// Table is the table as given, or "" when the keyspace is missing.
+	Table string
+	// Existing lists the cluster's user keyspaces (when the keyspace is
+	// missing) or the keyspace's tables, sorted and written as CQL
+	// identifiers (quoted where needed). It is nil when there are none
+	// or more than MaxListed.
+	Existing []string
+	// Count is how many there are, -1 when they could not be read.
+	Count int
+}
+
+func (e *NotFoundError) setExisting(names []string) {
+	e.Count = len(names)
+	if len(names) == 0 || len(names) > MaxListed {
+		return
+	}
+	e.Existing = make([]string, len(names))
+	for i, n := range names {
+		e.Existing[i] = QuoteIdent(n)
+	}
+	sort.Strings(e.Existing)
+}
+
+func (e *NotFoundError) Error() string {
+	msg, where, kind := "keyspace "+e.Keyspace+" does not exist", "the cluster", "keyspaces"
+	if e.Table != "" {
+		msg, where, kind = "table "+e.Keyspace+"."+e.Table+" does not exist", "keyspace "+QuoteIdent(e.Keyspace), "tables"
+	}
+	switch {
+	case e.Count < 0:
+		return msg
+	case e.Count == 0 && e.Table == "":
+		return msg + " (the cluster has no keyspaces besides the system ones)"
+	case e.Count == 0:
+		return msg + " (" + where + " has no tables)"
+	case e.Existing == nil:
+		return fmt.Sprintf("%s (%s has %d %s)", msg, where, e.Count, kind)
+	}
+	return msg + " (" + where + " has " + kind + " " + strings.Join(e.Existing, ", ") + ")"
+}
+
+// Unwrap gives gocql.ErrKeyspaceDoesNotExist for a missing keyspace, so
+// that errors.Is works as with the driver's own error.
+func (e *NotFoundError) Unwrap() error {
+	if e.Table == "" {
+		return gocql.ErrKeyspaceDoesNotExist
+	}
+	return nil
 }
 
 // TableFromMetadata builds a Table from keyspace metadata the driver has
@@ -185,7 +285,13 @@ func TableFromMetadata(ks *gocql.KeyspaceMetadata, table string) (*Table, error)
 		}
 	}
 	if tm == nil {
-		return nil, fmt.Errorf("table %s.%s does not exist", ks.Name, table)
+		nf := &NotFoundError{Keyspace: ks.Name, Table: table}
+		names := make([]string, 0, len(ks.Tables))
+		for name := range ks.Tables {
+			names = append(names, name)
+		}
+		nf.setExisting(names)
+		return nil, nf
 	}
 	udts := udtResolver{ks: ks, done: map[string]*Type{}}
 	cols := make([]*Column, 0, len(tm.Columns))

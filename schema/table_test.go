@@ -2,6 +2,7 @@ package schema
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -184,14 +185,55 @@ func TestTableFromMetadata(t *testing.T) {
 	}
 
 	for _, tc := range []struct{ table, want string }{
-		{"nosuch", "table ks.nosuch does not exist"},
-		{`"HITS"`, `table ks."HITS" does not exist`},
+		{"nosuch", "table ks.nosuch does not exist (keyspace ks has tables bad, events, hits)"},
+		{`"HITS"`, `table ks."HITS" does not exist (keyspace ks has tables bad, events, hits)`},
 		{"bad", "table ks.bad column k: user-defined type nosuch does not exist in keyspace ks"},
 	} {
 		_, err := TableFromMetadata(testTableMetadata(), tc.table)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("TableFromMetadata(%s) error = %v, want %s", tc.table, err, tc.want)
 		}
+	}
+}
+
+// TestNotFoundListsTables checks the list of tables a missing table's
+// error gives: quoted as CQL needs, sorted, and only a count when long.
+func TestNotFoundListsTables(t *testing.T) {
+	withTables := func(names ...string) *gocql.KeyspaceMetadata {
+		ks := &gocql.KeyspaceMetadata{Name: "ks", Tables: map[string]*gocql.TableMetadata{}}
+		for _, n := range names {
+			ks.Tables[n] = &gocql.TableMetadata{Keyspace: "ks", Name: n}
+		}
+		return ks
+	}
+	many := make([]string, MaxListed+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("t%02d", i)
+	}
+	for _, tc := range []struct {
+		name   string
+		ks     *gocql.KeyspaceMetadata
+		want   string
+		listed []string
+	}{
+		{"none", withTables(), "table ks.nosuch does not exist (keyspace ks has no tables)", nil},
+		{"quoted", withTables("b", "Upper", "a"), `table ks.nosuch does not exist (keyspace ks has tables "Upper", a, b)`, []string{`"Upper"`, "a", "b"}},
+		{"exactly the limit", withTables(many[:MaxListed]...), "table ks.nosuch does not exist (keyspace ks has tables " + strings.Join(many[:MaxListed], ", ") + ")", many[:MaxListed]},
+		{"too many", withTables(many...), fmt.Sprintf("table ks.nosuch does not exist (keyspace ks has %d tables)", MaxListed+1), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := TableFromMetadata(tc.ks, "nosuch")
+			var nf *NotFoundError
+			if !errors.As(err, &nf) {
+				t.Fatalf("error %v (%T), want a *NotFoundError", err, err)
+			}
+			if err.Error() != tc.want {
+				t.Errorf("error\n got %s\nwant %s", err, tc.want)
+			}
+			if !reflect.DeepEqual(nf.Existing, tc.listed) || nf.Count != len(tc.ks.Tables) {
+				t.Errorf("Existing %q Count %d, want %q and %d", nf.Existing, nf.Count, tc.listed, len(tc.ks.Tables))
+			}
+		})
 	}
 }
 
