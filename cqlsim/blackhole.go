@@ -60,6 +60,9 @@ func (n *Node) blackholeExecute(sess *session, p *plan, req *execRequest) (messa
 		}
 	}
 	n.blackholeRow(sess, p, key, ok)
+	if e := n.timedOut(req.opts.Consistency, p.writeKind()); e != nil {
+		return e, nil
+	}
 	return voidResult, nil
 }
 

@@ -81,7 +81,8 @@ type Config struct {
 	// EXECUTE, BATCH) fails with FailWith.
 	FailRate float64
 	// FailWith is overloaded, write_timeout, unavailable, read_timeout or
-	// server_error; "" means overloaded.
+	// server_error; "" means overloaded. write_timeout applies the write
+	// before answering it, as Fault.Kind says.
 	FailWith string
 	// Shards > 0 makes every node announce ScyllaDB sharding in SUPPORTED:
 	// that many shards, biased-token-round-robin, 12 ignored MSB bits.
@@ -142,7 +143,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if _, err := errorForKind(cfg.FailWith, 0, writeSimple); err != nil && cfg.FailRate > 0 {
 		return nil, fmt.Errorf("cqlsim: %w", err)
 	}
-	if cfg.FailRate < 0 || cfg.FailRate > 1 {
+	if !(cfg.FailRate >= 0 && cfg.FailRate <= 1) { // NaN too
 		return nil, fmt.Errorf("cqlsim: fail rate %v is not in [0, 1]", cfg.FailRate)
 	}
 	topo, err := newTopology(first, dcs, cfg.VNodes, cfg.Seed)

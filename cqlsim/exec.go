@@ -38,6 +38,9 @@ func (p *plan) writeKind() writeKind {
 	if p.t != nil && p.t.counter {
 		return writeCounter
 	}
+	if w := p.write; w != nil && (w.ifNotExists || w.ifExists) {
+		return writeCAS
+	}
 	return writeSimple
 }
 
@@ -45,11 +48,11 @@ func (p *plan) writeKind() writeKind {
 // the bound values when the caller decoded them itself; nil takes them from opts.
 func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions, vals []value) (message.Message, []string) {
 	n.stats.statements.Add(1)
+	var cl primitive.ConsistencyLevel
+	if opts != nil {
+		cl = opts.Consistency
+	}
 	if p.userData() {
-		var cl primitive.ConsistencyLevel
-		if opts != nil {
-			cl = opts.Consistency
-		}
 		if e := n.injected(cl, p.writeKind()); e != nil {
 			return e, nil
 		}
@@ -66,6 +69,11 @@ func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions, vals 
 	msg, warn, err := n.execute(sess, p, opts, vals)
 	if err != nil {
 		return errorMessage(err), nil
+	}
+	if p.userData() {
+		if e := n.timedOut(cl, p.writeKind()); e != nil {
+			return e, nil
+		}
 	}
 	return msg, warn
 }
@@ -352,6 +360,9 @@ func (n *Node) batch(sess *session, req *batchRequest) (message.Message, []strin
 	}
 	if err != nil {
 		return errorMessage(err), nil
+	}
+	if e := n.timedOut(req.consistency, wk); e != nil {
+		return e, nil
 	}
 	return msg, warn
 }

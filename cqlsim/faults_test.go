@@ -472,3 +472,106 @@ func TestParseLatency(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTimeoutAppliesTheWrite: a write_timeout is answered after the
+// write is applied, so the client sees WriteTimeout and the rows are there
+// (store mode) or counted as written (blackhole mode).
+func TestWriteTimeoutAppliesTheWrite(t *testing.T) {
+	insert := func(s *gocql.Session, k int) error {
+		return s.Query("INSERT INTO ks.w (k, v) VALUES (?, ?)", k, k).Exec()
+	}
+	tests := []struct {
+		name      string
+		blackhole bool
+		// write sends keys from k; rows is how many it writes.
+		write     func(s *gocql.Session, k int) error
+		rows      int
+		writeType string
+	}{
+		{"execute", false, insert, 1, "SIMPLE"},
+		{"execute, blackhole", true, insert, 1, "SIMPLE"},
+		{"batch", false, func(s *gocql.Session, k int) error {
+			b := s.Batch(gocql.UnloggedBatch)
+			for i := 0; i < 3; i++ {
+				b.Query("INSERT INTO ks.w (k, v) VALUES (?, ?)", k+i, k+i)
+			}
+			return s.ExecuteBatch(b)
+		}, 3, "UNLOGGED_BATCH"},
+		{"batch, blackhole", true, func(s *gocql.Session, k int) error {
+			b := s.Batch(gocql.LoggedBatch)
+			for i := 0; i < 3; i++ {
+				b.Query("INSERT INTO ks.w (k, v) VALUES (?, ?)", k+i, k+i)
+			}
+			return s.ExecuteBatch(b)
+		}, 3, "BATCH"},
+		// A statement gocql does not prepare, so it goes as QUERY.
+		{"query", false, func(s *gocql.Session, k int) error {
+			return s.Query(fmt.Sprintf("BEGIN BATCH INSERT INTO ks.w (k, v) VALUES (%d, 0); INSERT INTO ks.w (k, v) VALUES (%d, 0); APPLY BATCH", k, k+1)).Exec()
+		}, 2, "BATCH"},
+		{"conditional", false, func(s *gocql.Session, k int) error {
+			return s.Query("INSERT INTO ks.w (k, v) VALUES (?, ?) IF NOT EXISTS", k, k).Exec()
+		}, 1, "CAS"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := startCluster(t, Config{Nodes: 1, Blackhole: tc.blackhole})
+			s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 0} })
+			mustExec(t, s, ks1, "CREATE TABLE ks.w (k int PRIMARY KEY, v int)")
+			if err := cl.Node(0).SetFault(Fault{Rate: 1, Kind: "write_timeout"}); err != nil {
+				t.Fatal(err)
+			}
+			k := 100 * i
+			before := cl.Stats().Nodes[0]
+			err := tc.write(s, k)
+			var wt *gocql.RequestErrWriteTimeout
+			if !errors.As(err, &wt) {
+				t.Fatalf("got %v, want a WriteTimeout", err)
+			}
+			if wt.WriteType != tc.writeType {
+				t.Errorf("write type %s, want %s", wt.WriteType, tc.writeType)
+			}
+			after := cl.Stats().Nodes[0]
+			if got := after.RowsWritten - before.RowsWritten; got != int64(tc.rows) {
+				t.Errorf("rows written +%d, want +%d", got, tc.rows)
+			}
+			if got := after.Errors["write_timeout"] - before.Errors["write_timeout"]; got != 1 {
+				t.Errorf("write_timeout errors +%d, want +1", got)
+			}
+			if tc.blackhole {
+				return
+			}
+			rows, err := cl.Query(fmt.Sprintf("SELECT k FROM ks.w WHERE k IN (%d, %d, %d)", k, k+1, k+2))
+			if err != nil || len(rows) != tc.rows {
+				t.Errorf("stored rows %v, %v; want %d", rows, err, tc.rows)
+			}
+			// Reads are not concerned by write_timeout.
+			var n int64
+			if err := s.Query("SELECT count(*) FROM ks.w").Scan(&n); err != nil || n != int64(tc.rows) {
+				t.Errorf("count(*) under write_timeout: %d, %v; want %d", n, err, tc.rows)
+			}
+		})
+	}
+}
+
+// TestWriteTimeoutRefusedWriteIsNotTimedOut: a write that fails on its own
+// merits gets its own error, not a WriteTimeout, and changes nothing.
+func TestWriteTimeoutRefusedWriteIsNotTimedOut(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, func(cc *gocql.ClusterConfig) { cc.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 0} })
+	mustExec(t, s, ks1, "CREATE TABLE ks.w (k int PRIMARY KEY, v int)")
+	if err := cl.Node(0).SetFault(Fault{FailNext: 1, Kind: "write_timeout"}); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Query("INSERT INTO ks.w (k, v) VALUES (1, 1)").Consistency(gocql.Two).Exec()
+	if codeOf(err) != gocql.ErrCodeUnavailable {
+		t.Fatalf("CL TWO on one node under write_timeout: %v, want Unavailable", err)
+	}
+	// The FailNext is still there for the next write that is applied.
+	err = s.Query("INSERT INTO ks.w (k, v) VALUES (2, 2)").Exec()
+	if codeOf(err) != gocql.ErrCodeWriteTimeout {
+		t.Fatalf("got %v, want WriteTimeout", err)
+	}
+	if rows, err := cl.Query("SELECT k FROM ks.w"); err != nil || len(rows) != 1 || rows[0]["k"] != "2" {
+		t.Errorf("rows %v, %v; want only k = 2", rows, err)
+	}
+}

@@ -19,7 +19,11 @@ import (
 type Fault struct {
 	// Rate is the probability that a data request fails with Kind.
 	Rate float64
-	// Kind is overloaded, write_timeout, unavailable, read_timeout or server_error.
+	// Kind is overloaded, write_timeout, unavailable, read_timeout or
+	// server_error; "" means overloaded. All but write_timeout refuse the
+	// request before it executes. write_timeout concerns writes only: the
+	// write is applied, then answered with WriteTimeout, as a Cassandra
+	// coordinator does when replicas acknowledge too late.
 	Kind string
 	// FailNext makes the next FailNext data requests fail with Kind whatever
 	// Rate says: a deterministic way to test retries.
@@ -104,7 +108,7 @@ func (n *Node) HostID() string { return fmtUUID(n.info.hostID) }
 
 // SetFault replaces the node's fault settings.
 func (n *Node) SetFault(f Fault) error {
-	if f.Rate < 0 || f.Rate > 1 {
+	if !(f.Rate >= 0 && f.Rate <= 1) { // NaN too
 		return fmt.Errorf("cqlsim: fail rate %v is not in [0, 1]", f.Rate)
 	}
 	if _, err := errorForKind(f.Kind, 0, writeSimple); err != nil && (f.Rate > 0 || f.FailNext > 0) {
@@ -289,9 +293,35 @@ func (n *Node) latency() time.Duration {
 	return d
 }
 
-// injected returns the error to answer instead of executing, or nil.
-func (n *Node) injected(cl primitive.ConsistencyLevel, wt writeKind) message.Error {
+// injected returns the error to answer instead of executing, or nil. A
+// write_timeout on a write is not drawn here but by timedOut, once the
+// write is applied.
+func (n *Node) injected(cl primitive.ConsistencyLevel, wk writeKind) message.Error {
 	f := n.fault.Load()
+	if f.Kind == "write_timeout" {
+		return nil
+	}
+	return n.draw(f, cl, wk)
+}
+
+// timedOut returns the WriteTimeout to answer for a write that has just
+// been applied, or nil. A Cassandra coordinator answers WriteTimeout when
+// it sent the mutation to the replicas but too few acknowledged it within
+// write_request_timeout: the write may well be applied, and a client must
+// treat it as possibly applied (which is why a counter update that timed
+// out cannot be retried). With one copy of every row here, it always is.
+// Reads are not concerned: their timeout is read_timeout.
+func (n *Node) timedOut(cl primitive.ConsistencyLevel, wk writeKind) message.Error {
+	f := n.fault.Load()
+	if f.Kind != "write_timeout" || wk == readKind {
+		return nil
+	}
+	return n.draw(f, cl, wk)
+}
+
+// draw decides whether this request fails with f.Kind: one of FailNext
+// if any is left, else with probability Rate.
+func (n *Node) draw(f *Fault, cl primitive.ConsistencyLevel, wk writeKind) message.Error {
 	hit := false
 	for left := n.failNext.Load(); left > 0 && !hit; left = n.failNext.Load() {
 		hit = n.failNext.CompareAndSwap(left, left-1)
@@ -304,7 +334,7 @@ func (n *Node) injected(cl primitive.ConsistencyLevel, wt writeKind) message.Err
 	if !hit {
 		return nil
 	}
-	e, err := errorForKind(f.Kind, cl, wt)
+	e, err := errorForKind(f.Kind, cl, wk)
 	if err != nil {
 		return nil
 	}
@@ -319,6 +349,7 @@ const (
 	writeBatch
 	writeUnloggedBatch
 	writeCounter
+	writeCAS
 	readKind
 )
 
@@ -331,6 +362,8 @@ func errorForKind(kind string, cl primitive.ConsistencyLevel, wk writeKind) (mes
 		wt = primitive.WriteTypeUnloggedBatch
 	case writeCounter:
 		wt = primitive.WriteTypeCounter
+	case writeCAS:
+		wt = primitive.WriteTypeCas
 	}
 	switch kind {
 	case "", "overloaded":
