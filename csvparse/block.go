@@ -50,16 +50,22 @@ func (s *Splitter) newBlock(size int) *block {
 	}
 	b.refs.Store(1)
 	s.blocksMade++
+	s.blockBytes += int64(size)
 	return b
 }
 
-// Release says that nothing uses c.Data any more, so the Splitter may
-// read later input into its memory; c.Data is set to nil. A chunk that is
+// Release says that nothing uses c.Data (nor, with TooLong, the record
+// OpenRecord streams) any more, so the Splitter may read later input into
+// its memory; c.Data is set to nil and a TooLong chunk's temporary file
+// is removed. A chunk that is
 // never released is left to the garbage collector, as any slice is.
 // Release is not safe for concurrent use on one chunk, and calling it
 // again does nothing.
 func (c *Chunk) Release() {
 	c.Data = nil
+	if c.spill != nil {
+		c.spill.close()
+	}
 	if c.blk != nil {
 		c.blk.drop()
 		c.blk = nil

@@ -51,10 +51,11 @@ type Dialect struct {
 	// before splitting. With UTF-8, a file starting with a UTF-16 byte
 	// order mark is read as UTF-16 (it cannot be UTF-8).
 	Encoding string
-	// MaxRecordBytes bounds one record, line terminator included; 0
-	// means DefaultMaxRecordBytes. A longer record (usually an unbalanced
-	// quote) becomes a ParseError with ErrRecordTooLong and splitting
-	// resumes at the next line after the limit.
+	// MaxRecordBytes bounds the records that are parsed, line terminator
+	// included; 0 means DefaultMaxRecordBytes. A longer record (usually an
+	// unbalanced quote) becomes a ParseError with ErrRecordTooLong and a
+	// TooLong chunk that streams it whole (Chunk.OpenRecord); splitting
+	// resumes at its real end.
 	MaxRecordBytes int
 }
 

@@ -61,9 +61,15 @@
 //
 // # Limits
 //
-// A record longer than MaxRecordBytes (16 MiB by default), usually an
-// unbalanced quote swallowing the file, comes as a chunk of its own with
-// TooLong set and its first MaxRecordBytes bytes; the Reader reports it as
-// ErrRecordTooLong. Splitting then resumes after the first line break
-// past the limit, so one bad quote costs one record plus a line, not the file.
+// A record longer than MaxRecordBytes (16 MiB by default) is not parsed,
+// but it is not cut either: the Splitter follows its quotes to its real
+// end, however far, so the records after it are found where they are and
+// on their true lines. Past the limit its bytes go to a temporary file
+// (Splitter.SpillDir) instead of memory, so memory stays bounded by the
+// limit and the block size. It comes as a chunk of its own with TooLong
+// set, Records 1, Data its first MaxRecordBytes bytes and RecordBytes its
+// whole length; Chunk.OpenRecord streams it whole, and Release removes
+// the file. The Reader reports it as ErrRecordTooLong. An unbalanced
+// quote makes the rest of the file such a record: the file says so, and
+// the record kept whole loses nothing.
 package csvparse

@@ -14,8 +14,9 @@ var (
 	ErrBareQuote = errors.New(`bare " in non-quoted field`)
 	// ErrRecordTooLong: a record exceeds Dialect.MaxRecordBytes, usually
 	// because a quote is unbalanced and the rest of the file looks like
-	// one quoted field.
-	ErrRecordTooLong = errors.New("record longer than the record size limit (unbalanced quote?)")
+	// one quoted field. The record is not parsed; Chunk.OpenRecord streams
+	// it whole.
+	ErrRecordTooLong = errors.New("record longer than the record size limit, not parsed (an unbalanced quote makes the rest of the file one record)")
 )
 
 // ParseError is a malformed record's position and cause.

@@ -15,6 +15,8 @@ type Record struct {
 	Offset int64
 	// Raw is the record as read (decoded to UTF-8), without its final
 	// line terminator; written to an error file it loads again as it is.
+	// Of a TooLong chunk's record it is only the first MaxRecordBytes
+	// bytes: Chunk.OpenRecord streams the whole record.
 	Raw []byte
 	// Fields are the values with quotes removed and escapes and doubled
 	// quotes resolved. After a ParseError they are best effort.

@@ -54,9 +54,16 @@ type Chunk struct {
 	// LastOfFile marks the file's last chunk. Every file yields at least
 	// one chunk, possibly with Records == 0, so per-file counts arrive.
 	LastOfFile bool
-	// TooLong means Data is the first MaxRecordBytes bytes of a single
-	// record over the limit; the Reader yields it with ErrRecordTooLong.
+	// TooLong means the chunk holds a single record longer than
+	// Dialect.MaxRecordBytes. The Reader yields it with ErrRecordTooLong;
+	// Data is only its first MaxRecordBytes bytes, and OpenRecord streams
+	// all RecordBytes of it from a temporary file that Release removes.
 	TooLong bool
+	// RecordBytes is, with TooLong, the length of the whole record
+	// without its final line break: what OpenRecord streams.
+	RecordBytes int64
+
+	spill *spill // with TooLong: the whole record (spill.go)
 
 	blk *block // where Data lies; see Release
 	// plain: the splitter found every record of Data to be one line
@@ -87,6 +94,14 @@ type Splitter struct {
 	next          int // index of the next source to open
 	f             *fileState
 	err           error // final
+
+	// SpillDir is where records over Dialect.MaxRecordBytes are kept
+	// while their chunk is in use ("" means os.TempDir()). Set it before
+	// the first Next.
+	SpillDir string
+
+	spills     spills
+	blockBytes int64 // bytes of all blocks made, for tests of memory use
 }
 
 // NewSplitter returns a Splitter over sources. Chunks hold at most
@@ -127,7 +142,9 @@ func (s *Splitter) TotalBytes() int64 {
 	return t
 }
 
-// Close closes the open source, if any. Next fails afterwards.
+// Close closes the open source, if any, and removes the temporary files
+// of TooLong chunks not yet released (their OpenRecord fails from then
+// on). Next fails afterwards.
 func (s *Splitter) Close() error {
 	var err error
 	if s.f != nil {
@@ -135,6 +152,7 @@ func (s *Splitter) Close() error {
 		s.f.dropBlock()
 		s.f = nil
 	}
+	s.spills.closeAll()
 	if s.err == nil {
 		s.err = errClosed
 	}
@@ -182,7 +200,8 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord(), newBlock: s.newBlock}
+	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord(), newBlock: s.newBlock,
+		spills: &s.spills, spillDir: s.SpillDir}
 	// Size the first block to the file: a chunk keeps its whole block
 	// alive, and a directory of small files should not cost a full block
 	// each. Decoding and decompression enlarge; a short guess only costs
@@ -234,7 +253,12 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 			}
 			var ok bool
 			var err error
-			rec, ok, err = f.readRecord(chunkStart)
+			skip := f.skipped < d.SkipRows
+			over := overSpill
+			if skip {
+				over = overDiscard // a record nobody will read is not kept
+			}
+			rec, ok, err = f.readRecord(chunkStart, over)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f.src.Name, err)
 			}
@@ -242,7 +266,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 				f.finished = true
 				break
 			}
-			if f.skipped < d.SkipRows {
+			if skip {
 				f.skipped++
 				ch.Skipped++
 				continue
@@ -254,6 +278,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 				break
 			}
 			ch.Data, ch.TooLong = rec.data, true
+			ch.spill, ch.RecordBytes = rec.spill, rec.spill.n
 			chunkStart, ch.FirstLine = rec.start, rec.line
 			ch.Records = 1
 			f.taken++
@@ -304,7 +329,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 }
 
 func (s *Splitter) readHeader(f *fileState) error {
-	rec, ok, err := f.readRecord(-1)
+	rec, ok, err := f.readRecord(-1, overStop)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.src.Name, err)
 	}
@@ -334,7 +359,17 @@ type recSpan struct {
 	tooLong    bool
 	plain      bool   // scanner.plain
 	data       []byte // with tooLong: the record's first MaxRecordBytes bytes
+	spill      *spill // with tooLong and overSpill: the whole record
 }
+
+// overMode says what readRecord does with a record over the limit.
+type overMode uint8
+
+const (
+	overSpill   overMode = iota // keep it whole in a spill file
+	overDiscard                 // find its end, keep nothing (SkipRows)
+	overStop                    // return at the limit (a header: an error anyway)
+)
 
 // fileState is the Splitter's position in one open source. Offsets are
 // in the decoded stream; buf holds [base, base+end) of it.
@@ -362,6 +397,8 @@ type fileState struct {
 	pending    recSpan // read but left for the next chunk
 	hasPending bool
 	afterCR    bool // pos follows a CR line break not yet counted
+	spills     *spills
+	spillDir   string
 }
 
 // dropBlock gives up the Splitter's reference to the current block.
@@ -461,7 +498,13 @@ func (f *fileState) skipBlank(keep int64) (bool, error) {
 
 // readRecord finds the next record, keeping [keep, …) buffered (or only
 // the record if keep < 0). It returns false at the end of the input.
-func (f *fileState) readRecord(keep int64) (recSpan, bool, error) {
+//
+// A record over the limit is followed to its real end, as the quotes
+// say, whatever its length: cutting it at the limit would make records
+// of its fragments. Past the limit nothing of it stays in memory but a
+// copy of its first MaxRecordBytes bytes; with overSpill the rest goes
+// to a spill file as the scan passes it.
+func (f *fileState) readRecord(keep int64, over overMode) (recSpan, bool, error) {
 	ok, err := f.skipBlank(keep)
 	if err != nil || !ok {
 		return recSpan{}, false, err
@@ -473,62 +516,81 @@ func (f *fileState) readRecord(keep int64) (recSpan, bool, error) {
 	rec := recSpan{start: start, line: f.line}
 	f.sc.reset()
 	limit := start + int64(f.maxRecord)
+	var spilled int64 // with rec.spill: the bytes before it are in the file
+	// finish ends the record at f.pos, brk bytes of line break before it.
+	finish := func(brk int64) (recSpan, bool, error) {
+		f.line += f.sc.lines
+		rec.end = f.pos
+		if rec.spill != nil {
+			if err := rec.spill.write(f.slice(spilled, f.pos-brk)); err != nil {
+				rec.spill.close()
+				return rec, false, f.spillError(rec, err)
+			}
+		}
+		return rec, true, nil
+	}
 	for {
-		wend := min(f.base+int64(f.end), limit)
+		bufEnd := f.base + int64(f.end)
+		wend := bufEnd
+		if !rec.tooLong {
+			wend = min(bufEnd, limit)
+		}
 		if f.pos < wend {
 			k := f.sc.scan(f.slice(f.pos, wend))
 			if k >= 0 {
 				f.pos += int64(k)
-				f.line += f.sc.lines
 				f.afterCR = f.sc.endedAtCR
-				rec.end, rec.plain = f.pos, f.sc.plain
-				return rec, true, nil
+				rec.plain = f.sc.plain
+				return finish(1)
 			}
 			f.pos = wend
 		}
-		switch {
-		case f.pos == limit:
-			f.line += f.sc.lines
+		if !rec.tooLong && f.pos == limit && bufEnd > limit {
+			// The record goes on past the limit.
+			rec.tooLong = true
+			if over == overStop {
+				f.line += f.sc.lines
+				return rec, true, nil
+			}
 			// A copy: the record may wait for the next chunk while its
 			// block is recycled.
-			rec.end, rec.tooLong, rec.data = limit, true, bytes.Clone(f.slice(start, limit))
-			return rec, true, f.discardLine()
-		case f.eof:
-			f.line += f.sc.lines
-			rec.end = f.pos
-			return rec, true, nil
+			rec.data = bytes.Clone(f.slice(start, limit))
+			if over == overSpill {
+				sp, err := f.spills.create(f.spillDir)
+				if err != nil {
+					return rec, false, f.spillError(rec, err)
+				}
+				rec.spill, spilled = sp, start
+			}
+			// Earlier records of the chunk in progress are cut already
+			// (see fill); from here on keep only what is not scanned.
+			keep = f.pos
+			continue
+		}
+		if f.eof {
+			return finish(0)
+		}
+		if rec.tooLong {
+			if rec.spill != nil {
+				if err := rec.spill.write(f.slice(spilled, f.pos)); err != nil {
+					rec.spill.close()
+					return rec, false, f.spillError(rec, err)
+				}
+				spilled = f.pos
+			}
+			keep = f.pos
 		}
 		if err := f.more(keep); err != nil {
+			if rec.spill != nil {
+				rec.spill.close()
+			}
 			return rec, false, err
 		}
 	}
 }
 
-// discardLine drops input up to and including the next line break
-// (LF, CR or CRLF): after a record over the limit, splitting starts again
-// at a line start.
-func (f *fileState) discardLine() error {
-	for {
-		p := f.slice(f.pos, f.base+int64(f.end))
-		i := bytes.IndexByte(p, '\n')
-		if cr := bytes.IndexByte(p, '\r'); cr >= 0 && (i < 0 || cr < i) {
-			f.pos += int64(cr + 1)
-			f.afterCR = true
-			return nil
-		}
-		if i >= 0 {
-			f.pos += int64(i + 1)
-			f.line++
-			return nil
-		}
-		f.pos += int64(len(p))
-		if f.eof {
-			return nil
-		}
-		if err := f.more(f.pos); err != nil {
-			return err
-		}
-	}
+func (f *fileState) spillError(rec recSpan, err error) error {
+	return fmt.Errorf("line %d: keeping a record over the size limit in a temporary file: %w", rec.line, err)
 }
 
 // inputBytes returns the raw bytes consumed since the last chunk. The
