@@ -18,7 +18,9 @@ type Source struct {
 }
 
 // Sources expands cqlsh-style FROM specs. Each spec may be a
-// comma-separated list ('a.csv, dir/*.csv'); each item is a glob, a
+// comma-separated list ('a.csv, dir/*.csv'), unless the whole spec names
+// an existing file or directory ('export,2024.csv'), which is then that
+// one input, taken literally; each item is a glob, a
 // directory (its regular files, sorted, not recursive, hidden ones left
 // out), a file (or a named pipe, of unknown size), or "-" or
 // "STDIN" (any case) for stdin, which may appear once. A leading "~/" is
@@ -29,6 +31,19 @@ func Sources(specs []string, stdin io.Reader) ([]Source, error) {
 	var errs []error
 	usedStdin := false
 	for _, spec := range specs {
+		if strings.Contains(spec, ",") {
+			// A comma in a file name is legal; splitting it would name
+			// files that do not exist, or worse, other files.
+			if path := homePath(spec); exists(path) {
+				srcs, err := expandPath(spec, path)
+				if err != nil {
+					errs = append(errs, err)
+				} else {
+					out = append(out, srcs...)
+				}
+				continue
+			}
+		}
 		for _, item := range strings.Split(spec, ",") {
 			item = strings.TrimSpace(item)
 			if item == "" {
@@ -65,47 +80,67 @@ func Sources(specs []string, stdin io.Reader) ([]Source, error) {
 	return out, nil
 }
 
-func expand(item string) ([]Source, error) {
-	path := item
-	if strings.HasPrefix(path, "~/") {
+// homePath expands a leading "~/" to the home directory, as cqlsh does.
+func homePath(item string) string {
+	if strings.HasPrefix(item, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, path[2:])
+			return filepath.Join(home, item[2:])
 		}
 	}
+	return item
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func expand(item string) ([]Source, error) {
+	path := homePath(item)
 	if !strings.ContainsAny(path, "*?[") {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return nil, fmt.Errorf("%s: no such file or directory: %w", item, err)
+		return expandPath(item, path)
+	}
+	return expandGlob(item, path)
+}
+
+// expandPath returns the file at path, or the files of the directory
+// there; item is the name for messages.
+func expandPath(item, path string) ([]Source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: no such file or directory: %w", item, err)
+	}
+	if !fi.IsDir() {
+		size := fi.Size()
+		if !fi.Mode().IsRegular() {
+			size = -1 // a pipe such as <(zcat x.gz): its stat size means nothing
 		}
-		if !fi.IsDir() {
-			size := fi.Size()
-			if !fi.Mode().IsRegular() {
-				size = -1 // a pipe such as <(zcat x.gz): its stat size means nothing
-			}
-			return []Source{fileSource(item, path, size)}, nil
+		return []Source{fileSource(item, path, size)}, nil
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", item, err)
+	}
+	var out []Source
+	for _, e := range ents { // ReadDir sorts by name
+		// Hidden files (.DS_Store, .gitkeep) are not data.
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+			continue
 		}
-		ents, err := os.ReadDir(path)
+		fi, err := e.Info()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", item, err)
 		}
-		var out []Source
-		for _, e := range ents { // ReadDir sorts by name
-			// Hidden files (.DS_Store, .gitkeep) are not data.
-			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", item, err)
-			}
-			p := filepath.Join(path, e.Name())
-			out = append(out, fileSource(filepath.Join(item, e.Name()), p, fi.Size()))
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("%s: directory has no files", item)
-		}
-		return out, nil
+		p := filepath.Join(path, e.Name())
+		out = append(out, fileSource(filepath.Join(item, e.Name()), p, fi.Size()))
 	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: directory has no files", item)
+	}
+	return out, nil
+}
+
+func expandGlob(item, path string) ([]Source, error) {
 	matches, err := filepath.Glob(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", item, err)

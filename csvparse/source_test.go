@@ -17,6 +17,8 @@ func TestSources(t *testing.T) {
 		"c.txt":     "ccc\n",
 		"sub/d.csv": "dddd\n",
 		".hidden":   "not data\n",
+		"x,y.csv":   "comma\n",
+		"e,f/g.csv": "in a comma dir\n",
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -41,9 +43,13 @@ func TestSources(t *testing.T) {
 		{"file", []string{j("a.csv")}, []src{{j("a.csv"), 2, "a\n"}}, ""},
 		{"comma list with spaces", []string{j("b.csv") + " , " + j("a.csv")}, []src{{j("b.csv"), 3, "bb\n"}, {j("a.csv"), 2, "a\n"}}, ""},
 		{"explicit hidden glob", []string{j(".h*")}, []src{{j(".hidden"), 9, "not data\n"}}, ""},
-		{"glob sorted, directories and hidden files left out", []string{j("*")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}}, ""},
-		{"glob in a list", []string{j("*.csv") + "," + j("sub/*.csv")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("sub/d.csv"), 5, "dddd\n"}}, ""},
-		{"directory: its files, not recursive", []string{dir}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}}, ""},
+		{"glob sorted, directories and hidden files left out", []string{j("*")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}, {j("x,y.csv"), 6, "comma\n"}}, ""},
+		{"file name with a comma is one file", []string{j("x,y.csv")}, []src{{j("x,y.csv"), 6, "comma\n"}}, ""},
+		{"directory name with a comma is one directory", []string{j("e,f")}, []src{{j("e,f/g.csv"), 15, "in a comma dir\n"}}, ""},
+		{"comma list when the whole spec is no file", []string{j("a.csv") + "," + j("x,y.csv")}, nil, j("x") + ": no such file"},
+		{"comma list of existing files", []string{j("a.csv") + "," + j("b.csv")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}}, ""},
+		{"glob in a list", []string{j("*.csv") + "," + j("sub/*.csv")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("x,y.csv"), 6, "comma\n"}, {j("sub/d.csv"), 5, "dddd\n"}}, ""},
+		{"directory: its files, not recursive", []string{dir}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}, {j("x,y.csv"), 6, "comma\n"}}, ""},
 		{"stdin dash", []string{"-"}, []src{{"-", -1, "from stdin"}}, ""},
 		{"stdin word, any case", []string{"StdIn"}, []src{{"StdIn", -1, "from stdin"}}, ""},
 		{"several specs", []string{j("a.csv"), "STDIN"}, []src{{j("a.csv"), 2, "a\n"}, {"STDIN", -1, "from stdin"}}, ""},
