@@ -73,6 +73,10 @@ type conn struct {
 	wbuf bytes.Buffer // guarded by wmu
 
 	closeOnce sync.Once
+	// done is closed once the connection is closed or about to be;
+	// hold waits on it besides the pause.
+	done      chan struct{}
+	doneOnce  sync.Once
 	delayOnce sync.Once
 	delayq    chan delayed
 	delayDone chan struct{}
@@ -85,6 +89,7 @@ func newConn(n *Node, nc net.Conn) *conn {
 		br:    bufio.NewReaderSize(nc, 64<<10),
 		bw:    bufio.NewWriterSize(nc, 64<<10),
 		codec: n.cl.codec(),
+		done:  make(chan struct{}),
 	}
 	if s := n.cl.cfg.Shards; s > 0 {
 		// ScyllaDB hands connections on its regular port to shards as
@@ -98,7 +103,42 @@ func newConn(n *Node, nc net.Conn) *conn {
 func tlsServer(nc net.Conn, cfg *tls.Config) net.Conn { return tls.Server(nc, cfg) }
 
 func (c *conn) close() {
+	c.markClosed()
 	c.closeOnce.Do(func() { c.nc.Close() })
+}
+
+// markClosed tells the connection's goroutines it is going away. Unlike
+// close it does no I/O, so it may be called under Node.mu.
+func (c *conn) markClosed() {
+	c.doneOnce.Do(func() { close(c.done) })
+}
+
+// hold waits while the node is paused and reports whether the connection
+// may go on: false once it is closed. It checks the connection after the
+// pause so that a frame read during a pause that Stop ended is dropped,
+// never executed.
+func (c *conn) hold() bool {
+	g := c.n.pause.Load()
+	if g != nil {
+		// What was answered before the pause leaves before it: only
+		// requests still unread are frozen.
+		c.wmu.Lock()
+		_ = c.bw.Flush()
+		c.wmu.Unlock()
+	}
+	for ; g != nil; g = c.n.pause.Load() {
+		select {
+		case <-g.resumed:
+		case <-c.done:
+			return false
+		}
+	}
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
 }
 
 func eventBit(ev primitive.EventType) uint32 {
@@ -127,9 +167,18 @@ func (c *conn) serve() {
 			<-c.delayDone
 		}
 	}()
+	// A paused node does not even take part in a TLS handshake.
+	if !c.hold() {
+		return
+	}
 	var hdr [headerLen]byte
 	for {
 		if _, err := io.ReadFull(c.br, hdr[:]); err != nil {
+			return
+		}
+		// The frame waits here while the node is paused: neither counted
+		// nor answered nor executed until Resume, as in a frozen process.
+		if !c.hold() {
 			return
 		}
 		v := primitive.ProtocolVersion(hdr[0] & 0x7f)
@@ -258,9 +307,10 @@ func (c *conn) writeNow(v primitive.ProtocolVersion, stream int16, msg message.M
 	_ = c.bw.Flush()
 }
 
-// push sends a server event (stream -1).
+// push sends a server event (stream -1), or leaves it to Resume while the
+// node is paused.
 func (c *conn) push(ev message.Message) {
-	if c.version == 0 {
+	if c.version == 0 || c.n.deferEvent(c, ev) {
 		return
 	}
 	c.write(-1, ev, nil, true)
@@ -312,6 +362,11 @@ func (c *conn) delayWriter() {
 			}
 			heap.Push(&pending, d)
 		case <-wake:
+			// Answers that fell due during a pause wait for Resume too.
+			if !c.hold() {
+				pending = pending[:0]
+				continue
+			}
 			now := time.Now()
 			c.wmu.Lock()
 			for len(pending) > 0 && !pending[0].due.After(now) {

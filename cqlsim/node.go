@@ -67,6 +67,13 @@ type Node struct {
 	// up mirrors running for the hot path: replicas' liveness decides
 	// whether a consistency level can be met.
 	up atomic.Bool
+	// pause is set while the node is paused; every connection waits for
+	// it to clear before it reads on (conn.hold). Changed under mu; read
+	// without it on every frame.
+	pause atomic.Pointer[pauseGate]
+	// deferred holds the events raised for the node's clients while it
+	// is paused, sent by Resume; under mu.
+	deferred []deferredEvent
 
 	rngMu sync.Mutex
 	rng   *rand.Rand
@@ -117,6 +124,67 @@ func (n *Node) SetFault(f Fault) error {
 	n.fault.Store(&f)
 	n.failNext.Store(int64(f.FailNext))
 	return nil
+}
+
+// pauseGate is one pause: resumed is closed by Resume. A pause ended by Stop
+// leaves it open, so that what queued is never executed.
+type pauseGate struct{ resumed chan struct{} }
+
+type deferredEvent struct {
+	c  *conn
+	ev message.Message
+}
+
+// Pause freezes the node as a long GC pause or a suspended VM does: its
+// connections stay open and new ones are accepted (the kernel does that),
+// but it reads, executes and answers nothing, not even a heartbeat
+// (OPTIONS) or a new connection's STARTUP, and sends no events. Requests
+// queue, and Resume executes them then, in order on each connection. The
+// other nodes keep it up in system.peers and announce nothing: a
+// Cassandra failure detector convicts a silent node only after seconds,
+// and the drivers find out by their own timeouts. Pausing a paused node
+// does nothing; a stopped node cannot be paused.
+func (n *Node) Pause() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.running {
+		return fmt.Errorf("cqlsim: node %d is stopped; start it before pausing it", n.info.index+1)
+	}
+	if n.pause.Load() == nil {
+		n.pause.Store(&pauseGate{resumed: make(chan struct{})})
+	}
+	return nil
+}
+
+// Resume ends a pause: the node handles what queued and sends the events
+// held back. Resuming a node that is not paused does nothing.
+func (n *Node) Resume() {
+	n.mu.Lock()
+	g := n.pause.Swap(nil)
+	evs := n.deferred
+	n.deferred = nil
+	n.mu.Unlock()
+	if g == nil {
+		return
+	}
+	close(g.resumed)
+	for _, d := range evs {
+		d.c.push(d.ev)
+	}
+}
+
+// Paused reports whether the node is paused.
+func (n *Node) Paused() bool { return n.pause.Load() != nil }
+
+// deferEvent keeps ev for c if the node is paused, and reports whether it did.
+func (n *Node) deferEvent(c *conn, ev message.Message) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.pause.Load() == nil {
+		return false
+	}
+	n.deferred = append(n.deferred, deferredEvent{c, ev})
+	return true
 }
 
 // Running reports whether the node accepts connections.
@@ -176,8 +244,12 @@ func (n *Node) accept(ln net.Listener) {
 	}
 }
 
-// Stop closes the node's listener and connections: its port refuses
-// connections and the other nodes announce it DOWN.
+// Stop kills the node: its listener and connections close, its port
+// refuses connections, and the other nodes announce it DOWN to the clients
+// registered for status events (system.peers keeps listing it, as
+// Cassandra's does). What it stored stays; Start brings it back. Stopping
+// a paused node ends the pause without executing what had queued. Stopping
+// a stopped node does nothing.
 func (n *Node) Stop() {
 	if n.shutdown() {
 		n.cl.broadcastStatus(n, primitive.StatusChangeTypeDown)
@@ -194,6 +266,15 @@ func (n *Node) shutdown() bool {
 		n.ln = nil
 	}
 	conns := n.connsLocked()
+	// A killed frozen process never executes what it had queued: the
+	// connections are marked closed before the pause is lifted, so a
+	// reader that finds no pause any more finds its connection closed
+	// (conn.hold). The gate stays shut for those still waiting on it.
+	for _, c := range conns {
+		c.markClosed()
+	}
+	n.pause.Store(nil)
+	n.deferred = nil
 	n.mu.Unlock()
 	closeAll(conns)
 	return was
@@ -215,7 +296,9 @@ func closeAll(conns []*conn) {
 	}
 }
 
-// Start reopens a stopped node on its address and port.
+// Start reopens a stopped node on its address and port, with the data it
+// had, and the other nodes announce it UP. Starting a running node does
+// nothing.
 func (n *Node) Start() error {
 	n.cl.lifeMu.Lock()
 	defer n.cl.lifeMu.Unlock()

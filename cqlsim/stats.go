@@ -90,6 +90,9 @@ type NodeStats struct {
 	Rack    string `json:"rack"`
 	// Up is whether the node is running (Node.Running): stopped nodes are not.
 	Up bool `json:"up"`
+	// Paused is whether the node is paused (Node.Pause): up, connected to,
+	// and answering nothing.
+	Paused bool `json:"paused"`
 	// Requests counts frames received by opcode name (QUERY, EXECUTE, …).
 	Requests map[string]int64 `json:"requests"`
 	// Statements counts executed statements, batch children included.
@@ -124,8 +127,8 @@ type Stats struct {
 	Nodes []NodeStats `json:"nodes"`
 }
 
-// Total sums the counters of all nodes (Node is 0, Up false, maps are
-// merged).
+// Total sums the counters of all nodes (Node is 0, Up and Paused false,
+// maps are merged).
 func (s Stats) Total() NodeStats {
 	t := NodeStats{Requests: map[string]int64{}, Batches: map[int]int64{}, Errors: map[string]int64{}}
 	for _, n := range s.Nodes {
@@ -157,7 +160,7 @@ func (cl *Cluster) Stats() Stats {
 	for _, n := range cl.nodes {
 		s := &n.stats
 		ns := NodeStats{
-			Node: n.info.index + 1, Address: n.info.addr.String(), DC: n.info.dc, Rack: n.info.rack, Up: n.Running(),
+			Node: n.info.index + 1, Address: n.info.addr.String(), DC: n.info.dc, Rack: n.info.rack, Up: n.Running(), Paused: n.Paused(),
 			Requests: map[string]int64{}, Batches: map[int]int64{}, Errors: map[string]int64{},
 			Statements: s.statements.Load(), RowsWritten: s.rows.Load(), RowsWrittenAsReplica: s.replicaRows.Load(), RowsWrittenOnShard: s.shardRows.Load(),
 			BatchWarnings: s.warnings.Load(), BatchesRejected: s.batchRejected.Load(),
