@@ -3,6 +3,7 @@ package cqlsim
 import (
 	"container/heap"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -11,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlload/cqlload/internal/murmur3"
 	"github.com/gocql/gocql"
+	"github.com/gocql/gocql/events"
 )
 
 func TestAuth(t *testing.T) {
@@ -573,5 +576,99 @@ func TestWriteTimeoutRefusedWriteIsNotTimedOut(t *testing.T) {
 	}
 	if rows, err := cl.Query("SELECT k FROM ks.w"); err != nil || len(rows) != 1 || rows[0]["k"] != "2" {
 		t.Errorf("rows %v, %v; want only k = 2", rows, err)
+	}
+}
+
+// TestStopIsSeenByGocql: a stopped node is announced DOWN on the driver's
+// event channel and marked down, keeps its data, and is announced UP and
+// used again once started.
+func TestStopIsSeenByGocql(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 3, Seed: 5})
+	if err := cl.Exec(`CREATE KEYSPACE one WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+		CREATE TABLE one.t (k int PRIMARY KEY, v text)`); err != nil {
+		t.Fatal(err)
+	}
+	// One contact point: the control connection, which receives the
+	// events, is on node 1, so it survives node 3 stopping.
+	cc := gocql.NewCluster(cl.Hosts()[0])
+	cc.Port = cl.Port()
+	cc.Timeout = 5 * time.Second
+	cc.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 0}
+	// gocql waits 10s before acting on an UP event from a server whose
+	// release_version has a minor below 2 (4.0.11 here, as for a real
+	// Cassandra 4.0); its reconnection loop brings the host back sooner.
+	cc.ReconnectInterval = 100 * time.Millisecond
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sub := s.SubscribeToEvents("status", 16, func(e events.Event) bool { return e.Type() == events.ClusterEventTypeStatusChange })
+	defer sub.Stop()
+	awaitEvent := func(change string) {
+		t.Helper()
+		timeout := time.After(5 * time.Second)
+		for {
+			select {
+			case e := <-sub.Events():
+				if sc := e.(*events.StatusChangeEvent); sc.Change == change && sc.Host.Equal(net.IPv4(127, 0, 0, 3)) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no %s event for 127.0.0.3 within 5s", change)
+			}
+		}
+	}
+	awaitHost := func(up bool) {
+		t.Helper()
+		for i := 0; i < 250 && hostUp(s, "127.0.0.3") != up; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if hostUp(s, "127.0.0.3") != up {
+			t.Fatalf("gocql has 127.0.0.3 up=%v, want %v", !up, up)
+		}
+	}
+	awaitHost(true)
+	// A row whose only replica is node 3.
+	k := 0
+	for cl.Replicas("one", murmur3.Token(binary.BigEndian.AppendUint32(nil, uint32(k))))[0] != 2 {
+		k++
+	}
+	if err := s.Query("INSERT INTO one.t (k, v) VALUES (?, 'kept')", k).Exec(); err != nil {
+		t.Fatal(err)
+	}
+
+	cl.Node(2).Stop()
+	awaitEvent("DOWN")
+	awaitHost(false)
+	if st := cl.Stats().Nodes[2]; st.Up {
+		t.Error("stats say the stopped node is up")
+	}
+	// Its peers keep listing it, as Cassandra's system.peers does.
+	if rows, err := cl.Query("SELECT peer FROM system.peers"); err != nil || len(rows) != 2 {
+		t.Errorf("system.peers with node 3 down: %v, %v", rows, err)
+	}
+	if err := s.Query("SELECT v FROM one.t WHERE k = ?", k).Exec(); codeOf(err) != gocql.ErrCodeUnavailable {
+		t.Errorf("reading a row of the stopped node: %v, want Unavailable", err)
+	}
+
+	if err := cl.Node(2).Start(); err != nil {
+		t.Fatal(err)
+	}
+	awaitEvent("UP")
+	awaitHost(true)
+	var v string
+	if err := s.Query("SELECT v FROM one.t WHERE k = ?", k).Scan(&v); err != nil || v != "kept" {
+		t.Errorf("row of the restarted node: %q, %v", v, err)
+	}
+	// Token-aware routing sends the row's writes to node 3 again.
+	before := cl.Stats().Nodes[2].RowsWritten
+	for i := 0; i < 20; i++ {
+		if err := s.Query("INSERT INTO one.t (k, v) VALUES (?, 'again')", k).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := cl.Stats().Nodes[2].RowsWritten - before; got == 0 {
+		t.Error("the restarted node coordinated none of the writes of its own row")
 	}
 }
