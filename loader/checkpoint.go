@@ -6,107 +6,313 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"sync"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
 )
 
-// checkpoint lets a scheduled job that was stopped (a limit crossed, the
-// cluster gone, a signal) pick up where it left off with --resume.
+// A checkpoint (--resume FILE) lets a scheduled job that was stopped — a
+// limit crossed, the cluster gone, a signal, kill -9 — pick up exactly
+// where it left off. The ledger writes it; this file holds its format and
+// the decision a run takes when it finds one.
 //
-// What is done is a prefix of chunks in read order: the chunks before
-// Done had every row written, rejected into the error file, or skipped.
-// Rows of an aborted or interrupted run are not done, so their chunk, and
-// every chunk after it, are sent again on resume; inserts are idempotent,
-// so rows written twice are harmless (counter tables excepted, which is
-// why counter timeouts are never retried either). Chunk boundaries depend
-// only on the input and the chunking options, which the file's Input key
-// pins: a checkpoint written for other input or options is refused.
-type checkpoint struct {
-	path string
-	key  string
-	skip int64 // chunks with Seq < skip were done by an earlier run
-
-	mu       sync.Mutex
-	next     int64          // every chunk with Seq < next is done
-	ahead    map[int64]bool // done chunks at or after next
-	rowsDone int64
-}
-
+// It names the settled chunks (every row written, rejected into an error
+// file, or skipped) and the error files' lengths at that moment. Settling
+// writes and syncs a chunk's error-file rows before the chunk can appear
+// in a checkpoint, so a resumed run that cuts the error files back to the
+// recorded lengths and skips the settled chunks neither loses a rejected
+// row nor writes one twice. Chunk boundaries depend only on the inputs
+// and the options that shape chunks, which the file records.
 type checkpointFile struct {
-	Version  int    `json:"version"`
-	Input    string `json:"input"`       // hash of the input and chunking options
-	Done     int64  `json:"chunks_done"` // chunks 0 .. Done-1 are done
-	RowsDone int64  `json:"rows_done"`   // rows in those chunks, for people reading the file
-	Complete bool   `json:"complete"`    // the whole input was done
+	Version  int               `json:"version"`
+	Inputs   []inputID         `json:"inputs"`
+	Options  map[string]string `json:"options"`
+	Complete bool              `json:"complete"`
+	// Settled lists the settled chunks as [from, to) ranges of sequence
+	// numbers, in order.
+	Settled  [][2]int64 `json:"settled"`
+	RowsDone int64      `json:"rows_done"` // rows in settled chunks, for people reading the file
+	// InDoubt lists counter-table chunks that had batches sent but were
+	// not settled: their rows not known to be acknowledged may have been
+	// applied, so a resumed run reports them unknown instead of counting
+	// them again.
+	InDoubt  []inDoubtChunk `json:"in_doubt,omitempty"`
+	ErrFiles []errFileState `json:"error_files"`
+	LogBytes int64          `json:"error_log_bytes"`
+	Saved    time.Time      `json:"saved"`
 }
 
-// inputKey identifies the chunking of a run: the same key means chunk n
-// holds the same records.
-func inputKey(sources []csvparse.Source, d csvparse.Dialect, chunkRows, chunkBytes int) string {
-	h := sha256.New()
+const checkpointVersion = 2
+
+// inDoubtChunk is a counter chunk that had updates in flight.
+type inDoubtChunk struct {
+	Seq int64 `json:"seq"`
+	// Acked is a hex bitmap of the chunk's record indexes whose update
+	// the cluster acknowledged; Sendable of those proved not applied
+	// (never sent, or refused). The others may have been applied.
+	Acked    string `json:"acked"`
+	Sendable string `json:"sendable"`
+}
+
+// inputID identifies an input file's content well enough to tell last
+// night's file from tonight's, without reading all of it.
+type inputID struct {
+	Path  string    `json:"path"`
+	Size  int64     `json:"size"`
+	MTime time.Time `json:"mtime"`
+	// Hash is SHA-256 over the first and last 64 KiB.
+	Hash string `json:"hash"`
+}
+
+// ResumeError is a --resume that cannot be honoured; nothing was loaded.
+// The CLI reports it as a usage error: the command line must change.
+type ResumeError struct{ Reason string }
+
+func (e *ResumeError) Error() string { return "resume: " + e.Reason }
+
+// identify computes the inputs' identities. Inputs that can be read only
+// once (stdin, a pipe) cannot be resumed: a second run would see other
+// rows under the same chunk numbers.
+func identify(sources []csvparse.Source) ([]inputID, error) {
+	out := make([]inputID, 0, len(sources))
 	for _, s := range sources {
-		fmt.Fprintf(h, "%q %d\n", s.Name, s.Size)
+		if s.Size < 0 {
+			return nil, &ResumeError{Reason: fmt.Sprintf("%s is a stream (standard input or a pipe): a run reading it cannot be resumed, because a second run would read other rows; drop --resume, or save the stream to a file and load that", s.Name)}
+		}
+		id, err := identifyOne(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, id)
 	}
-	fmt.Fprintf(h, "%+v %d %d\n", d, chunkRows, chunkBytes)
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	return out, nil
 }
 
-// openCheckpoint reads path if it exists (a first run starts without one).
-func openCheckpoint(path, key string) (*checkpoint, error) {
-	cp := &checkpoint{path: path, key: key, ahead: map[int64]bool{}}
+func identifyOne(s csvparse.Source) (inputID, error) {
+	rc, err := s.Open()
+	if err != nil {
+		return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
+	}
+	defer rc.Close()
+	f, ok := rc.(*os.File)
+	if !ok {
+		return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s is not a file: it cannot be resumed", s.Name)}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
+	}
+	const edge = 64 << 10
+	h := sha256.New()
+	size := st.Size()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, min(edge, size))); err != nil {
+		return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
+	}
+	if size > edge {
+		from := max(edge, size-edge)
+		if _, err := io.Copy(h, io.NewSectionReader(f, from, size-from)); err != nil {
+			return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
+		}
+	}
+	path := s.Name
+	if abs, err := filepath.Abs(f.Name()); err == nil {
+		path = abs
+	}
+	return inputID{Path: path, Size: size, MTime: st.ModTime().UTC(), Hash: hex.EncodeToString(h.Sum(nil)[:16])}, nil
+}
+
+// shapeOptions are the options that decide how the input is cut into
+// chunks and what a row becomes: a resumed run must use the same ones.
+func shapeOptions(o *Options, chunkBytes int) map[string]string {
+	d := o.Dialect
+	f := o.Formats
+	tz := "UTC"
+	if f.TimeZone != nil {
+		tz = f.TimeZone.String()
+	}
+	return map[string]string{
+		"table":          o.Keyspace + "." + o.Table,
+		"columns":        strings.Join(o.Columns, ","),
+		"skipcols":       strings.Join(o.SkipCols, ","),
+		"chunksize":      strconv.Itoa(o.ChunkSize),
+		"chunkbytes":     strconv.Itoa(chunkBytes),
+		"header":         strconv.FormatBool(d.Header),
+		"delimiter":      string(d.Delimiter),
+		"quote":          string(d.Quote),
+		"escape":         string(d.Escape),
+		"skiprows":       strconv.Itoa(d.SkipRows),
+		"maxrows":        strconv.Itoa(d.MaxRows),
+		"encoding":       d.Encoding,
+		"maxrecordbytes": strconv.Itoa(d.MaxRecordBytes),
+		"null":           o.Null,
+		"nullmode":       strconv.Itoa(int(o.NullMode)),
+		"ttl":            strconv.Itoa(o.TTL),
+		"formats":        fmt.Sprintf("%q %q %q %q %v %s", f.DecimalSep, f.ThousandsSep, f.BoolStyle, f.DateTimeFormat, f.CqlshEscapes, tz),
+		"errfile":        o.ErrFile,
+	}
+}
+
+// resumeAction is what a run does about its checkpoint.
+type resumeAction int
+
+const (
+	startFresh  resumeAction = iota // no usable checkpoint: load everything
+	nothingToDo                     // a completed run of the same inputs
+	resumeRun                       // skip what the checkpoint settled
+)
+
+// decideResume reads the checkpoint at path and says what to do.
+func decideResume(path string, ids []inputID, opts map[string]string) (resumeAction, *checkpointFile, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return cp, nil
+		return startFresh, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("resume: %w", err)
+		return 0, nil, fmt.Errorf("resume: %w", err)
 	}
 	var f checkpointFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("resume: %s is not a cqlload checkpoint: %w", path, err)
+		return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s is not a cqlload checkpoint (%v): remove it to start over", path, err)}
 	}
-	if f.Input != key {
-		return nil, fmt.Errorf("resume: %s was written for other input files or chunking options (CHUNKSIZE, the CSV dialect, SKIPROWS, MAXROWS); remove it to start over", path)
+	if f.Version != checkpointVersion {
+		return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s was written by another version of cqlload (format %d, this one reads %d): remove it to start over", path, f.Version, checkpointVersion)}
 	}
-	cp.skip, cp.next, cp.rowsDone = f.Done, f.Done, f.RowsDone
-	return cp, nil
+	diff := describeDiff(f.Inputs, ids, f.Options, opts)
+	switch {
+	case diff == "" && f.Complete:
+		return nothingToDo, &f, nil
+	case diff == "":
+		return resumeRun, &f, nil
+	case f.Complete:
+		// The nightly case: yesterday's run finished, today's input is new.
+		return startFresh, nil, nil
+	}
+	return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s records an unfinished run of other input or options (%s): run with the same input and options to finish it, or remove %s to start over", path, diff, path)}
 }
 
-// done marks chunk seq as done and advances the prefix.
-func (cp *checkpoint) done(seq, rows int64) {
-	cp.mu.Lock()
-	defer cp.mu.Unlock()
-	cp.rowsDone += rows
-	if seq != cp.next {
-		cp.ahead[seq] = true
-		return
+// describeDiff names what differs between a checkpoint and this run; ""
+// when nothing does.
+func describeDiff(was, now []inputID, wasOpts, nowOpts map[string]string) string {
+	var d []string
+	if len(was) != len(now) {
+		d = append(d, fmt.Sprintf("%d input files, now %d", len(was), len(now)))
+	} else {
+		for i := range was {
+			a, b := was[i], now[i]
+			switch {
+			case a.Path != b.Path:
+				d = append(d, fmt.Sprintf("input %d was %s, now %s", i+1, a.Path, b.Path))
+			case a.Size != b.Size:
+				d = append(d, fmt.Sprintf("%s was %d bytes, now %d", a.Path, a.Size, b.Size))
+			case a.Hash != b.Hash:
+				d = append(d, fmt.Sprintf("%s has other content", a.Path))
+			case !a.MTime.Equal(b.MTime):
+				d = append(d, fmt.Sprintf("%s was modified (%s, now %s)", a.Path, a.MTime.Format(time.RFC3339), b.MTime.Format(time.RFC3339)))
+			}
+		}
 	}
-	cp.next++
-	for cp.ahead[cp.next] {
-		delete(cp.ahead, cp.next)
-		cp.next++
+	keys := make([]string, 0, len(nowOpts))
+	for k := range nowOpts {
+		keys = append(keys, k)
 	}
+	for k := range wasOpts {
+		if _, ok := nowOpts[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if wasOpts[k] != nowOpts[k] {
+			d = append(d, fmt.Sprintf("option %s was %q, now %q", k, wasOpts[k], nowOpts[k]))
+		}
+	}
+	return strings.Join(d, "; ")
 }
 
-// save writes the checkpoint atomically (a crash mid-write leaves the
-// previous one).
-func (cp *checkpoint) save(complete bool) error {
-	cp.mu.Lock()
-	f := checkpointFile{Version: 1, Input: cp.key, Done: cp.next, RowsDone: cp.rowsDone, Complete: complete}
-	cp.mu.Unlock()
+// writeCheckpoint replaces path atomically: a temporary file is written
+// and synced, then renamed over it, and the directory is synced, so that
+// a crash leaves either the old checkpoint or the new one, whole.
+func writeCheckpoint(path string, f *checkpointFile, sync func(*os.File) error) error {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := cp.path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	tmp := path + ".tmp"
+	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if err := os.Rename(tmp, cp.path); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+	_, err = out.Write(append(b, '\n'))
+	if err == nil {
+		err = sync(out)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	if dir, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = dir.Sync() // the rename's durability; not every file system supports it
+		dir.Close()
 	}
 	return nil
+}
+
+// settledSet is the chunks a checkpoint names as settled.
+type settledSet [][2]int64
+
+func (s settledSet) has(seq int64) bool {
+	i := sort.Search(len(s), func(i int) bool { return s[i][1] > seq })
+	return i < len(s) && s[i][0] <= seq
+}
+
+// ranges turns a sorted list of sequence numbers into [from, to) ranges.
+func ranges(seqs []int64) [][2]int64 {
+	var out [][2]int64
+	for _, s := range seqs {
+		if n := len(out); n > 0 && out[n-1][1] == s {
+			out[n-1][1]++
+			continue
+		}
+		out = append(out, [2]int64{s, s + 1})
+	}
+	return out
+}
+
+// bitmap is a set of record indexes within a chunk.
+type bitmap []uint64
+
+func (b bitmap) set(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitmap) has(i int) bool { return i/64 < len(b) && b[i/64]&(1<<(i%64)) != 0 }
+
+func (b bitmap) String() string {
+	out := make([]byte, 0, len(b)*16)
+	for _, w := range b {
+		out = strconv.AppendUint(out, w, 16)
+		out = append(out, ' ')
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func parseBitmap(s string) (bitmap, error) {
+	var b bitmap
+	for _, f := range strings.Fields(s) {
+		w, err := strconv.ParseUint(f, 16, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad bitmap word %q", f)
+		}
+		b = append(b, w)
+	}
+	return b, nil
 }

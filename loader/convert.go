@@ -28,6 +28,7 @@ func (c *cell) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return c.b, nil }
 // row is a converted record waiting to be written.
 type row struct {
 	values []any
+	idx    int32  // the record's index in its chunk (the ledger's bitmaps)
 	raw    []byte // the record as read, for the error file
 	line   int64
 	key    []byte // the partition key as hashed for the token
@@ -134,19 +135,119 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 	return p, nil
 }
 
-// converted is the output of one chunk's conversion.
-type converted struct {
-	rows  []row
-	file  string
-	state *chunkState
-	plan  *plan
+// convertLoop is one converter: it turns chunks into batches.
+func (l *Loader) convertLoop(chunks <-chan *chunkRecord, out chan<- *batch) error {
+	var g grouper
+	for cr := range chunks {
+		c := cr.chunk
+		p, err := l.planFor(c.Source, c.Header)
+		if err != nil {
+			l.abort(fmt.Sprintf("%s: %v", c.File, err), true)
+			l.notSentChunk(cr)
+			continue
+		}
+		rows := l.convertChunk(cr, p)
+		if cr.prior != nil {
+			rows = l.sortPriorDoubt(cr, rows)
+		}
+		if len(rows) > 0 {
+			if err := l.ledger.dispatch(cr); err != nil {
+				l.abort(err.Error(), true)
+			}
+		}
+		for _, b := range l.batchesOf(cr, p, rows, &g) {
+			out <- b
+		}
+		l.ledger.converted(cr)
+	}
+	return nil
+}
+
+// sortPriorDoubt handles a counter chunk that a stopped run had sent
+// updates of: rows it saw acknowledged are skipped, rows it proved were
+// not applied are sent, and the rest may have been applied, so they are
+// reported unknown instead of being counted twice.
+func (l *Loader) sortPriorDoubt(cr *chunkRecord, rows []row) []row {
+	keep := rows[:0]
+	for _, r := range rows {
+		switch {
+		case cr.prior.acked.has(int(r.idx)):
+			l.ledger.skipDone(cr, 1)
+		case cr.prior.sendable.has(int(r.idx)):
+			keep = append(keep, r)
+		default:
+			l.ledger.reject(cr, unknown, reject{where: fmt.Sprintf("%s:%d", cr.file, r.line), raw: r.raw, idx: int(r.idx),
+				reason: "counter update may have been applied: it was sent by the run that stopped, and not acknowledged; not sent again (check the counter before loading this row)"}, false)
+		}
+	}
+	if cr.dispatched || len(keep) == 0 {
+		return keep
+	}
+	// What the stopped run knew stays known if this one stops too.
+	if err := l.ledger.dispatch(cr); err != nil {
+		l.abort(err.Error(), true)
+	}
+	cr.mu.Lock()
+	copy(cr.acked, cr.prior.acked)
+	cr.mu.Unlock()
+	return keep
+}
+
+// batchesOf groups a chunk's rows into batches, with gr's working memory.
+func (l *Loader) batchesOf(cr *chunkRecord, p *plan, rows []row, gr *grouper) []*batch {
+	if len(rows) == 0 {
+		return nil
+	}
+	rg := l.ring.Load()
+	gr.rows = grow(gr.rows, len(rows))
+	g := gr.rows
+	for i := range rows {
+		r := &rows[i]
+		size := 0
+		for _, v := range r.values {
+			if cl, ok := v.(*cell); ok && cl != nil {
+				size += len(cl.b)
+			}
+		}
+		r.size = size
+		// The key lives in the chunk's arena, which nothing modifies
+		// while the converter holds the chunk: no copy per row. The
+		// grouper keeps the string past this call but never reads it
+		// again.
+		key := unsafe.String(unsafe.SliceData(r.key), len(r.key))
+		g[i] = groupRow{partition: key, replicas: rg.groupOf(r.token), size: size}
+	}
+	lim := batchLimits{minRows: l.opts.MinBatchSize, maxRows: l.opts.MaxBatchSize, maxBytes: l.opts.MaxBatchBytes}
+	groups := gr.group(g, lim)
+	// One slab each for the batches and their row pointers.
+	out := make([]*batch, len(groups))
+	bs := make([]batch, len(groups))
+	ptrs := make([]*row, 0, len(rows))
+	for i, idx := range groups {
+		from := len(ptrs)
+		for _, k := range idx {
+			ptrs = append(ptrs, &rows[k])
+		}
+		bs[i] = batch{rows: ptrs[from:len(ptrs):len(ptrs)], plan: p, rec: cr}
+		out[i] = &bs[i]
+	}
+	return out
+}
+
+// rejectParse records a row that could not be read or converted.
+func (l *Loader) rejectParse(cr *chunkRecord, idx int, where, reason string, raw []byte) {
+	n := l.ledger.reject(cr, rejectedParse, reject{where: where, reason: reason, raw: raw, idx: idx}, false)
+	if max := l.opts.MaxParseErrors; max >= 0 && n > int64(max) {
+		l.abort(fmt.Sprintf("too many parse errors: more than MAXPARSEERRORS = %d", max), false)
+	}
 }
 
 // convertChunk parses and converts every record of a chunk. Rejected
 // records go to the error file at once; the rest come back as rows. All
 // of a chunk's values live in a few slabs allocated here, so the cost per
 // row is parsing and converting, not allocation.
-func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) converted {
+func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
+	c := cr.chunk
 	n := p.nbind
 	// Eight bytes a value covers the fixed-size types; text bound in
 	// place needs none, and an arena that is short grows by append.
@@ -157,7 +258,7 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 
 	rd := csvparse.NewReader(c, l.opts.Dialect)
 	k := 0 // rows kept
-	for {
+	for ri := 0; ; ri++ {
 		rec, err := rd.Next()
 		if err == io.EOF {
 			break
@@ -169,12 +270,12 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 				where = fmt.Sprintf("%s:%d:%d", pe.File, pe.Line, pe.Column)
 				err = pe.Err
 			}
-			l.rejectParse(cs, where, err.Error(), rd.Raw())
+			l.rejectParse(cr, ri, where, err.Error(), rd.Raw())
 			continue
 		}
 		if len(rec.Fields) != p.nfields {
 			where := fmt.Sprintf("%s:%d:1", c.File, rec.Line)
-			l.rejectParse(cs, where, fmt.Sprintf("expected %d fields, found %d", p.nfields, len(rec.Fields)), rec.Raw)
+			l.rejectParse(cr, ri, where, fmt.Sprintf("expected %d fields, found %d", p.nfields, len(rec.Fields)), rec.Raw)
 			continue
 		}
 		vals := values[k*n : (k+1)*n : (k+1)*n]
@@ -245,7 +346,7 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 			clear(vals)
 			line, col := rec.FieldPos(badField)
 			where := fmt.Sprintf("%s:%d:%d", c.File, line, col)
-			l.rejectParse(cs, where, bad, rec.Raw)
+			l.rejectParse(cr, ri, where, bad, rec.Raw)
 			continue
 		}
 		rk := routingKey(&arena, p, cells[k*n:(k+1)*n])
@@ -253,6 +354,7 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 		// writes to once cut: no copy for the error file's sake.
 		rawAt := rec.Offset - c.Offset
 		rows = append(rows, row{
+			idx:    int32(ri),
 			values: vals,
 			raw:    c.Data[rawAt : rawAt+int64(len(rec.Raw)) : rawAt+int64(len(rec.Raw))],
 			line:   rec.Line,
@@ -262,8 +364,8 @@ func (l *Loader) convertChunk(c *csvparse.Chunk, p *plan, cs *chunkState) conver
 		k++
 	}
 	sl.rows, sl.arena = rows, arena[:0]
-	cs.hold(sl, c, len(rows))
-	return converted{rows: rows, file: c.File, state: cs, plan: p}
+	cr.slabs = sl
+	return rows
 }
 
 // within reports whether f is a non-empty sub-slice of data. A field the

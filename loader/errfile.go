@@ -1,118 +1,405 @@
 package loader
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/cqlload/cqlload/csvparse"
 )
 
-// rejectKind says at which stage a row was rejected.
-type rejectKind string
+// outcome is how a row left the pipeline; every row read gets exactly one.
+type outcome uint8
 
 const (
-	rejectParse  rejectKind = "parse"
-	rejectInsert rejectKind = "insert"
-	rejectAbort  rejectKind = "aborted"
+	written outcome = iota
+	rejectedParse
+	rejectedInsert
+	// unknown: a write that may or may not have been applied (a counter
+	// update that timed out, an insert whose retries ran out after a lost
+	// connection). Never sent again, so a counter is never counted twice.
+	unknown
+	// notSent: read, but the run stopped before sending it. A resumed run
+	// loads it; it is in the error file only until then.
+	notSent
+	skippedRow
 )
 
-// errFile writes rejected records to ERRFILE exactly as they were read, so
-// the file can be loaded again with the same command, and one line per
-// record to ERRFILE.log saying where it came from and why it was rejected.
-// Both files are created on the first rejected row only.
-type errFile struct {
-	path   string
-	header string // written first when the input has a header line
-	// appendTo keeps what an earlier run wrote: a resumed run's rejects
-	// join those of the run it continues.
-	appendTo bool
-
-	mu       sync.Mutex
-	data     *os.File
-	log      *os.File
-	dw, lw   *bufio.Writer
-	openErr  error
-	rejected int64
+func (o outcome) String() string {
+	switch o {
+	case rejectedParse:
+		return "parse error"
+	case rejectedInsert:
+		return "insert error"
+	case unknown:
+		return "unknown"
+	case notSent:
+		return "not sent"
+	case skippedRow:
+		return "skipped"
+	}
+	return "written"
 }
 
-// setHeader makes the error file start with the input's header line, so
-// that it loads again with the same HEADER option. The first file's header
-// is used; files with other headers are noted in the log.
-func (e *errFile) setHeader(names []string, d csvparse.Dialect) {
+// reject is one non-written row waiting for its chunk to settle.
+type reject struct {
+	kind   outcome
+	where  string // file:line[:column]
+	reason string
+	raw    []byte // the record as read; it points into the chunk until settled
+	// long, when set, streams a record too long to hold in memory; raw
+	// is then empty.
+	long func() (io.ReadCloser, error)
+	// header says which error file the row goes to (errFiles.fileFor).
+	header int
+	// idx is the record's index in its chunk, -1 when not known.
+	idx int
+}
+
+// errFiles writes rejected rows to ERRFILE exactly as they were read, so
+// the file loads again with the same command once fixed, and one line per
+// row to ERRFILE.log saying where it came from, why, and which error file
+// holds it. Input files whose headers differ get one error file each:
+// ERRFILE for the first header, ERRFILE.2, ERRFILE.3, … for the others,
+// each starting with its own header line, so no row is ever reloaded under
+// another file's column order.
+//
+// The ledger is its only writer: a settled chunk's rows are appended with
+// one write per file and synced before the checkpoint may name the chunk,
+// so a line in an error file is always a whole record, whatever moment
+// the process is killed at, and a resumed run can cut the files back to
+// the lengths its checkpoint recorded.
+type errFiles struct {
+	path string
+	// sync makes written bytes durable; os.File.Sync unless a test
+	// injects a failure.
+	sync func(*os.File) error
+
+	mu      sync.Mutex
+	headers []string // header line of each error file ("" without HEADER)
+	files   []*os.File
+	sizes   []int64 // bytes in each error file (0: not created yet)
+	log     *os.File
+	logSize int64
+	rows    []int64 // rejected rows in each error file
+	err     error   // sticky: once a write failed nothing more is written
+}
+
+func newErrFiles(path string) *errFiles {
+	return &errFiles{path: path, sync: (*os.File).Sync}
+}
+
+// name is the path of error file i (0-based).
+func (e *errFiles) name(i int) string {
+	if i == 0 {
+		return e.path
+	}
+	return e.path + "." + strconv.Itoa(i+1)
+}
+
+// fileFor returns the error file of a header line, adding one for a
+// header not seen before. Called in read order, so numbering follows the
+// order of the inputs and is the same on every run of the same inputs.
+func (e *errFiles) fileFor(header string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.header != "" || e.data != nil {
-		return
-	}
-	rec := csvparse.AppendRecord(nil, d, names...)
-	e.header = strings.TrimSuffix(string(rec), "\n")
-}
-
-func (e *errFile) open() error {
-	if e.data != nil || e.openErr != nil {
-		return e.openErr
-	}
-	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if e.appendTo {
-		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
-	d, err := os.OpenFile(e.path, flags, 0o644)
-	if err != nil {
-		e.openErr = fmt.Errorf("error file: %w", err)
-		return e.openErr
-	}
-	if st, err := d.Stat(); err == nil && st.Size() > 0 {
-		e.header = "" // appending: the header is already there
-	}
-	l, err := os.OpenFile(e.path+".log", flags, 0o644)
-	if err != nil {
-		d.Close()
-		e.openErr = fmt.Errorf("error log: %w", err)
-		return e.openErr
-	}
-	e.data, e.log = d, l
-	e.dw, e.lw = bufio.NewWriter(d), bufio.NewWriter(l)
-	if e.header != "" {
-		e.dw.WriteString(e.header)
-		e.dw.WriteByte('\n')
-	}
-	return nil
-}
-
-// reject records one rejected row. where is "file:line:column".
-func (e *errFile) reject(kind rejectKind, where string, reason string, raw []byte) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.open(); err != nil {
-		return err
-	}
-	e.rejected++
-	e.dw.Write(raw)
-	e.dw.WriteByte('\n')
-	fmt.Fprintf(e.lw, "%s: %s error: %s\n", where, kind, reason)
-	return nil
-}
-
-func (e *errFile) used() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.data != nil
-}
-
-func (e *errFile) close() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.data == nil {
-		return nil
-	}
-	var first error
-	for _, err := range []error{e.dw.Flush(), e.lw.Flush(), e.data.Close(), e.log.Close()} {
-		if err != nil && first == nil {
-			first = fmt.Errorf("error file %s: %w", e.path, err)
+	for i, h := range e.headers {
+		if h == header {
+			return i
 		}
 	}
-	return first
+	e.headers = append(e.headers, header)
+	e.files = append(e.files, nil)
+	e.sizes = append(e.sizes, 0)
+	e.rows = append(e.rows, 0)
+	return len(e.headers) - 1
+}
+
+var numberedErrFile = regexp.MustCompile(`^\.[0-9]+$`)
+
+// clear removes the error files an earlier run left, so that a fresh run
+// neither appends to them nor leaves them behind when it rejects nothing.
+func (e *errFiles) clear() error {
+	var errs []error
+	rm := func(p string) {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove stale error file: %w", err))
+		}
+	}
+	rm(e.path)
+	rm(e.path + ".log")
+	matches, _ := filepath.Glob(e.path + ".*")
+	for _, m := range matches {
+		if numberedErrFile.MatchString(strings.TrimPrefix(m, e.path)) {
+			rm(m)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// restore cuts the error files back to what a checkpoint recorded: what
+// was written after it belongs to chunks the resumed run does again.
+// Files it does not list are removed. Headers are recorded with sizes, so
+// the numbering carries over.
+func (e *errFiles) restore(files []errFileState, logSize int64) error {
+	keep := map[string]bool{}
+	var errs []error
+	cut := func(p string, size int64) {
+		var err error
+		if size == 0 {
+			err = os.Remove(p)
+		} else {
+			err = os.Truncate(p, size)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("resume: cut %s back to %d bytes: %w", p, size, err))
+		}
+	}
+	e.mu.Lock()
+	for i, f := range files {
+		if f.Path != e.name(i) {
+			e.mu.Unlock()
+			return fmt.Errorf("resume: the checkpoint's error file %d is %s, but this run's would be %s: give the same ERRFILE", i+1, f.Path, e.name(i))
+		}
+		e.headers = append(e.headers, f.Header)
+		e.files = append(e.files, nil)
+		e.sizes = append(e.sizes, f.Bytes)
+		e.rows = append(e.rows, f.Rows)
+		keep[f.Path] = true
+		cut(f.Path, f.Bytes)
+	}
+	e.logSize = logSize
+	e.mu.Unlock()
+	cut(e.path+".log", logSize)
+	if !keep[e.path] {
+		cut(e.path, 0)
+	}
+	matches, _ := filepath.Glob(e.path + ".*")
+	for _, m := range matches {
+		if numberedErrFile.MatchString(strings.TrimPrefix(m, e.path)) && !keep[m] {
+			cut(m, 0)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// errFileState is what a checkpoint records of one error file.
+type errFileState struct {
+	Path   string `json:"path"`
+	Header string `json:"header"`
+	Bytes  int64  `json:"bytes"`
+	Rows   int64  `json:"rows"`
+}
+
+// open returns error file i, creating it (with its header line) if needed.
+func (e *errFiles) open(i int) (*os.File, error) {
+	if e.files[i] != nil {
+		return e.files[i], nil
+	}
+	f, err := os.OpenFile(e.name(i), os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("error file: %w", err)
+	}
+	if err := f.Truncate(e.sizes[i]); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("error file: %w", err)
+	}
+	if _, err := f.Seek(e.sizes[i], io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("error file: %w", err)
+	}
+	e.files[i] = f
+	if e.sizes[i] == 0 && e.headers[i] != "" {
+		n, err := f.WriteString(e.headers[i] + "\n")
+		e.sizes[i] += int64(n)
+		if err != nil {
+			return nil, fmt.Errorf("error file %s: %w", e.name(i), err)
+		}
+	}
+	return f, nil
+}
+
+func (e *errFiles) openLog() (*os.File, error) {
+	if e.log != nil {
+		return e.log, nil
+	}
+	f, err := os.OpenFile(e.path+".log", os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		err = f.Truncate(e.logSize)
+	}
+	if err == nil {
+		_, err = f.Seek(e.logSize, io.SeekStart)
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		return nil, fmt.Errorf("error log: %w", err)
+	}
+	e.log = f
+	return f, nil
+}
+
+// write appends rows to their error files and the log and syncs them:
+// when it returns nil the rows are durable. Each file gets one write, so
+// a killed process leaves whole lines. Records too long to hold in memory
+// are streamed, the one exception.
+func (e *errFiles) write(rows []reject) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err != nil {
+		return e.err
+	}
+	if err := e.writeLocked(rows); err != nil {
+		e.err = err
+		return err
+	}
+	return nil
+}
+
+func (e *errFiles) writeLocked(rows []reject) error {
+	bufs := make([][]byte, len(e.headers))
+	var log []byte
+	touched := make([]bool, len(e.headers))
+	for _, r := range rows {
+		h := r.header
+		touched[h] = true
+		if r.long != nil {
+			// Flush what came before, so the file keeps read order
+			// within the chunk, then stream the record.
+			if err := e.flushData(h, bufs[h]); err != nil {
+				return err
+			}
+			bufs[h] = bufs[h][:0]
+			if err := e.stream(h, r.long); err != nil {
+				return err
+			}
+		} else {
+			bufs[h] = append(append(bufs[h], r.raw...), '\n')
+		}
+		e.rows[h]++
+		log = fmt.Appendf(log, "%s: %s: %s", r.where, r.kind, r.reason)
+		if len(e.headers) > 1 {
+			log = fmt.Appendf(log, " [in %s]", e.name(h))
+		}
+		log = append(log, '\n')
+	}
+	for h, b := range bufs {
+		if err := e.flushData(h, b); err != nil {
+			return err
+		}
+	}
+	lf, err := e.openLog()
+	if err != nil {
+		return err
+	}
+	n, err := lf.Write(log)
+	e.logSize += int64(n)
+	if err != nil {
+		return fmt.Errorf("error log: %w", err)
+	}
+	for h, t := range touched {
+		if t {
+			if err := e.sync(e.files[h]); err != nil {
+				return fmt.Errorf("error file %s: sync: %w", e.name(h), err)
+			}
+		}
+	}
+	if err := e.sync(lf); err != nil {
+		return fmt.Errorf("error log: sync: %w", err)
+	}
+	return nil
+}
+
+func (e *errFiles) flushData(h int, b []byte) error {
+	f, err := e.open(h)
+	if err != nil {
+		return err
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	n, err := f.Write(b)
+	e.sizes[h] += int64(n)
+	if err != nil {
+		return fmt.Errorf("error file %s: %w", e.name(h), err)
+	}
+	return nil
+}
+
+func (e *errFiles) stream(h int, open func() (io.ReadCloser, error)) error {
+	f, err := e.open(h)
+	if err != nil {
+		return err
+	}
+	r, err := open()
+	if err != nil {
+		return fmt.Errorf("error file %s: %w", e.name(h), err)
+	}
+	defer r.Close()
+	n, err := io.Copy(f, r)
+	e.sizes[h] += n
+	if err == nil {
+		var k int
+		k, err = f.Write([]byte{'\n'})
+		e.sizes[h] += int64(k)
+	}
+	if err != nil {
+		return fmt.Errorf("error file %s: %w", e.name(h), err)
+	}
+	return nil
+}
+
+// state returns what a checkpoint records: every error file's length.
+// The caller holds the ledger's lock, so no write is under way.
+func (e *errFiles) state() ([]errFileState, int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]errFileState, len(e.headers))
+	for i := range e.headers {
+		out[i] = errFileState{Path: e.name(i), Header: e.headers[i], Bytes: e.sizes[i], Rows: e.rows[i]}
+	}
+	return out, e.logSize
+}
+
+// used lists the error files that hold rows.
+func (e *errFiles) used() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for i, n := range e.rows {
+		if n > 0 {
+			out = append(out, e.name(i))
+		}
+	}
+	return out
+}
+
+func (e *errFiles) close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var errs []error
+	for i, f := range e.files {
+		if f != nil {
+			if err := f.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("error file %s: %w", e.name(i), err))
+			}
+			e.files[i] = nil
+		}
+	}
+	if e.log != nil {
+		if err := e.log.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("error log: %w", err))
+		}
+		e.log = nil
+	}
+	return errors.Join(errs...)
 }

@@ -12,13 +12,11 @@ package loader
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/gocql/gocql"
 	"golang.org/x/sync/errgroup"
@@ -37,8 +35,14 @@ import (
 // block; narrow rows still fill CHUNKSIZE.
 const maxChunkBytes = 512 << 10
 
-// AbortError says why a run stopped before reading all its input.
-type AbortError struct{ Reason string }
+// AbortError says why a run stopped before loading all its input.
+type AbortError struct {
+	Reason string
+	// Fatal: the run could not go on (the cluster stopped answering, the
+	// input is damaged, an error file could not be written), as opposed
+	// to a limit (MAXPARSEERRORS, MAXINSERTERRORS) that was crossed.
+	Fatal bool
+}
 
 func (e *AbortError) Error() string { return "aborted: " + e.Reason }
 
@@ -51,7 +55,8 @@ type Loader struct {
 	ring    atomic.Pointer[ring] // replaced while running when the table uses tablets
 	limiter *rate.Limiter
 	tracker *tracker
-	errs    *errFile
+	ledger  *ledger
+	errs    *errFiles
 
 	idleSlabs chan *slabs // released slabs for the next chunks (slabs.go)
 
@@ -60,10 +65,16 @@ type Loader struct {
 
 	abortOnce sync.Once
 	abortErr  atomic.Pointer[AbortError]
-	dropping  atomic.Bool // unsent batches are dropped (counted as aborted)
-	stopRead  context.CancelFunc
-	cp        *checkpoint // nil without --resume
-	files     int
+	// stopping is closed when no new request may be sent (the run was
+	// interrupted or aborted): queued batches become "not sent" and
+	// retries stop waiting.
+	stopping     chan struct{}
+	stopOnce     sync.Once
+	stopRead     context.CancelFunc
+	cancelSends  context.CancelFunc // cancels requests in flight
+	busy         atomic.Int64       // batches being sent or retried
+	lastActivity atomic.Int64       // unix ns: a request succeeded, or none was outstanding
+	files        int
 }
 
 // New checks the options and returns a Loader ready to Run.
@@ -74,65 +85,79 @@ func New(opts Options) (*Loader, error) {
 	if opts.ErrFile == "" {
 		opts.ErrFile = fmt.Sprintf("import_%s_%s.err", opts.Keyspace, opts.Table)
 	}
-	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: &errFile{path: opts.ErrFile}}
-	// A chunk's slabs come back when its last row is resolved, often
-	// several at once. New ones are made only when none is idle, so the
-	// list never raises the peak; too short a one (Workers+2 was) made
-	// 1 KB loads, with many small chunks in flight, drop and reallocate
-	// one slab in eight.
+	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{})}
+	l.ledger = newLedger(l.errs)
+	l.ledger.release = l.release
+	l.ledger.fail = func(err error) { l.abort(err.Error(), true) }
+	// A chunk's slabs come back when it settles, often several at once.
+	// New ones are made only when none is idle, so the list never raises
+	// the peak; too short a one (Workers+2 was) made 1 KB loads, with
+	// many small chunks in flight, drop and reallocate one slab in eight.
 	l.idleSlabs = make(chan *slabs, opts.Workers+16)
 	if opts.IngestRate > 0 {
 		burst := opts.MaxBatchSize
 		l.limiter = rate.NewLimiter(rate.Limit(opts.IngestRate), burst)
 	}
 	l.tracker = newTracker()
+	l.ledger.bytesTotal.Store(-1)
 	l.opts.countWarnings = l.tracker.warn
 	return l, nil
 }
 
 // Progress returns a snapshot of the run's counters; safe at any time.
-func (l *Loader) Progress() Progress { return l.tracker.snapshot() }
+func (l *Loader) Progress() Progress { return progress(l.ledger, l.tracker) }
+
+// drainTimeout is how long an interrupted run waits for the requests it
+// already sent, so that their rows are settled as written rather than
+// unknown; it keeps the whole stop well inside two seconds.
+const drainTimeout = 1500 * time.Millisecond
 
 // Run loads all input. It returns an *AbortError (with the summary so far)
-// when a limit was crossed or the input could not be read, the context's
-// error when cancelled, and nil when every row was written, rejected into
-// the error file, or skipped by an option.
+// when a limit was crossed or the run could not go on, a *ResumeError when
+// --resume cannot be honoured, the context's error when cancelled, and nil
+// when every row was written, rejected into an error file, or skipped.
 func (l *Loader) Run(ctx context.Context) (Summary, error) {
-	if err := l.setup(ctx); err != nil {
-		return Summary{}, err
-	}
-	if l.owned {
-		defer l.session.Close()
-	}
 	sources, err := csvparse.Sources(l.opts.Files, l.opts.Stdin)
 	if err != nil {
 		return Summary{}, err
 	}
 	l.files = len(sources)
+	done, err := l.openLedger(sources)
+	if err != nil || done {
+		sum := l.summary()
+		sum.NothingToDo = done
+		return sum, err
+	}
+	if err := l.setup(ctx); err != nil {
+		return Summary{}, err
+	}
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes)
 	defer splitter.Close()
-	l.tracker.begin(splitter.TotalBytes())
-	if l.opts.Resume != "" {
-		cp, err := openCheckpoint(l.opts.Resume, inputKey(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes))
-		if err != nil {
-			return Summary{}, err
-		}
-		l.cp = cp
-		l.tracker.chunkDone = cp.done
-		l.errs.appendTo = cp.skip > 0
-	}
+	l.ledger.bytesTotal.Store(splitter.TotalBytes())
+	l.tracker.begin()
+	l.lastActivity.Store(time.Now().UnixNano())
 
 	readCtx, stopRead := context.WithCancel(ctx)
 	defer stopRead()
 	l.stopRead = stopRead
+	sendCtx, cancelSends := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelSends()
+	l.cancelSends = cancelSends
+	stopOnInterrupt := context.AfterFunc(ctx, l.interrupted)
+	defer stopOnInterrupt()
 
-	chunks := make(chan *csvparse.Chunk, l.opts.Workers)
+	// The stages: read → convert (and batch) → write; the ledger settles.
+	chunks := make(chan *chunkRecord, l.opts.Workers)
 	// A short queue in front of the senders is enough to keep them busy
 	// (a worker adds a whole chunk's batches at a time); each queued
 	// batch pins its chunk's slabs, so a deep one costs memory.
 	batches := make(chan *batch, max(l.opts.MaxInFlight/4, 1))
 	var g errgroup.Group
-	g.Go(func() error { return l.read(readCtx, splitter, chunks) })
+	sizes := make([]int64, len(sources))
+	for i, src := range sources {
+		sizes[i] = src.Size
+	}
+	g.Go(func() error { return l.read(readCtx, splitter, sizes, chunks) })
 	var workers sync.WaitGroup
 	for range l.opts.Workers {
 		workers.Add(1)
@@ -149,28 +174,38 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	for range l.opts.MaxInFlight {
 		g.Go(func() error {
 			for b := range batches {
-				l.send(ctx, b)
+				l.send(sendCtx, b)
 			}
 			return nil
 		})
 	}
+	stopWatch := every(time.Second, l.watchCluster)
 	stopReports := l.reportRate()
 	stopTablets := l.followTablets()
 	stopCheckpoints := l.saveCheckpoints()
 	runErr := g.Wait()
+	stopWatch()
 	stopReports()
 	stopTablets()
 	stopCheckpoints()
-	if err := l.errs.close(); err != nil && runErr == nil {
-		runErr = err
-	}
 
-	if l.cp != nil {
-		complete := runErr == nil && l.abortErr.Load() == nil && ctx.Err() == nil && l.tracker.aborted.Load() == 0
-		if err := l.cp.save(complete); err != nil && runErr == nil {
+	complete := runErr == nil && l.abortErr.Load() == nil && ctx.Err() == nil &&
+		l.ledger.notSent.Load() == 0 && (l.table.Counter || l.ledger.unknown.Load() == 0)
+	if cp := l.ledger.cp; cp != nil {
+		if err := cp.save(complete); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
+	// Rows that a resumed run loads again go after the final checkpoint.
+	if err := l.ledger.finish(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := l.errs.close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	l.closeOwned()
+	l.owned = false
+	l.tracker.end.Store(time.Now().UnixNano())
 	sum := l.summary()
 	if runErr != nil {
 		return sum, runErr
@@ -186,8 +221,42 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	return sum, nil
 }
 
+// openLedger prepares the error files and, with --resume, the checkpoint:
+// it reports done when the checkpoint records a completed run of the same
+// input, so that a job run again never loads twice.
+func (l *Loader) openLedger(sources []csvparse.Source) (done bool, err error) {
+	if l.opts.Resume == "" {
+		return false, l.errs.clear()
+	}
+	ids, err := identify(sources)
+	if err != nil {
+		return false, err
+	}
+	shape := shapeOptions(&l.opts, maxChunkBytes)
+	action, prev, err := decideResume(l.opts.Resume, ids, shape)
+	if err != nil {
+		return false, err
+	}
+	base := checkpointFile{Version: checkpointVersion, Inputs: ids, Options: shape}
+	l.ledger.cp = newCheckpointer(l.opts.Resume, base, l.ledger)
+	switch action {
+	case nothingToDo:
+		l.ledger.resumed.Store(prev.RowsDone)
+		l.ledger.bytesTotal.Store(0)
+		return true, nil
+	case resumeRun:
+		return false, l.ledger.resumeFrom(prev)
+	}
+	if err := l.errs.clear(); err != nil {
+		return false, err
+	}
+	// The new run's checkpoint replaces the old one at once: a completed
+	// run of other input must not make this one look finished.
+	return false, l.ledger.cp.save(false)
+}
+
 func (l *Loader) summary() Summary {
-	p := l.tracker.snapshot()
+	p := l.Progress()
 	s := Summary{Progress: p, Files: l.files, ElapsedS: p.Elapsed.Seconds(), Latency: l.tracker.latency()}
 	if s.ElapsedS > 0 {
 		s.RowsPerSec = float64(p.RowsWritten) / s.ElapsedS
@@ -201,8 +270,9 @@ func (l *Loader) summary() Summary {
 	}
 	s.BatchRowsMax = int(l.tracker.batchRowsMax.Load())
 	s.BatchBytesMax = int(l.tracker.batchBytesMax.Load())
-	if l.errs.used() {
-		s.ErrFile = l.errs.path
+	s.ErrFiles = l.errs.used()
+	if len(s.ErrFiles) > 0 {
+		s.ErrFile, s.ErrLog = s.ErrFiles[0], l.errs.path+".log"
 	}
 	return s
 }
@@ -245,6 +315,7 @@ func (l *Loader) setup(ctx context.Context) error {
 func (l *Loader) closeOwned() {
 	if l.owned {
 		l.session.Close()
+		l.owned = false
 	}
 }
 
@@ -314,183 +385,6 @@ func (l *Loader) fileColumns(byHeader bool, header []string) ([]*schema.Column, 
 	return cols, nil
 }
 
-// read is the only goroutine doing input I/O: it cuts chunks and counts
-// rows as read when they enter the pipeline.
-func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, out chan<- *csvparse.Chunk) error {
-	defer close(out)
-	for {
-		if ctx.Err() != nil {
-			return nil
-		}
-		c, err := s.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			l.abort(err.Error())
-			return nil
-		}
-		l.tracker.read.Add(int64(c.Records + c.Skipped))
-		if l.cp != nil && c.Seq < l.cp.skip {
-			// Done by an earlier run: skipped by --resume.
-			l.tracker.skipped.Add(int64(c.Records + c.Skipped))
-			l.tracker.resumed.Add(int64(c.Records))
-			l.tracker.bytesDone.Add(c.InputBytes)
-			c.Release()
-			continue
-		}
-		l.tracker.skipped.Add(int64(c.Skipped))
-		if c.Records == 0 {
-			l.tracker.bytesDone.Add(c.InputBytes)
-			if l.cp != nil {
-				l.cp.done(c.Seq, 0)
-			}
-			c.Release()
-			continue
-		}
-		select {
-		case out <- c:
-		case <-ctx.Done():
-			// Read but never converted: its rows go to the error file as
-			// aborted, so that nothing read is unaccounted for.
-			l.abortChunk(c)
-			return nil
-		}
-	}
-}
-
-func (l *Loader) convertLoop(chunks <-chan *csvparse.Chunk, out chan<- *batch) error {
-	var g grouper
-	for c := range chunks {
-		cs := &chunkState{seq: c.Seq, records: int64(c.Records), inputBytes: c.InputBytes}
-		if c.Header != nil && l.opts.Dialect.Header {
-			l.errs.setHeader(c.Header, l.opts.Dialect)
-		}
-		p, err := l.planFor(c.Source, c.Header)
-		if err != nil {
-			l.abort(fmt.Sprintf("%s: %v", c.File, err))
-			l.abortChunkState(c, cs)
-			continue
-		}
-		conv := l.convertChunk(c, p, cs)
-		for _, b := range l.batchesOf(conv, &g) {
-			out <- b
-		}
-		l.release(cs, 1)
-	}
-	return nil
-}
-
-// batchesOf groups a chunk's rows into batches, with gr's working memory.
-func (l *Loader) batchesOf(c converted, gr *grouper) []*batch {
-	rg := l.ring.Load()
-	gr.rows = grow(gr.rows, len(c.rows))
-	g := gr.rows
-	for i := range c.rows {
-		r := &c.rows[i]
-		size := 0
-		for _, v := range r.values {
-			if cl, ok := v.(*cell); ok && cl != nil {
-				size += len(cl.b)
-			}
-		}
-		r.size = size
-		// The key lives in the chunk's arena, which nothing modifies
-		// while the converter holds the chunk: no copy per row. The
-		// grouper keeps the string past this call but never reads it
-		// again.
-		key := unsafe.String(unsafe.SliceData(r.key), len(r.key))
-		g[i] = groupRow{partition: key, replicas: rg.groupOf(r.token), size: size}
-	}
-	lim := batchLimits{minRows: l.opts.MinBatchSize, maxRows: l.opts.MaxBatchSize, maxBytes: l.opts.MaxBatchBytes}
-	groups := gr.group(g, lim)
-	// One slab each for the batches and their row pointers.
-	out := make([]*batch, len(groups))
-	bs := make([]batch, len(groups))
-	ptrs := make([]*row, 0, len(c.rows))
-	for i, idx := range groups {
-		from := len(ptrs)
-		for _, k := range idx {
-			ptrs = append(ptrs, &c.rows[k])
-		}
-		bs[i] = batch{rows: ptrs[from:len(ptrs):len(ptrs)], file: c.file, plan: c.plan, state: c.state}
-		out[i] = &bs[i]
-	}
-	return out
-}
-
-// abort stops reading; with an insert-error limit also stops sending.
-func (l *Loader) abort(reason string) {
-	l.abortOnce.Do(func() {
-		l.abortErr.Store(&AbortError{Reason: reason})
-		if l.stopRead != nil {
-			l.stopRead()
-		}
-	})
-}
-
-func (l *Loader) rejectParse(cs *chunkState, where, reason string, raw []byte) {
-	if err := l.errs.reject(rejectParse, where, reason, raw); err != nil {
-		l.abort(err.Error())
-	}
-	n := l.tracker.failedParse.Add(1)
-	l.tracker.resolve(cs, 1)
-	if max := l.opts.MaxParseErrors; max >= 0 && n > int64(max) {
-		l.abort(fmt.Sprintf("too many parse errors: more than MAXPARSEERRORS = %d", max))
-	}
-}
-
-func (l *Loader) rejectInsert(b *batch, rows []*row, reason string) {
-	for _, r := range rows {
-		if err := l.errs.reject(rejectInsert, fmt.Sprintf("%s:%d", b.file, r.line), reason, r.raw); err != nil {
-			l.abort(err.Error())
-		}
-	}
-	n := l.tracker.failedInsert.Add(int64(len(rows)))
-	l.tracker.resolve(b.state, len(rows))
-	l.release(b.state, len(rows))
-	if max := l.opts.MaxInsertErrors; max >= 0 && n > int64(max) {
-		l.dropping.Store(true)
-		l.abort(fmt.Sprintf("too many insert errors: more than MAXINSERTERRORS = %d (last: %s)", max, reason))
-	}
-}
-
-func (l *Loader) abortRows(b *batch, rows []*row) {
-	for _, r := range rows {
-		_ = l.errs.reject(rejectAbort, fmt.Sprintf("%s:%d", b.file, r.line), "not sent: the run was aborted", r.raw)
-	}
-	b.state.aborted.Store(true)
-	l.tracker.aborted.Add(int64(len(rows)))
-	l.tracker.resolve(b.state, len(rows))
-	l.release(b.state, len(rows))
-}
-
-// abortChunk accounts for a chunk that was read but will not be converted.
-func (l *Loader) abortChunk(c *csvparse.Chunk) {
-	l.abortChunkState(c, &chunkState{seq: c.Seq, records: int64(c.Records), inputBytes: c.InputBytes})
-}
-
-func (l *Loader) abortChunkState(c *csvparse.Chunk, cs *chunkState) {
-	rd := csvparse.NewReader(c, l.opts.Dialect)
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		raw := rd.Raw()
-		where := c.File
-		if err == nil {
-			raw = rec.Raw
-			where = fmt.Sprintf("%s:%d", c.File, rec.Line)
-		}
-		_ = l.errs.reject(rejectAbort, where, "not sent: the run was aborted", raw)
-	}
-	cs.aborted.Store(true)
-	l.tracker.aborted.Add(int64(c.Records))
-	l.tracker.resolve(cs, c.Records)
-	c.Release()
-}
-
 // every runs f every d on its own goroutine until stop is called; stop
 // waits for a running f to return.
 func every(d time.Duration, f func()) (stop func()) {
@@ -532,17 +426,23 @@ func (l *Loader) followTablets() (stop func()) {
 	return every(time.Second, refresh)
 }
 
-// saveCheckpoints writes the --resume checkpoint every second while the
-// run lasts, so that a killed process loses at most a second of progress.
+// saveCheckpoints runs the checkpoint writer while the run lasts.
 func (l *Loader) saveCheckpoints() (stop func()) {
-	if l.cp == nil {
+	cp := l.ledger.cp
+	if cp == nil {
 		return func() {}
 	}
-	return every(time.Second, func() {
-		if err := l.cp.save(false); err != nil {
-			l.abort(err.Error())
-		}
-	})
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		cp.run(done)
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // reportRate appends a progress line to RATEFILE every REPORTFREQUENCY.
@@ -552,7 +452,7 @@ func (l *Loader) reportRate() (stop func()) {
 	}
 	f, err := os.OpenFile(l.opts.RateFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		l.abort(fmt.Sprintf("rate file: %v", err))
+		l.abort(fmt.Sprintf("rate file: %v", err), true)
 		return func() {}
 	}
 	stopTicks := every(l.opts.ReportFrequency, func() {

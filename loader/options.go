@@ -70,8 +70,15 @@ type Options struct {
 	MinBatchSize  int // MINBATCHSIZE: a partition with at least this many rows gets batches of its own, default 10
 	MaxBatchSize  int // MAXBATCHSIZE: rows per batch, default 20
 	MaxBatchBytes int // serialized value bytes per batch, default 16 KiB (Cassandra fails multi-partition batches over 50 KiB)
-	MaxAttempts   int // MAXATTEMPTS per batch, default 5
-	TTL           int // TTL in seconds; < 0 none (default -1)
+	// MaxAttempts (MAXATTEMPTS) bounds the attempts per batch when set;
+	// 0, the default, leaves it to RetryWindow (cqlsh: 5 attempts, which
+	// last under a second and lose rows to a node restart).
+	MaxAttempts int
+	// RetryWindow is how long a batch is retried from its first failure
+	// (timeouts, overload, unavailable replicas, lost connections), and
+	// how long the run goes on while no node answers at all. Default 60s.
+	RetryWindow time.Duration
+	TTL         int // TTL in seconds; < 0 none (default -1)
 
 	// Errors.
 	MaxParseErrors  int    // MAXPARSEERRORS: rows; < 0 unlimited (default -1)
@@ -105,13 +112,13 @@ func DefaultOptions() Options {
 		MinBatchSize:    10,
 		MaxBatchSize:    20,
 		MaxBatchBytes:   16 << 10,
-		MaxAttempts:     5,
+		RetryWindow:     time.Minute,
 		TTL:             -1,
 		MaxParseErrors:  -1,
 		MaxInsertErrors: 1000,
 		ReportFrequency: 250 * time.Millisecond,
 		Backoff:         50 * time.Millisecond,
-		MaxBackoff:      5 * time.Second,
+		MaxBackoff:      2 * time.Second,
 	}
 }
 
@@ -140,7 +147,7 @@ func (o *Options) Validate() error {
 	}{
 		{"CHUNKSIZE", o.ChunkSize}, {"NUMPROCESSES", o.Workers}, {"max-in-flight", o.MaxInFlight},
 		{"MINBATCHSIZE", o.MinBatchSize}, {"MAXBATCHSIZE", o.MaxBatchSize},
-		{"max-batch-bytes", o.MaxBatchBytes}, {"MAXATTEMPTS", o.MaxAttempts},
+		{"max-batch-bytes", o.MaxBatchBytes},
 	}
 	for _, p := range positive {
 		if p.v < 1 {
@@ -149,6 +156,12 @@ func (o *Options) Validate() error {
 	}
 	if o.MinBatchSize > o.MaxBatchSize {
 		bad("MINBATCHSIZE (%d) is larger than MAXBATCHSIZE (%d)", o.MinBatchSize, o.MaxBatchSize)
+	}
+	if o.MaxAttempts < 0 {
+		bad("MAXATTEMPTS must not be negative, got %d", o.MaxAttempts)
+	}
+	if o.RetryWindow <= 0 {
+		bad("retry-window must be positive")
 	}
 	if o.IngestRate < 0 {
 		bad("INGESTRATE must not be negative, got %d", o.IngestRate)
@@ -235,6 +248,11 @@ func (o *Options) SetOption(name, value string) error {
 		o.Dialect.Encoding = value
 	case "maxattempts":
 		o.MaxAttempts, err = intv()
+	case "retrywindow", "retry-window":
+		o.RetryWindow, err = time.ParseDuration(strings.TrimSpace(value))
+		if err != nil {
+			err = fmt.Errorf("option retry-window: %w", err)
+		}
 	case "reportfrequency":
 		f, ferr := strconv.ParseFloat(value, 64)
 		if ferr != nil || f <= 0 {

@@ -1,7 +1,5 @@
 package loader
 
-import "github.com/cqlload/cqlload/csvparse"
-
 // slabs are the per-chunk allocations of conversion: the rows, their
 // bound values, the cells the values point to, and the byte arena the
 // cells slice. A chunk's slabs go back to the Loader's pool once every
@@ -46,27 +44,16 @@ func (l *Loader) getSlabs(records, nvalues, arenaBytes int) *slabs {
 	return s
 }
 
-// hold records that rows rows of cs live in s and point into c's Data
-// (row.raw), plus one hold for the converter, which it gives up once it
-// has handed out all the batches.
-func (cs *chunkState) hold(s *slabs, c *csvparse.Chunk, rows int) {
-	cs.slabs, cs.chunk = s, c
-	cs.holds.Store(int64(rows) + 1)
-}
-
-// release gives up n holds on cs's slabs and chunk; the last one recycles
-// them. Nothing may touch the rows of those holds afterwards.
-func (l *Loader) release(cs *chunkState, n int) {
-	if cs.holds.Add(-int64(n)) != 0 {
+// release recycles a settled chunk's input block and slabs. The ledger
+// calls it once, when every row of the chunk has its outcome; nothing
+// may touch the chunk's rows afterwards.
+func (l *Loader) release(cr *chunkRecord) {
+	cr.chunk.Release()
+	s := cr.slabs
+	if s == nil {
 		return
 	}
-	if cs.chunk != nil {
-		cs.chunk.Release()
-	}
-	if cs.slabs == nil {
-		return
-	}
-	s := cs.slabs
+	cr.slabs = nil
 	// Stale pointers would keep old arenas alive and hand the next
 	// chunk rows it did not convert.
 	clear(s.rows[:cap(s.rows)])

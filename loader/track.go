@@ -6,62 +6,85 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/cqlload/cqlload/csvparse"
 )
 
 // Progress is a snapshot of a run. Every row count moves only when the
 // row's fate is final: RowsWritten when the cluster acknowledged it.
+// Always RowsRead = RowsWritten + RowsSkipped + RowsFailedParse +
+// RowsFailedInsert + RowsUnknown + RowsNotSent; RowsResumed, the rows an
+// earlier run settled, are not read again and not part of RowsRead.
 type Progress struct {
-	RowsRead         int64         `json:"rows_read"`
-	RowsWritten      int64         `json:"rows_written"`
-	RowsSkipped      int64         `json:"rows_skipped"`
-	RowsFailedParse  int64         `json:"rows_failed_parse"`
-	RowsFailedInsert int64         `json:"rows_failed_insert"`
-	RowsAborted      int64         `json:"rows_aborted"` // read but never sent because the run was aborted
-	RowsResumed      int64         `json:"rows_resumed"` // of RowsSkipped: done by an earlier run (--resume)
-	BytesDone        int64         `json:"bytes_read"`   // input bytes whose rows are all resolved (proportionally within a chunk)
-	BytesTotal       int64         `json:"bytes_total"`  // -1 when unknown (stdin)
-	Retries          int64         `json:"retries"`
-	Requests         int64         `json:"requests"` // acknowledged requests (batches and single-row writes)
-	Elapsed          time.Duration `json:"-"`
+	RowsRead         int64 `json:"rows_read"`
+	RowsWritten      int64 `json:"rows_written"`
+	RowsSkipped      int64 `json:"rows_skipped"`
+	RowsFailedParse  int64 `json:"rows_failed_parse"`
+	RowsFailedInsert int64 `json:"rows_failed_insert"`
+	// RowsUnknown: writes that may or may not have been applied (a
+	// counter update that timed out); in the error file, never resent.
+	RowsUnknown int64 `json:"rows_unknown"`
+	RowsNotSent int64 `json:"rows_not_sent"` // read but not sent: the run stopped first
+	RowsResumed int64 `json:"rows_resumed"`  // settled by an earlier run (--resume): not read again
+	// BytesDone is the input whose rows have outcomes: each chunk's own
+	// bytes, credited as its rows get theirs. Percent done is
+	// BytesDone / BytesTotal.
+	BytesDone  int64         `json:"bytes_read"`
+	BytesTotal int64         `json:"bytes_total"` // -1 when unknown (stdin)
+	Retries    int64         `json:"retries"`
+	Requests   int64         `json:"requests"` // acknowledged requests (batches and single-row writes)
+	Elapsed    time.Duration `json:"-"`
 }
 
-// RowsInFlight is the number of rows read but not yet resolved.
+// RowsInFlight is the number of rows read but without an outcome yet.
 func (p Progress) RowsInFlight() int64 {
-	return p.RowsRead - p.RowsWritten - p.RowsSkipped - p.RowsFailedParse - p.RowsFailedInsert - p.RowsAborted
+	return p.RowsRead - p.RowsWritten - p.RowsSkipped - p.RowsFailedParse - p.RowsFailedInsert - p.RowsUnknown - p.RowsNotSent
 }
 
-// tracker owns the run's counters. Counters are atomics so that workers
-// and senders never contend on a lock per row; the latency histogram takes
-// a lock once per request.
+// tracker measures requests: latency, retries, acknowledged requests and
+// their sizes, the cluster's warnings, and when a request last succeeded.
+// Counters are atomics so that senders never contend on a lock per row;
+// the latency histogram takes a lock once per request.
 type tracker struct {
 	start atomic.Int64 // unix nanoseconds; set again when the run starts reading
+	end   atomic.Int64 // unix nanoseconds when the run ended; 0 while it runs
 
-	read, written, skipped, failedParse, failedInsert, aborted atomic.Int64
-	bytesDone, retries, requests                               atomic.Int64
-	batchRowsMax, batchBytesMax                                atomic.Int64
-	bytesTotal                                                 atomic.Int64
+	retries, requests           atomic.Int64
+	batchRowsMax, batchBytesMax atomic.Int64
+	lastSuccess                 atomic.Int64 // unix nanoseconds
 
 	mu   sync.Mutex
 	hist *hdrhistogram.Histogram // request latency in microseconds
 
 	warnings     atomic.Int64
 	firstWarning atomic.Pointer[string]
-	resumed      atomic.Int64                // rows skipped because an earlier run did them (--resume)
-	chunkDone    func(seq int64, rows int64) // called once per chunk whose rows are all done
+	lastErr      atomic.Pointer[string] // the last failed request's error
+}
+
+// failed notes a failed request.
+func (t *tracker) failed(err error) {
+	s := err.Error()
+	t.lastErr.Store(&s)
 }
 
 func newTracker() *tracker {
 	t := &tracker{hist: hdrhistogram.New(1, int64(10*time.Minute/time.Microsecond), 3)}
-	t.begin(-1)
+	t.begin()
 	return t
 }
 
-// begin marks the start of reading; bytesTotal is -1 when unknown.
-func (t *tracker) begin(bytesTotal int64) {
-	t.bytesTotal.Store(bytesTotal)
-	t.start.Store(time.Now().UnixNano())
+// begin marks the start of the run.
+func (t *tracker) begin() {
+	now := time.Now().UnixNano()
+	t.start.Store(now)
+	t.lastSuccess.Store(now)
+}
+
+// elapsed is the run's duration so far, or in all once it ended.
+func (t *tracker) elapsed() time.Duration {
+	end := t.end.Load()
+	if end == 0 {
+		end = time.Now().UnixNano()
+	}
+	return time.Duration(end - t.start.Load())
 }
 
 func (t *tracker) observe(d time.Duration) {
@@ -87,52 +110,26 @@ func (t *tracker) latency() Latency {
 	}
 }
 
-func (t *tracker) snapshot() Progress {
+// progress reads a snapshot from the ledger's counts and the tracker's.
+func progress(lg *ledger, t *tracker) Progress {
 	// Resolved counts are loaded before RowsRead so that a snapshot never
 	// shows more rows resolved than read.
 	p := Progress{
-		RowsWritten:      t.written.Load(),
-		RowsSkipped:      t.skipped.Load(),
-		RowsFailedParse:  t.failedParse.Load(),
-		RowsFailedInsert: t.failedInsert.Load(),
-		RowsAborted:      t.aborted.Load(),
-		RowsResumed:      t.resumed.Load(),
-		BytesDone:        t.bytesDone.Load(),
-		BytesTotal:       t.bytesTotal.Load(),
+		RowsWritten:      lg.written.Load(),
+		RowsSkipped:      lg.skipped.Load(),
+		RowsFailedParse:  lg.failedParse.Load(),
+		RowsFailedInsert: lg.failedInsert.Load(),
+		RowsUnknown:      lg.unknown.Load(),
+		RowsNotSent:      lg.notSent.Load(),
+		RowsResumed:      lg.resumed.Load(),
+		BytesDone:        lg.bytesDone.Load(),
+		BytesTotal:       lg.bytesTotal.Load(),
 		Retries:          t.retries.Load(),
 		Requests:         t.requests.Load(),
-		Elapsed:          time.Since(time.Unix(0, t.start.Load())),
+		Elapsed:          t.elapsed(),
 	}
-	p.RowsRead = t.read.Load()
+	p.RowsRead = lg.read.Load()
 	return p
-}
-
-// chunkState follows one chunk until all its rows are resolved, so that
-// percent done advances with acknowledged rows, not with rows read.
-type chunkState struct {
-	seq        int64
-	records    int64
-	inputBytes int64
-	resolved   atomic.Int64
-	aborted    atomic.Bool     // some row was not sent: the chunk is not done for --resume
-	slabs      *slabs          // where the chunk's rows live (slabs.go)
-	holds      atomic.Int64    // rows still using slabs, plus the converter's hold
-	chunk      *csvparse.Chunk // released with the slabs: row.raw points into its Data
-}
-
-// resolve accounts n more rows of c as final and credits the matching
-// share of the chunk's input bytes. Each call credits the bytes between
-// its own before/after counts, so the shares add up to exactly inputBytes.
-func (t *tracker) resolve(c *chunkState, n int) {
-	if n == 0 {
-		return
-	}
-	after := c.resolved.Add(int64(n))
-	before := after - int64(n)
-	t.bytesDone.Add(c.inputBytes*after/c.records - c.inputBytes*before/c.records)
-	if after == c.records && t.chunkDone != nil && !c.aborted.Load() {
-		t.chunkDone(c.seq, c.records)
-	}
 }
 
 // Latency percentiles of requests, in milliseconds.
@@ -158,15 +155,21 @@ type Summary struct {
 	// (batch size, tombstones…); FirstWarning is the first of them.
 	Warnings     int64  `json:"warnings"`
 	FirstWarning string `json:"first_warning,omitempty"`
-	ErrFile      string `json:"err_file,omitempty"` // set when rows were rejected
-	Aborted      string `json:"aborted,omitempty"`  // why the run stopped early
+	// ErrFile is the first error file that holds rows; ErrFiles lists
+	// every one (one per distinct input header).
+	ErrFile  string   `json:"err_file,omitempty"`
+	ErrFiles []string `json:"err_files,omitempty"`
+	ErrLog   string   `json:"err_log,omitempty"` // where each of those rows came from and why
+	Aborted  string   `json:"aborted,omitempty"` // why the run stopped early
+	// NothingToDo: the --resume checkpoint records a completed run of the
+	// same input and options, so nothing was loaded again.
+	NothingToDo bool `json:"nothing_to_do,omitempty"`
 }
 
 // acked accounts for a request the cluster acknowledged.
-func (t *tracker) acked(c *chunkState, rows, bytes int) {
+func (t *tracker) acked(rows, bytes int) {
 	t.requests.Add(1)
-	t.written.Add(int64(rows))
-	t.resolve(c, rows)
+	t.lastSuccess.Store(time.Now().UnixNano())
 	storeMax(&t.batchRowsMax, int64(rows))
 	storeMax(&t.batchBytesMax, int64(bytes))
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -13,10 +12,9 @@ import (
 
 // batch is a group of rows of one chunk sent as one request.
 type batch struct {
-	rows  []*row
-	file  string
-	plan  *plan
-	state *chunkState
+	rows []*row
+	plan *plan
+	rec  *chunkRecord
 }
 
 // WriteError is a failed write, with what the loader may do about it.
@@ -47,13 +45,10 @@ func classify(err error) *WriteError {
 	if !errors.As(err, &reqErr) && errors.As(err, &upstream) {
 		reqErr = codeOf{upstream}
 	}
-	var netErr net.Error
 	switch {
-	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, context.DeadlineExceeded):
-		we.Retryable, we.MayBeApplied = true, true
-	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrConnectionClosed), errors.Is(err, gocql.ErrHostDown):
-		// The request may have reached a node before the connection went.
-		we.Retryable, we.MayBeApplied = true, true
+	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrHostDown), errors.Is(err, gocql.ErrUnavailable):
+		// Refused by the driver before anything was sent.
+		we.Retryable = true
 	case reqErr != nil:
 		switch reqErr.GetCode() {
 		case gocql.ErrCodeUnavailable, gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping, gocql.ErrCodeTruncate:
@@ -63,7 +58,11 @@ func classify(err error) *WriteError {
 		case gocql.ErrCodeInvalid, gocql.ErrCodeSyntax, gocql.ErrCodeProtocol:
 			we.Invalid = true
 		}
-	case errors.As(err, &netErr):
+	default:
+		// Anything else happened on the way: a timeout, a connection
+		// closed or reset after the request left, a failed heartbeat,
+		// a cancelled context. The request may have been applied, and
+		// may succeed if sent again.
 		we.Retryable, we.MayBeApplied = true, true
 	}
 	return we
@@ -73,23 +72,38 @@ type codeOf struct{ gocql.RequestError }
 
 func (c codeOf) GetCode() int { return c.Code() }
 
-// send writes one batch, retrying and splitting as needed, and accounts
-// for every row in it exactly once.
+// send writes one batch, retrying and splitting as needed, and gives
+// every row in it exactly one outcome.
 func (l *Loader) send(ctx context.Context, b *batch) {
-	if l.dropping.Load() || ctx.Err() != nil {
-		l.abortRows(b, b.rows)
+	if l.stopped() {
+		l.settleRows(b, b.rows, notSent, "the run stopped before this row was sent")
 		return
 	}
+	l.busy.Add(1)
+	defer l.busy.Add(-1)
 	l.writeRows(ctx, b, b.rows)
 }
 
+// writeRows sends rows until they are written, refused for good, or the
+// retry window closes. A batch is retried on timeouts, overload,
+// unavailable replicas and lost connections for RetryWindow from its first
+// failure (and at most MaxAttempts times when that is set), with
+// exponential backoff and full jitter. Inserts are idempotent, so a write
+// that may have been applied is sent again; a counter update is not, and
+// is reported unknown.
 func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row) {
+	var firstFailure time.Time
+	mayBeApplied := false // some attempt may have been applied
 	for attempt := 1; ; attempt++ {
 		if l.limiter != nil {
 			if err := l.limiter.WaitN(ctx, len(rows)); err != nil {
-				l.abortRows(b, rows)
+				l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent")
 				return
 			}
+		}
+		if l.stopped() && attempt > 1 {
+			l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent again")
+			return
 		}
 		start := time.Now()
 		err := l.exec(ctx, b.plan, rows)
@@ -99,22 +113,15 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row) {
 			for _, r := range rows {
 				bytes += r.size
 			}
-			l.tracker.acked(b.state, len(rows), bytes)
-			l.release(b.state, len(rows))
-			return
-		}
-		if ctx.Err() != nil {
-			l.abortRows(b, rows)
+			l.tracker.acked(len(rows), bytes)
+			l.ledger.wrote(b.rec, rows)
 			return
 		}
 		we := classify(err)
-		if we.Retryable && !(we.MayBeApplied && b.plan.counter) && attempt < l.opts.MaxAttempts && !l.dropping.Load() {
-			l.tracker.retries.Add(1)
-			if !sleepCtx(ctx, l.backoff(attempt)) {
-				l.abortRows(b, rows)
-				return
-			}
-			continue
+		l.tracker.failed(err)
+		mayBeApplied = mayBeApplied || we.MayBeApplied
+		if firstFailure.IsZero() {
+			firstFailure = time.Now()
 		}
 		if we.Invalid && len(rows) > 1 {
 			// Bisect: only the rows that are really bad get rejected.
@@ -123,15 +130,76 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row) {
 			l.writeRows(ctx, b, rows[half:])
 			return
 		}
-		reason := err.Error()
-		if we.MayBeApplied && b.plan.counter {
-			reason += " (counter update not retried: it may have been applied; check the counter before loading this row again)"
-		} else if we.Retryable {
-			reason = fmt.Sprintf("%s (after %d attempts)", reason, attempt)
+		switch {
+		case we.MayBeApplied && b.plan.counter:
+			l.settleRows(b, rows, unknown, err.Error()+" (counter update may have been applied: not sent again; check the counter before loading this row again)")
+			return
+		case !we.Retryable:
+			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts)", err, attempt), mayBeApplied)
+			return
+		case l.opts.MaxAttempts > 0 && attempt >= l.opts.MaxAttempts,
+			time.Since(firstFailure) >= l.opts.RetryWindow:
+			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied)
+			return
+		case ctx.Err() != nil || l.stopped():
+			l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped while this row was being retried (%v)", err))
+			return
 		}
-		l.rejectInsert(b, rows, reason)
+		l.tracker.retries.Add(1)
+		if !l.sleep(ctx, l.backoff(attempt)) {
+			l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped while this row was being retried (%v)", err))
+			return
+		}
+	}
+}
+
+// giveUp settles rows the run stopped sending: not sent, unless an
+// attempt may have been applied, which makes them unknown.
+func (l *Loader) giveUp(b *batch, rows []*row, mayBeApplied bool, reason string) {
+	if mayBeApplied {
+		l.settleRows(b, rows, unknown, reason+"; an earlier attempt may have been applied")
 		return
 	}
+	l.settleRows(b, rows, notSent, reason)
+}
+
+// rejectInsert settles rows that no retry could write. When an attempt
+// may have been applied they are unknown, not failed: the table may hold
+// them, and the summary must never call a stored row failed.
+func (l *Loader) rejectInsert(b *batch, rows []*row, reason string, mayBeApplied bool) {
+	if mayBeApplied {
+		l.settleRows(b, rows, unknown, reason+"; an attempt may have been applied")
+		return
+	}
+	n := l.settleRows(b, rows, rejectedInsert, reason)
+	if max := l.opts.MaxInsertErrors; max >= 0 && n > int64(max) {
+		l.abort(fmt.Sprintf("too many insert errors: more than MAXINSERTERRORS = %d (last: %s)", max, reason), false)
+		l.stop()
+	}
+}
+
+// settleRows gives rows one outcome with one reason; it returns the count
+// of rows with that outcome so far.
+func (l *Loader) settleRows(b *batch, rows []*row, kind outcome, reason string) int64 {
+	var n int64
+	sendable := kind == notSent || kind == rejectedInsert
+	for _, r := range rows {
+		n = l.ledger.reject(b.rec, kind, reject{where: fmt.Sprintf("%s:%d", b.rec.file, r.line), reason: reason, raw: r.raw, idx: int(r.idx)}, sendable)
+	}
+	return n
+}
+
+// sleep waits d, or less if the run stops; it reports whether it waited.
+func (l *Loader) sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+	case <-l.stopping:
+	}
+	return false
 }
 
 // exec sends rows as one request: a plain EXECUTE for one row, else an
@@ -165,15 +233,4 @@ func (l *Loader) backoff(attempt int) time.Duration {
 		d = l.opts.MaxBackoff
 	}
 	return time.Duration(rand.Int64N(int64(d) + 1))
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

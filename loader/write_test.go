@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/gocql/gocql"
@@ -29,8 +30,12 @@ func TestClassify(t *testing.T) {
 		{"invalid", wrap(codeErr(gocql.ErrCodeInvalid)), false, false, true},
 		{"no response", gocql.ErrTimeoutNoResponse, true, true, false},
 		{"deadline", context.DeadlineExceeded, true, true, false},
-		{"no connections", gocql.ErrNoConnections, true, true, false},
-		{"unknown", errors.New("boom"), false, false, false},
+		{"no connections: nothing sent", gocql.ErrNoConnections, true, false, false},
+		{"connection closed after sending", gocql.ErrConnectionClosed, true, true, false},
+		{"EOF mid-request", wrap(io.EOF), true, true, false},
+		{"heartbeat failed", errors.New("gocql: heartbeat failed"), true, true, false},
+		{"cancelled in flight", context.Canceled, true, true, false},
+		{"unauthorized: final", codeErr(gocql.ErrCodeUnauthorized), false, false, false},
 	}
 	for _, tt := range tests {
 		we := classify(tt.err)

@@ -23,10 +23,12 @@ import (
 
 // Exit statuses, as documented in the README.
 const (
-	exitOK       = 0
-	exitRejected = 1  // finished, but some rows were rejected
-	exitAborted  = 2  // a limit was crossed, the cluster was unreachable, the schema did not match
-	exitUsage    = 64 // bad command line
+	exitOK          = 0
+	exitRejected    = 1  // finished, but some rows were rejected or their outcome is unknown
+	exitAborted     = 2  // MAXPARSEERRORS or MAXINSERTERRORS was crossed
+	exitFatal       = 3  // the run could not go on: cluster unreachable or silent, schema mismatch, damaged input
+	exitInterrupted = 4  // SIGINT or SIGTERM
+	exitUsage       = 64 // bad command line, or a --resume that cannot be honoured
 )
 
 // optionFlags maps flags to cqlsh COPY option names, so that both forms
@@ -45,7 +47,8 @@ var optionFlags = []struct{ flag, option, help string }{
 	{"bool-style", "BOOLSTYLE", "true and false words, comma separated"},
 	{"cqlsh-escapes", "CQLSHESCAPES", "the input was written by cqlsh COPY TO: undo its backslash escapes inside text (\\\\, \\n, \\xHH)"},
 	{"encoding", "ENCODING", "input encoding: utf-8, latin-1, utf-16, utf-16le, utf-16be"},
-	{"max-attempts", "MAXATTEMPTS", "attempts per batch for retryable errors"},
+	{"max-attempts", "MAXATTEMPTS", "attempts per batch for retryable errors at most; 0 = as many as --retry-window allows"},
+	{"retry-window", "RETRYWINDOW", "how long a failing batch is retried, and how long the run waits while no node answers"},
 	{"report-frequency", "REPORTFREQUENCY", "seconds between progress reports"},
 	{"workers", "NUMPROCESSES", "parse/convert workers"},
 	{"chunk-size", "CHUNKSIZE", "records per chunk handed to a worker"},
@@ -82,6 +85,8 @@ func optionKind(option string) string {
 		return "true|false"
 	case "REPORTFREQUENCY":
 		return "seconds"
+	case "RETRYWINDOW":
+		return "duration"
 	case "MAXATTEMPTS", "NUMPROCESSES", "CHUNKSIZE", "INGESTRATE", "MINBATCHSIZE", "MAXBATCHSIZE",
 		"MAXBATCHBYTES", "MAXINFLIGHT", "MAXROWS", "SKIPROWS", "MAXPARSEERRORS", "MAXINSERTERRORS", "TTL":
 		return "int"
@@ -119,6 +124,8 @@ func defaultText(o loader.Options, option string) string {
 		return "utf-8"
 	case "MAXATTEMPTS":
 		return strconv.Itoa(o.MaxAttempts)
+	case "RETRYWINDOW":
+		return o.RetryWindow.String()
 	case "REPORTFREQUENCY":
 		return strconv.FormatFloat(o.ReportFrequency.Seconds(), 'f', -1, 64)
 	case "NUMPROCESSES":
@@ -171,7 +178,9 @@ Usage:
 Every cqlsh COPY FROM option is accepted in the WITH clause (names are
 case-insensitive) and as a flag of the same name in kebab case; flags
 override the statement. Exit status: 0 all rows written, 1 some rows
-rejected (see the error file), 2 aborted, 64 usage error.
+rejected or unknown (see the error file), 2 aborted by MAXPARSEERRORS or
+MAXINSERTERRORS, 3 fatal error (cluster unreachable or silent, schema
+mismatch, damaged input), 4 interrupted, 64 usage error.
 
 Flags:
 `
@@ -363,7 +372,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		prev := debug.SetMemoryLimit(softMemoryLimit(opts))
 		defer debug.SetMemoryLimit(prev)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(stderr)
 	defer stop()
 
 	mode := c.progress
@@ -405,14 +414,59 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "cqlload: %v\n", err)
 		}
 	}
-	switch {
-	case runErr != nil:
+	if runErr != nil {
 		fmt.Fprintf(stderr, "cqlload: %v\n", runErr)
+	}
+	return exitStatus(sum, runErr)
+}
+
+// exitStatus is what a scheduler learns from the run (see the README).
+func exitStatus(sum loader.Summary, runErr error) int {
+	var ae *loader.AbortError
+	var re *loader.ResumeError
+	switch {
+	case errors.As(runErr, &re):
+		return exitUsage
+	case errors.Is(runErr, context.Canceled):
+		return exitInterrupted
+	case errors.As(runErr, &ae) && !ae.Fatal:
 		return exitAborted
-	case sum.RowsFailedParse+sum.RowsFailedInsert > 0:
+	case runErr != nil:
+		return exitFatal
+	case sum.RowsFailedParse+sum.RowsFailedInsert+sum.RowsUnknown+sum.RowsNotSent > 0:
 		return exitRejected
 	}
 	return exitOK
+}
+
+// interruptContext is cancelled by the first SIGINT or SIGTERM, which
+// stops the run in an orderly way (rows in flight settle, rows not sent
+// go to the error file); a second signal exits at once.
+func interruptContext(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(stderr, "cqlload: interrupted: settling the rows in flight; interrupt again to exit at once")
+		cancel()
+		select {
+		case <-sigs:
+			fmt.Fprintln(stderr, "cqlload: interrupted again: exiting without settling")
+			os.Exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
 }
 
 // softMemoryLimit is 44 MiB for the driver, buffers and the collector's
@@ -478,10 +532,18 @@ func tlsConfig(c cli) (*tls.Config, error) {
 }
 
 func printSummary(w io.Writer, s loader.Summary, runErr error) {
+	if s.NothingToDo {
+		fmt.Fprintf(w, "Nothing to do: the checkpoint records a completed run of these files with these options (%d rows); remove it to load them again.\n", s.RowsResumed)
+		return
+	}
 	fmt.Fprintf(w, "%d rows imported from %d files in %.3f seconds (%d skipped).\n", s.RowsWritten, s.Files, s.ElapsedS, s.RowsSkipped)
-	if rej := s.RowsFailedParse + s.RowsFailedInsert + s.RowsAborted; rej > 0 {
-		fmt.Fprintf(w, "%d rows rejected: %d failed to parse, %d failed to insert, %d not sent (aborted); see %s and %s.log\n",
-			rej, s.RowsFailedParse, s.RowsFailedInsert, s.RowsAborted, s.ErrFile, s.ErrFile)
+	if s.RowsResumed > 0 {
+		fmt.Fprintf(w, "%d rows were settled by the run this one resumed, and not read again.\n", s.RowsResumed)
+	}
+	if rej := s.RowsFailedParse + s.RowsFailedInsert + s.RowsUnknown + s.RowsNotSent; rej > 0 {
+		files := strings.Join(s.ErrFiles, ", ")
+		fmt.Fprintf(w, "%d rows not written: %d failed to parse, %d failed to insert, %d unknown (may have been applied), %d not sent (the run stopped); see %s and %s\n",
+			rej, s.RowsFailedParse, s.RowsFailedInsert, s.RowsUnknown, s.RowsNotSent, files, s.ErrLog)
 	}
 	fmt.Fprintf(w, "%d rows read, %.0f rows/s, %d requests, %d retries; latency ms p50 %.2f p95 %.2f p99 %.2f max %.2f\n",
 		s.RowsRead, s.RowsPerSec, s.Requests, s.Retries, s.Latency.P50, s.Latency.P95, s.Latency.P99, s.Latency.Max)

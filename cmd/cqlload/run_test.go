@@ -113,7 +113,7 @@ func TestExitStatuses(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"rows_read", "rows_written", "rows_skipped", "rows_failed_parse", "rows_failed_insert", "bytes_read", "files", "elapsed_s", "rows_per_s", "latency_ms", "retries"} {
+	for _, k := range []string{"rows_read", "rows_written", "rows_skipped", "rows_failed_parse", "rows_failed_insert", "rows_unknown", "rows_not_sent", "rows_resumed", "bytes_read", "files", "elapsed_s", "rows_per_s", "latency_ms", "retries"} {
 		if _, ok := s[k]; !ok {
 			t.Errorf("summary JSON lacks %s: %s", k, b)
 		}
@@ -123,7 +123,7 @@ func TestExitStatuses(t *testing.T) {
 	}
 
 	code, out, stderr = runCLI(t, "", "--hosts", host, "--port", port, "--progress", "log", "--err-file", errFile, "--table", "ks.t", bad)
-	if code != exitRejected || !strings.Contains(out, "2 rows imported") || !strings.Contains(out, "2 rows rejected") {
+	if code != exitRejected || !strings.Contains(out, "2 rows imported") || !strings.Contains(out, "2 rows not written: 2 failed to parse") {
 		t.Fatalf("bad rows: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if !strings.Contains(stderr, "Processed:") {
@@ -141,15 +141,15 @@ func TestExitStatuses(t *testing.T) {
 		t.Fatalf("stdin: exit %d\n%s", code, out)
 	}
 
-	// Unreachable cluster: aborted.
+	// Unreachable cluster: fatal.
 	code, _, stderr = runCLI(t, "", "--hosts", "127.0.0.1", "--port", "1", "--connect-timeout", "500ms", "--progress", "none", "--table", "ks.t", good)
-	if code != exitAborted {
+	if code != exitFatal {
 		t.Fatalf("unreachable cluster: exit %d, stderr %s", code, stderr)
 	}
 
 	// A table that does not exist.
 	code, _, stderr = runCLI(t, "", "--hosts", host, "--port", port, "--progress", "none", "--table", "ks.nosuch", good)
-	if code != exitAborted || !strings.Contains(stderr, "nosuch") {
+	if code != exitFatal || !strings.Contains(stderr, "nosuch") {
 		t.Fatalf("missing table: exit %d, stderr %s", code, stderr)
 	}
 }

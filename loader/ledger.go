@@ -1,0 +1,404 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cqlload/cqlload/csvparse"
+)
+
+// The ledger is the one place that decides when a chunk is done. Every
+// chunk has a record in it from the moment it is read; every row of the
+// chunk gets one outcome (written, rejected, unknown, not sent, skipped).
+// When the last row has its outcome and the converter has let go, the
+// chunk settles, and settling is the only path to three effects, in this
+// order:
+//
+//  1. its non-written rows are appended to the error files and the log,
+//     and synced;
+//  2. the checkpoint (with --resume) may name the chunk as settled, with
+//     the error files' lengths of that moment;
+//  3. its memory (input block, slabs) is released.
+//
+// Progress and the summary read their row counts from here.
+type ledger struct {
+	errs *errFiles
+	cp   *checkpointer // nil without --resume
+	// release recycles a settled chunk's memory.
+	release func(*chunkRecord)
+	// fail stops the run when an error file or the checkpoint cannot be
+	// written: going on would lose rows.
+	fail func(error)
+
+	// Row counts by outcome, and input bytes whose rows have outcomes.
+	read, written, skipped, failedParse, failedInsert atomic.Int64
+	unknown, notSent, resumed, bytesDone              atomic.Int64
+	bytesTotal                                        atomic.Int64
+
+	mu sync.Mutex
+	// settled holds the sequence numbers of settled chunks (with an
+	// earlier run's, when resumed), for the checkpoint.
+	settled map[int64]struct{}
+	// prior is what a resumed run's checkpoint settled.
+	prior settledSet
+	// inDoubt: counter chunks with updates sent and not settled.
+	inDoubt map[int64]*chunkRecord
+	// priorDoubt: an earlier run's in-doubt chunks, by sequence number.
+	priorDoubt map[int64]priorDoubt
+	// tail: rows of chunks that a resumed run loads again (some row was
+	// not sent). With a checkpoint they are written after the last one,
+	// beyond the lengths it records, so that the resumed run's cut
+	// removes them.
+	tail     []reject
+	tailKeep []*csvparse.Chunk // chunks whose long records the tail streams
+	rowsDone int64
+}
+
+// priorDoubt is what an earlier run knew of a counter chunk it had sent
+// updates of: which records were acknowledged and which were proved not
+// applied (so may be sent).
+type priorDoubt struct{ acked, sendable bitmap }
+
+// chunkRecord is one chunk's entry in the ledger.
+type chunkRecord struct {
+	seq     int64
+	source  int
+	file    string
+	records int
+	// ownBytes is the input this chunk accounts for in percent done: its
+	// own records (and what precedes them in the file), not what the
+	// reader had read ahead when it cut the chunk.
+	ownBytes int64
+	header   int // error file index (errFiles.fileFor)
+	chunk    *csvparse.Chunk
+	slabs    *slabs // where its converted rows live (slabs.go)
+	counter  bool
+
+	pending  atomic.Int64 // rows without an outcome, plus the converter's hold
+	outcomes atomic.Int64
+
+	mu      sync.Mutex
+	rejects []reject
+	// incomplete: some row was not sent (or, for inserts, may not have
+	// been applied); a resumed run loads the chunk again.
+	incomplete bool
+	// For counter chunks with a checkpoint: sent at least once, the
+	// records acknowledged, and those proved not applied.
+	dispatched bool
+	acked      bitmap
+	sendable   bitmap
+	// prior, on a resumed run, is what the stopped run knew of this
+	// chunk's counter updates; nil when it sent none.
+	prior *priorDoubt
+}
+
+func newLedger(errs *errFiles) *ledger {
+	return &ledger{errs: errs, settled: map[int64]struct{}{}, inDoubt: map[int64]*chunkRecord{}}
+}
+
+// open registers a chunk as it is read. ownBytes is its share of the
+// input for percent done.
+func (lg *ledger) open(c *csvparse.Chunk, ownBytes int64, header int, counter bool) *chunkRecord {
+	cr := &chunkRecord{seq: c.Seq, source: c.Source, file: c.File, records: c.Records, ownBytes: ownBytes,
+		header: header, chunk: c, counter: counter}
+	cr.pending.Store(int64(c.Records) + 1)
+	if pd, ok := lg.priorDoubt[c.Seq]; ok {
+		cr.prior = &pd
+	}
+	return cr
+}
+
+// settledBefore says whether an earlier run settled the chunk.
+func (lg *ledger) settledBefore(seq int64) bool { return lg.prior.has(seq) }
+
+// skipResumed accounts for a chunk an earlier run settled: none of its
+// rows is read again.
+func (lg *ledger) skipResumed(cr *chunkRecord) {
+	lg.resumed.Add(int64(cr.records + cr.chunk.Skipped))
+	lg.bytesDone.Add(cr.ownBytes)
+	cr.chunk.Release()
+}
+
+// readRows counts a chunk's rows as read, with those SKIPROWS dropped
+// while it was cut, which are skipped by an option.
+func (lg *ledger) readRows(cr *chunkRecord) {
+	sk := int64(cr.chunk.Skipped)
+	// Resolved counts first, so that a snapshot never shows more rows
+	// resolved than read.
+	lg.read.Add(int64(cr.records) + sk)
+	lg.skipped.Add(sk)
+}
+
+// written accounts for rows the cluster acknowledged.
+func (lg *ledger) wrote(cr *chunkRecord, rows []*row) {
+	if cr.counter && lg.cp != nil {
+		cr.mu.Lock()
+		for _, r := range rows {
+			cr.acked.set(int(r.idx))
+		}
+		cr.mu.Unlock()
+	}
+	lg.written.Add(int64(len(rows)))
+	lg.resolve(cr, len(rows))
+}
+
+// skipDone accounts for rows of a chunk that an earlier run wrote (counter
+// updates it had acknowledged): they are skipped, not sent again.
+func (lg *ledger) skipDone(cr *chunkRecord, n int) {
+	lg.skipped.Add(int64(n))
+	lg.resolve(cr, n)
+}
+
+// reject records a row that was not written, with its reason. kind says
+// how: rejectedParse, rejectedInsert, unknown or notSent. The count of
+// rows so far with that outcome is returned, for the error limits.
+func (lg *ledger) reject(cr *chunkRecord, kind outcome, r reject, sendable bool) int64 {
+	r.kind, r.header = kind, cr.header
+	cr.mu.Lock()
+	cr.rejects = append(cr.rejects, r)
+	if kind == notSent || kind == unknown && !cr.counter {
+		cr.incomplete = true
+	}
+	if sendable && cr.counter && lg.cp != nil && r.idx >= 0 {
+		cr.sendable.set(r.idx)
+	}
+	cr.mu.Unlock()
+	var n int64
+	switch kind {
+	case rejectedParse:
+		n = lg.failedParse.Add(1)
+	case rejectedInsert:
+		n = lg.failedInsert.Add(1)
+	case unknown:
+		n = lg.unknown.Add(1)
+	case notSent:
+		n = lg.notSent.Add(1)
+	}
+	lg.resolve(cr, 1)
+	return n
+}
+
+// converted gives up the converter's hold: every row of the chunk is in
+// a batch or has an outcome.
+func (lg *ledger) converted(cr *chunkRecord) { lg.resolve(cr, 0) }
+
+// resolve accounts n more rows of cr as having outcomes (n = 0: the
+// converter's hold) and credits the matching share of the chunk's bytes.
+// Each call credits the bytes between its own before and after counts, so
+// the shares add up to exactly ownBytes.
+func (lg *ledger) resolve(cr *chunkRecord, n int) {
+	if n > 0 {
+		after := cr.outcomes.Add(int64(n))
+		before := after - int64(n)
+		recs := int64(cr.records)
+		lg.bytesDone.Add(cr.ownBytes*after/recs - cr.ownBytes*before/recs)
+	}
+	left := cr.pending.Add(-int64(max(n, 1)))
+	if n > 0 && left == 0 && cr.outcomes.Load() != int64(cr.records) {
+		panic("ledger: chunk settled with rows lacking an outcome")
+	}
+	if left == 0 {
+		lg.settle(cr)
+	}
+}
+
+// settleEmpty settles a chunk holding no records (an empty file, a file
+// whose rows SKIPROWS took).
+func (lg *ledger) settleEmpty(cr *chunkRecord) {
+	lg.bytesDone.Add(cr.ownBytes)
+	lg.settle(cr)
+}
+
+// dispatch is called before a counter chunk's first update is sent. With
+// a checkpoint it records the chunk as in doubt, durably, so that a run
+// killed from now on never has its updates applied twice by a resumed run.
+func (lg *ledger) dispatch(cr *chunkRecord) error {
+	if lg.cp == nil || !cr.counter || cr.dispatched {
+		return nil
+	}
+	cr.dispatched = true
+	words := (cr.records + 63) / 64
+	cr.mu.Lock()
+	cr.acked, cr.sendable = make(bitmap, words), make(bitmap, words)
+	cr.mu.Unlock()
+	lg.mu.Lock()
+	lg.inDoubt[cr.seq] = cr
+	lg.mu.Unlock()
+	return lg.cp.save(false)
+}
+
+// settle writes a chunk's rejects, marks it settled and releases it.
+func (lg *ledger) settle(cr *chunkRecord) {
+	cr.mu.Lock()
+	rejects, incomplete := cr.rejects, cr.incomplete
+	cr.rejects = nil
+	cr.mu.Unlock()
+	if incomplete && lg.cp != nil {
+		// A resumed run does this chunk again: its rows go after the
+		// last checkpoint. They point into the chunk, which is released
+		// now, so they are copied (a long record keeps its chunk).
+		keep := false
+		for i := range rejects {
+			rejects[i].raw = slices.Clone(rejects[i].raw)
+			keep = keep || rejects[i].long != nil
+		}
+		lg.mu.Lock()
+		lg.tail = append(lg.tail, rejects...)
+		if keep {
+			lg.tailKeep = append(lg.tailKeep, cr.chunk)
+		}
+		lg.mu.Unlock()
+		if !keep {
+			lg.release(cr)
+		}
+		return
+	}
+	// Writing and marking under one lock: a checkpoint taken between the
+	// two would record error-file bytes of a chunk it does not name as
+	// settled, and the resumed run would write those rows again.
+	lg.mu.Lock()
+	err := lg.errs.write(rejects)
+	if err == nil && !incomplete {
+		lg.settled[cr.seq] = struct{}{}
+		lg.rowsDone += int64(cr.records)
+		delete(lg.inDoubt, cr.seq)
+	}
+	lg.mu.Unlock()
+	lg.release(cr)
+	if err != nil {
+		lg.fail(err)
+		return
+	}
+	if lg.cp != nil {
+		lg.cp.kick()
+	}
+}
+
+// finish writes the rows of chunks a resumed run loads again, after the
+// final checkpoint.
+func (lg *ledger) finish() error {
+	lg.mu.Lock()
+	tail, keep := lg.tail, lg.tailKeep
+	lg.tail, lg.tailKeep = nil, nil
+	lg.mu.Unlock()
+	err := lg.errs.write(tail)
+	for _, c := range keep {
+		c.Release()
+	}
+	return err
+}
+
+// snapshot is the checkpoint's content of this moment.
+func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	seqs := make([]int64, 0, len(lg.settled))
+	for s := range lg.settled {
+		seqs = append(seqs, s)
+	}
+	slices.Sort(seqs)
+	f := base
+	f.Complete = complete
+	f.Settled = ranges(seqs)
+	f.RowsDone = lg.rowsDone
+	f.ErrFiles, f.LogBytes = lg.errs.state()
+	f.Saved = time.Now().UTC()
+	f.InDoubt = nil
+	for _, cr := range lg.inDoubt {
+		cr.mu.Lock()
+		f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: cr.seq, Acked: cr.acked.String(), Sendable: cr.sendable.String()})
+		cr.mu.Unlock()
+	}
+	slices.SortFunc(f.InDoubt, func(a, b inDoubtChunk) int { return int(a.Seq - b.Seq) })
+	return f
+}
+
+// resumeFrom loads an earlier run's checkpoint: its settled chunks stay
+// settled, its in-doubt chunks are remembered, and its error files are
+// cut back to what it recorded.
+func (lg *ledger) resumeFrom(f *checkpointFile) error {
+	lg.prior = f.Settled
+	for _, r := range f.Settled {
+		for s := r[0]; s < r[1]; s++ {
+			lg.settled[s] = struct{}{}
+		}
+	}
+	lg.rowsDone = f.RowsDone
+	lg.priorDoubt = map[int64]priorDoubt{}
+	for _, d := range f.InDoubt {
+		acked, err := parseBitmap(d.Acked)
+		if err != nil {
+			return &ResumeError{Reason: fmt.Sprintf("checkpoint: in-doubt chunk %d: %v", d.Seq, err)}
+		}
+		sendable, err := parseBitmap(d.Sendable)
+		if err != nil {
+			return &ResumeError{Reason: fmt.Sprintf("checkpoint: in-doubt chunk %d: %v", d.Seq, err)}
+		}
+		lg.priorDoubt[d.Seq] = priorDoubt{acked: acked, sendable: sendable}
+	}
+	return lg.errs.restore(f.ErrFiles, f.LogBytes)
+}
+
+// checkpointer writes the checkpoint: after chunks settle (at most one
+// write at a time, coalescing the settles that arrive meanwhile), once a
+// second for the counter chunks' acknowledgements, before a counter chunk
+// is first sent, and at the end.
+type checkpointer struct {
+	path string
+	base checkpointFile
+	lg   *ledger
+	sync func(*os.File) error
+
+	kicks chan struct{}
+	mu    sync.Mutex // one write at a time
+	err   error
+}
+
+func newCheckpointer(path string, base checkpointFile, lg *ledger) *checkpointer {
+	return &checkpointer{path: path, base: base, lg: lg, sync: (*os.File).Sync, kicks: make(chan struct{}, 1)}
+}
+
+func (cp *checkpointer) kick() {
+	select {
+	case cp.kicks <- struct{}{}:
+	default:
+	}
+}
+
+// save writes the checkpoint now.
+func (cp *checkpointer) save(complete bool) error {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if cp.err != nil {
+		return cp.err
+	}
+	f := cp.lg.snapshot(cp.base, complete)
+	if err := writeCheckpoint(cp.path, &f, cp.sync); err != nil {
+		cp.err = err
+		return err
+	}
+	return nil
+}
+
+// run writes the checkpoint when kicked or every second, until stop is
+// closed.
+func (cp *checkpointer) run(stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-cp.kicks:
+		case <-t.C:
+		}
+		if err := cp.save(false); err != nil {
+			cp.lg.fail(err)
+			return
+		}
+	}
+}

@@ -1,0 +1,257 @@
+package loader
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cqlload/cqlload/csvparse"
+)
+
+// testLedger is a ledger over error files in a temporary directory, with
+// a checkpoint, that records what it released.
+func testLedger(t *testing.T) (*ledger, *[]int64, *[]error) {
+	t.Helper()
+	dir := t.TempDir()
+	lg := newLedger(newErrFiles(filepath.Join(dir, "rows.err")))
+	var released []int64
+	var failures []error
+	lg.release = func(cr *chunkRecord) { released = append(released, cr.seq) }
+	lg.fail = func(err error) { failures = append(failures, err) }
+	lg.cp = newCheckpointer(filepath.Join(dir, "ckpt"), checkpointFile{Version: checkpointVersion}, lg)
+	lg.errs.fileFor("")
+	return lg, &released, &failures
+}
+
+func chunkOf(seq int64, records int) *csvparse.Chunk {
+	return &csvparse.Chunk{Seq: seq, File: "in.csv", Records: records}
+}
+
+// TestLedgerSettlesOnce: a chunk settles (and is released) exactly when
+// its last row has an outcome and the converter has let go, whatever the
+// order.
+func TestLedgerSettlesOnce(t *testing.T) {
+	tests := []struct {
+		name    string
+		records int
+		steps   []string // "w" written row, "p" parse reject, "c" converter done
+		settled int      // step after which it settles (1-based); 0 never
+	}{
+		{"no rows kept: converter last", 2, []string{"p", "p", "c"}, 3},
+		{"rows still in flight", 3, []string{"c", "w"}, 0},
+		{"every row resolved, converter last", 3, []string{"w", "p", "w", "c"}, 4},
+		{"converter first", 3, []string{"c", "w", "w", "p"}, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, released, _ := testLedger(t)
+			cr := lg.open(chunkOf(0, tt.records), 100, 0, false)
+			for i, s := range tt.steps {
+				switch s {
+				case "w":
+					lg.wrote(cr, []*row{{}})
+				case "p":
+					lg.reject(cr, rejectedParse, reject{where: "in.csv:1", reason: "bad", raw: []byte("x"), idx: i}, false)
+				case "c":
+					lg.converted(cr)
+				}
+				want := 0
+				if tt.settled > 0 && i+1 >= tt.settled {
+					want = 1
+				}
+				if len(*released) != want {
+					t.Fatalf("after step %d (%s): released %d times, want %d", i+1, s, len(*released), want)
+				}
+			}
+			if tt.settled > 0 && lg.bytesDone.Load() != 100 {
+				t.Fatalf("settled chunk credited %d of its 100 bytes", lg.bytesDone.Load())
+			}
+		})
+	}
+}
+
+// TestCheckpointNeverAheadOfErrorFile: when the error file cannot be
+// synced, the chunk is not named settled in the checkpoint and the run is
+// told to stop with the reason.
+func TestCheckpointNeverAheadOfErrorFile(t *testing.T) {
+	lg, released, failures := testLedger(t)
+	// Chunk 0 settles cleanly with one rejected row.
+	cr0 := lg.open(chunkOf(0, 1), 10, 0, false)
+	lg.reject(cr0, rejectedParse, reject{where: "in.csv:1", reason: "bad", raw: []byte("bad,0")}, false)
+	lg.converted(cr0)
+	if err := lg.cp.save(false); err != nil {
+		t.Fatal(err)
+	}
+	// Then the disk fails.
+	boom := errors.New("injected fsync failure")
+	lg.errs.sync = func(*os.File) error { return boom }
+	cr1 := lg.open(chunkOf(1, 1), 10, 0, false)
+	lg.reject(cr1, rejectedParse, reject{where: "in.csv:2", reason: "bad", raw: []byte("bad,1")}, false)
+	lg.converted(cr1)
+	if len(*failures) != 1 || !errors.Is((*failures)[0], boom) {
+		t.Fatalf("failures %v, want the fsync error", *failures)
+	}
+	if len(*released) != 2 {
+		t.Fatalf("released %v", *released)
+	}
+	// A later chunk without rejects must not be written over it either:
+	// the error file is broken, so nothing more is recorded.
+	cr2 := lg.open(chunkOf(2, 1), 10, 0, false)
+	lg.reject(cr2, rejectedParse, reject{where: "in.csv:3", reason: "bad", raw: []byte("bad,2")}, false)
+	lg.converted(cr2)
+	if err := lg.cp.save(false); err != nil {
+		t.Fatal(err)
+	}
+	f := readCheckpointFile(t, lg.cp.path)
+	if settledSet(f.Settled).has(1) || settledSet(f.Settled).has(2) || !settledSet(f.Settled).has(0) {
+		t.Fatalf("checkpoint names chunks %v settled; only chunk 0's rows were synced", f.Settled)
+	}
+	st, err := os.Stat(lg.errs.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ErrFiles[0].Bytes > st.Size() {
+		t.Fatalf("checkpoint records %d error-file bytes, the file has %d", f.ErrFiles[0].Bytes, st.Size())
+	}
+}
+
+// TestSettleOrder: a chunk's error-file rows are on disk (synced) before
+// any checkpoint names the chunk.
+func TestSettleOrder(t *testing.T) {
+	lg, _, failures := testLedger(t)
+	var events []string
+	lg.errs.sync = func(f *os.File) error {
+		events = append(events, "sync "+filepath.Base(f.Name()))
+		return f.Sync()
+	}
+	lg.cp.sync = func(f *os.File) error {
+		b, _ := os.ReadFile(f.Name())
+		events = append(events, "checkpoint settled="+boolText(strings.Contains(string(b), `"settled": [`)))
+		return f.Sync()
+	}
+	cr := lg.open(chunkOf(0, 2), 10, 0, false)
+	lg.reject(cr, rejectedParse, reject{where: "in.csv:1", reason: "bad", raw: []byte("a")}, false)
+	lg.wrote(cr, []*row{{}})
+	lg.converted(cr)
+	if err := lg.cp.save(false); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"sync rows.err", "sync rows.err.log", "checkpoint settled=true"}
+	if strings.Join(events, "|") != strings.Join(want, "|") || len(*failures) > 0 {
+		t.Fatalf("events %q, want %q (failures %v)", events, want, *failures)
+	}
+}
+
+func boolText(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func readCheckpointFile(t *testing.T, path string) checkpointFile {
+	t.Helper()
+	action, f, err := decideResume(path, nil, nil)
+	if err != nil || f == nil {
+		t.Fatalf("read checkpoint: action %v err %v", action, err)
+	}
+	return *f
+}
+
+// TestIncompleteChunksGoAfterTheCheckpoint: rows of a chunk that a resumed
+// run loads again (not sent) are written only by finish, after the final
+// checkpoint, beyond the lengths it records.
+func TestIncompleteChunksGoAfterTheCheckpoint(t *testing.T) {
+	lg, _, _ := testLedger(t)
+	done := lg.open(chunkOf(0, 1), 10, 0, false)
+	lg.reject(done, rejectedParse, reject{where: "in.csv:1", reason: "bad", raw: []byte("bad")}, false)
+	lg.converted(done)
+	cut := lg.open(chunkOf(1, 2), 10, 0, false)
+	lg.reject(cut, rejectedParse, reject{where: "in.csv:2", reason: "bad", raw: []byte("bad2")}, false)
+	lg.reject(cut, notSent, reject{where: "in.csv:3", reason: "stopped", raw: []byte("unsent")}, true)
+	lg.converted(cut)
+	if err := lg.cp.save(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := lg.finish(); err != nil {
+		t.Fatal(err)
+	}
+	f := readCheckpointFile(t, lg.cp.path)
+	data, _ := os.ReadFile(lg.errs.path)
+	if string(data) != "bad\nbad2\nunsent\n" {
+		t.Fatalf("error file %q", data)
+	}
+	if f.ErrFiles[0].Bytes != int64(len("bad\n")) || settledSet(f.Settled).has(1) {
+		t.Fatalf("checkpoint records %d bytes and settled %v; want only chunk 0's 4 bytes", f.ErrFiles[0].Bytes, f.Settled)
+	}
+	// A resumed run cuts the file back to what the checkpoint says.
+	lg2 := newLedger(newErrFiles(lg.errs.path))
+	if err := lg2.resumeFrom(&f); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(lg.errs.path)
+	if string(data) != "bad\n" || !lg2.settledBefore(0) || lg2.settledBefore(1) {
+		t.Fatalf("after resume: error file %q, settled 0: %v, 1: %v", data, lg2.settledBefore(0), lg2.settledBefore(1))
+	}
+}
+
+func TestDecideResume(t *testing.T) {
+	dir := t.TempDir()
+	ids := []inputID{{Path: "/data/users.csv", Size: 100, Hash: "aa"}}
+	opts := map[string]string{"chunksize": "5000", "table": "ks.t"}
+	write := func(complete bool, ids []inputID, opts map[string]string) string {
+		p := filepath.Join(dir, t.Name()+boolText(complete)+ids[0].Hash+opts["chunksize"])
+		if err := writeCheckpoint(p, &checkpointFile{Version: checkpointVersion, Inputs: ids, Options: opts, Complete: complete}, (*os.File).Sync); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	other := []inputID{{Path: "/data/users.csv", Size: 100, Hash: "bb"}}
+	otherOpts := map[string]string{"chunksize": "100", "table": "ks.t"}
+	tests := []struct {
+		name    string
+		path    string
+		want    resumeAction
+		wantErr string
+	}{
+		{"no checkpoint", filepath.Join(dir, "none"), startFresh, ""},
+		{"completed, same input", write(true, ids, opts), nothingToDo, ""},
+		{"completed, new input (nightly)", write(true, other, opts), startFresh, ""},
+		{"unfinished, same input", write(false, ids, opts), resumeRun, ""},
+		{"unfinished, other content", write(false, other, opts), 0, "/data/users.csv has other content"},
+		{"unfinished, other options", write(false, ids, otherOpts), 0, `option chunksize was "100", now "5000"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := decideResume(tt.path, ids, opts)
+			if tt.wantErr != "" {
+				var re *ResumeError
+				if !errors.As(err, &re) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want a ResumeError saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("action %v err %v, want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBitmapRoundTrip(t *testing.T) {
+	b := make(bitmap, 3)
+	for _, i := range []int{0, 5, 63, 64, 130} {
+		b.set(i)
+	}
+	back, err := parseBitmap(b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 192 {
+		if back.has(i) != b.has(i) {
+			t.Fatalf("bit %d: %v after a round trip, %v before", i, back.has(i), b.has(i))
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/cqlload/cqlload/csvparse"
+)
+
+// read is the only goroutine doing input I/O: it cuts chunks, enters each
+// in the ledger and hands it to the converters.
+func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, sizes []int64, out chan<- *chunkRecord) error {
+	defer close(out)
+	errFileOf := map[int]int{} // source → error file
+	var own ownBytes
+	for {
+		c, err := s.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			l.abort(fmt.Sprintf("input: %v", err), true)
+			return nil
+		}
+		h, ok := errFileOf[c.Source]
+		if !ok {
+			h = l.errs.fileFor(l.headerLine(c))
+			errFileOf[c.Source] = h
+		}
+		cr := l.ledger.open(c, own.of(c, sizes[c.Source]), h, l.table.Counter)
+		if l.ledger.settledBefore(c.Seq) {
+			// Settled by an earlier run: skipped by --resume.
+			l.ledger.skipResumed(cr)
+			continue
+		}
+		l.ledger.readRows(cr)
+		if c.Records == 0 {
+			l.ledger.settleEmpty(cr)
+			continue
+		}
+		if ctx.Err() != nil {
+			l.notSentChunk(cr)
+			return nil
+		}
+		select {
+		case out <- cr:
+		case <-ctx.Done():
+			// Read but never converted: its rows go to the error file as
+			// not sent, so that nothing read is unaccounted for.
+			l.notSentChunk(cr)
+			return nil
+		}
+	}
+}
+
+// headerLine is the line an error file for c's rows starts with: the
+// file's header as read, or "" without HEADER.
+func (l *Loader) headerLine(c *csvparse.Chunk) string {
+	if !l.opts.Dialect.Header || c.Header == nil {
+		return ""
+	}
+	return strings.TrimSuffix(string(csvparse.AppendRecord(nil, l.opts.Dialect, c.Header...)), "\n")
+}
+
+// ownBytes works out each chunk's share of its file for percent done:
+// the bytes from the end of the previous chunk to the end of its own
+// records. The splitter reads ahead (a megabyte at a time), so crediting
+// the bytes read so far, as cqlload once did, ran ten points ahead. For
+// compressed or re-encoded input the decoded offsets are not file bytes:
+// the share is then capped by the raw bytes consumed, and a file's last
+// chunk gets whatever is left, so the shares always add up to its size.
+type ownBytes struct {
+	source             int
+	raw, credited, end int64
+}
+
+func (o *ownBytes) of(c *csvparse.Chunk, size int64) int64 {
+	if c.Source != o.source || c.Seq == 0 {
+		*o = ownBytes{source: c.Source}
+	}
+	o.raw += c.InputBytes
+	upto := o.raw
+	switch {
+	case c.LastOfFile && size >= 0:
+		upto = size
+	case size >= 0:
+		end := c.Offset + int64(len(c.Data))
+		if c.Records == 0 {
+			end = c.Offset
+		}
+		upto = min(upto, end)
+	}
+	n := max(upto-o.credited, 0)
+	o.credited += n
+	return n
+}
+
+// notSentChunk accounts for a chunk that was read but will not be
+// converted: every record goes to the error file as not sent.
+func (l *Loader) notSentChunk(cr *chunkRecord) {
+	c := cr.chunk
+	rd := csvparse.NewReader(c, l.opts.Dialect)
+	for i := 0; ; i++ {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		r := reject{where: c.File, reason: "the run stopped before this row was sent", idx: i}
+		var pe *csvparse.ParseError
+		switch {
+		case err == nil:
+			r.raw, r.where = rec.Raw, fmt.Sprintf("%s:%d", c.File, rec.Line)
+		case errors.As(err, &pe):
+			r.raw, r.where = rd.Raw(), fmt.Sprintf("%s:%d", c.File, pe.Line)
+		default:
+			r.raw = rd.Raw()
+		}
+		l.ledger.reject(cr, notSent, r, true)
+	}
+	l.ledger.converted(cr)
+}
+
+// abort stops the run: reading always; sending too when fatal. The first
+// reason wins.
+func (l *Loader) abort(reason string, fatal bool) {
+	l.abortOnce.Do(func() {
+		l.abortErr.Store(&AbortError{Reason: reason, Fatal: fatal})
+		if l.stopRead != nil {
+			l.stopRead()
+		}
+	})
+	if fatal {
+		l.stop()
+	}
+}
+
+// stop ends sending: batches not yet sent become "not sent", and
+// retries waiting for their next attempt give up.
+func (l *Loader) stop() {
+	l.stopOnce.Do(func() { close(l.stopping) })
+}
+
+func (l *Loader) stopped() bool {
+	select {
+	case <-l.stopping:
+		return true
+	default:
+		return false
+	}
+}
+
+// interrupted runs when the run's context is cancelled (SIGINT, SIGTERM):
+// nothing new is sent, and the requests in flight get drainTimeout to be
+// answered, so that their rows settle as written, not unknown.
+func (l *Loader) interrupted() {
+	l.stop()
+	time.AfterFunc(drainTimeout, l.cancelSends)
+}
+
+// watchCluster stops a run that no node has answered for the retry
+// window while requests waited: a frozen cluster, or one gone for good.
+// Time with no request outstanding (a slow input) does not count.
+func (l *Loader) watchCluster() {
+	now := time.Now().UnixNano()
+	if l.busy.Load() == 0 {
+		l.lastActivity.Store(now)
+		return
+	}
+	last := max(l.lastActivity.Load(), l.tracker.lastSuccess.Load())
+	idle := time.Duration(now - last)
+	if idle < l.opts.RetryWindow {
+		return
+	}
+	why := "no request was answered"
+	if e := l.tracker.lastErr.Load(); e != nil {
+		why = "last error: " + *e
+	}
+	l.abort(fmt.Sprintf("no node answered for %s (--retry-window %s): %s", idle.Round(time.Second), l.opts.RetryWindow, why), true)
+	l.cancelSends()
+}
