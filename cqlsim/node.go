@@ -187,6 +187,14 @@ func (n *Node) deferEvent(c *conn, ev message.Message) bool {
 	return true
 }
 
+// Fault returns the node's fault settings, FailNext counting the failures
+// still to come.
+func (n *Node) Fault() Fault {
+	f := *n.fault.Load()
+	f.FailNext = int(n.failNext.Load())
+	return f
+}
+
 // Running reports whether the node accepts connections.
 func (n *Node) Running() bool {
 	n.mu.Lock()

@@ -237,17 +237,24 @@ func processStats() *ProcessStats {
 }
 
 // StatsHandler serves Stats as JSON (GET /stats), with a "process" object
-// of ProcessStats beside the nodes.
+// of ProcessStats beside the nodes. It only reads; ControlHandler serves
+// the same and the requests that change the nodes.
 func (cl *Cluster) StatsHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(struct {
-			Stats
-			Process *ProcessStats `json:"process"`
-		}{cl.Stats(), processStats()})
-	})
+	mux.HandleFunc("GET /stats", cl.serveStats)
 	return mux
+}
+
+func (cl *Cluster) serveStats(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, struct {
+		Stats
+		Process *ProcessStats `json:"process"`
+	}{cl.Stats(), processStats()})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
 }

@@ -1,0 +1,184 @@
+package cqlsim
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+)
+
+// ControlHandler serves GET /stats as StatsHandler does, and the control
+// requests that drive the nodes' faults from outside the process (a test
+// in another language, a chaos script). n counts from 1, as in /stats:
+//
+//	GET  /nodes/{n}                  the node's state
+//	POST /nodes/{n}/stop             Node.Stop: killed, data kept, DOWN announced
+//	POST /nodes/{n}/start            Node.Start: back, UP announced
+//	POST /nodes/{n}/pause            Node.Pause: connected to, answering nothing
+//	POST /nodes/{n}/resume           Node.Resume: answers what queued, in order
+//	POST /nodes/{n}/drop-connections Node.DropConnections
+//	POST /nodes/{n}/faults?rate=R&kind=K&latency=L&fail_next=N
+//	                                 Node.SetFault: replaces the node's faults;
+//	                                 an absent parameter is zero (no faults)
+//
+// The parameters of faults come in the query string or a form body: rate a
+// probability in [0, 1]; kind overloaded, write_timeout, unavailable,
+// read_timeout or server_error (default overloaded); latency DURATION or
+// MIN-MAX as ParseLatency reads it; fail_next how many data requests fail
+// next whatever the rate.
+//
+// A control request answers 200 with the node's state as JSON: node,
+// address, up, paused and fault {rate, kind, fail_next, latency}. Stopping
+// a stopped node, starting a running one, resuming one that is not paused
+// succeed and change nothing. Errors are plain text: 404 for a node that
+// does not exist, 400 for bad parameters (each named), 405 for a method
+// the path does not take, 409 to pause a stopped node, 500 or 503 when a
+// node cannot start.
+func (cl *Cluster) ControlHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /stats", cl.serveStats)
+	mux.HandleFunc("GET /nodes/{n}", cl.nodeAction(func(*Node, *http.Request) (int, error) { return 0, nil }))
+	mux.HandleFunc("POST /nodes/{n}/stop", cl.nodeAction(func(n *Node, _ *http.Request) (int, error) {
+		n.Stop()
+		return 0, nil
+	}))
+	mux.HandleFunc("POST /nodes/{n}/start", cl.nodeAction(func(n *Node, _ *http.Request) (int, error) {
+		if err := n.Start(); err != nil {
+			if cl.closed.Load() {
+				return http.StatusServiceUnavailable, err
+			}
+			return http.StatusInternalServerError, err
+		}
+		return 0, nil
+	}))
+	mux.HandleFunc("POST /nodes/{n}/pause", cl.nodeAction(func(n *Node, _ *http.Request) (int, error) {
+		if err := n.Pause(); err != nil {
+			return http.StatusConflict, err
+		}
+		return 0, nil
+	}))
+	mux.HandleFunc("POST /nodes/{n}/resume", cl.nodeAction(func(n *Node, _ *http.Request) (int, error) {
+		n.Resume()
+		return 0, nil
+	}))
+	mux.HandleFunc("POST /nodes/{n}/drop-connections", cl.nodeAction(func(n *Node, _ *http.Request) (int, error) {
+		n.DropConnections()
+		return 0, nil
+	}))
+	mux.HandleFunc("POST /nodes/{n}/faults", cl.nodeAction(func(n *Node, r *http.Request) (int, error) {
+		if err := r.ParseForm(); err != nil {
+			return http.StatusBadRequest, fmt.Errorf("cqlsim: %w", err)
+		}
+		f, err := parseFault(r.Form)
+		if err == nil {
+			err = n.SetFault(f)
+		}
+		if err != nil {
+			return http.StatusBadRequest, err
+		}
+		return 0, nil
+	}))
+	return mux
+}
+
+// nodeAction resolves {n}, runs act on the node and answers its state, or
+// act's error with act's status code.
+func (cl *Cluster) nodeAction(act func(*Node, *http.Request) (int, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s := r.PathValue("n")
+		i, err := strconv.Atoi(s)
+		if err != nil || i < 1 || i > len(cl.nodes) {
+			http.Error(w, fmt.Sprintf("cqlsim: no node %q: nodes are numbered 1 to %d", s, len(cl.nodes)), http.StatusNotFound)
+			return
+		}
+		n := cl.nodes[i-1]
+		if code, err := act(n, r); err != nil {
+			http.Error(w, err.Error(), code)
+			return
+		}
+		writeJSON(w, n.state())
+	}
+}
+
+type nodeState struct {
+	Node    int        `json:"node"`
+	Address string     `json:"address"`
+	Up      bool       `json:"up"`
+	Paused  bool       `json:"paused"`
+	Fault   faultState `json:"fault"`
+}
+
+type faultState struct {
+	Rate     float64 `json:"rate"`
+	Kind     string  `json:"kind"`
+	FailNext int     `json:"fail_next"`
+	// Latency is as the latency parameter takes it; "" for none.
+	Latency string `json:"latency"`
+}
+
+func (n *Node) state() nodeState {
+	f := n.Fault()
+	fs := faultState{Rate: f.Rate, Kind: f.Kind, FailNext: f.FailNext}
+	if fs.Kind == "" {
+		fs.Kind = "overloaded"
+	}
+	switch {
+	case f.LatencyMax > f.LatencyMin:
+		fs.Latency = f.LatencyMin.String() + "-" + f.LatencyMax.String()
+	case f.LatencyMin > 0:
+		fs.Latency = f.LatencyMin.String()
+	}
+	return nodeState{Node: n.info.index + 1, Address: n.info.addr.String(), Up: n.Running(), Paused: n.Paused(), Fault: fs}
+}
+
+// parseFault reads the parameters of POST /nodes/{n}/faults. Every bad
+// parameter is reported, by name, so one request shows all the mistakes.
+func parseFault(form url.Values) (Fault, error) {
+	var f Fault
+	var errs []error
+	keys := make([]string, 0, len(form))
+	for k := range form {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if len(form[k]) != 1 {
+			errs = append(errs, fmt.Errorf("%s: given %d times", k, len(form[k])))
+			continue
+		}
+		v := form[k][0]
+		switch k {
+		case "rate":
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(r >= 0 && r <= 1) {
+				errs = append(errs, fmt.Errorf("rate: %q is not a probability in [0, 1]", v))
+			}
+			f.Rate = r
+		case "kind":
+			if _, err := errorForKind(v, 0, writeSimple); err != nil {
+				errs = append(errs, fmt.Errorf("kind: %w", err))
+			}
+			f.Kind = v
+		case "latency":
+			lo, hi, err := ParseLatency(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("latency: %w", err))
+			}
+			f.LatencyMin, f.LatencyMax = lo, hi
+		case "fail_next":
+			c, err := strconv.Atoi(v)
+			if err != nil || c < 0 {
+				errs = append(errs, fmt.Errorf("fail_next: %q is not a count", v))
+			}
+			f.FailNext = c
+		default:
+			errs = append(errs, fmt.Errorf("unknown parameter %q (want rate, kind, latency, fail_next)", k))
+		}
+	}
+	if len(errs) > 0 {
+		return Fault{}, fmt.Errorf("cqlsim: bad fault parameters:\n%w", errors.Join(errs...))
+	}
+	return f, nil
+}
