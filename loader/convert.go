@@ -236,7 +236,11 @@ func (l *Loader) batchesOf(cr *chunkRecord, p *plan, rows []row, gr *grouper) []
 
 // rejectParse records a row that could not be read or converted.
 func (l *Loader) rejectParse(cr *chunkRecord, idx int, where, reason string, raw []byte) {
-	n := l.ledger.reject(cr, rejectedParse, reject{where: where, reason: reason, raw: raw, idx: idx}, false)
+	l.rejectParseRecord(cr, reject{where: where, reason: reason, raw: raw, idx: idx})
+}
+
+func (l *Loader) rejectParseRecord(cr *chunkRecord, r reject) {
+	n := l.ledger.reject(cr, rejectedParse, r, false)
 	if max := l.opts.MaxParseErrors; max >= 0 && n > int64(max) {
 		l.abort(fmt.Sprintf("too many parse errors: more than MAXPARSEERRORS = %d", max), false)
 	}
@@ -270,7 +274,18 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 				where = fmt.Sprintf("%s:%d:%d", pe.File, pe.Line, pe.Column)
 				err = pe.Err
 			}
-			l.rejectParse(cr, ri, where, err.Error(), rd.Raw())
+			r := reject{where: where, reason: err.Error(), raw: rd.Raw(), idx: ri}
+			if c.TooLong {
+				// Streamed to the error file whole, from the splitter's
+				// temporary copy.
+				r.raw, r.long = nil, c.OpenRecord
+				limit := l.opts.Dialect.MaxRecordBytes
+				if limit == 0 {
+					limit = csvparse.DefaultMaxRecordBytes
+				}
+				r.reason = fmt.Sprintf("%v (%d bytes; --max-record-bytes is %d)", err, c.RecordBytes, limit)
+			}
+			l.rejectParseRecord(cr, r)
 			continue
 		}
 		if len(rec.Fields) != p.nfields {

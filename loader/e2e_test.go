@@ -750,3 +750,54 @@ func TestShardWaitSkipsDownNodes(t *testing.T) {
 		t.Fatalf("the load took %v: it waited for the down node's connections", d)
 	}
 }
+
+// TestOversizedRecordRejectedWhole: a 20 MB quoted multi-line field among
+// 1,000 rows is one rejected record, its bytes in the error file intact;
+// no fragment of it becomes a row and the rows after it load.
+func TestOversizedRecordRejectedWhole(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.big (k int PRIMARY KEY, v text);`, nil)
+	var in bytes.Buffer
+	var huge []byte
+	for i := range 1000 {
+		if i == 500 {
+			var f bytes.Buffer
+			fmt.Fprintf(&f, "%d,\"", i)
+			for f.Len() < 20<<20 {
+				f.WriteString("a line of the huge field, with a comma\n")
+			}
+			f.WriteString("end\"")
+			huge = bytes.Clone(f.Bytes())
+			in.Write(huge)
+			in.WriteByte('\n')
+			continue
+		}
+		fmt.Fprintf(&in, "%d,v%d\n", i, i)
+	}
+	path := filepath.Join(t.TempDir(), "big.csv")
+	if err := os.WriteFile(path, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, c, "big", path)
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsRead != 1000 || s.RowsWritten != 999 || s.RowsFailedParse != 1 {
+		t.Fatalf("read %d written %d rejected %d, want 1000, 999, 1", s.RowsRead, s.RowsWritten, s.RowsFailedParse)
+	}
+	got, err := os.ReadFile(o.ErrFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, append(huge, '\n')) {
+		t.Fatalf("error file holds %d bytes, want the %d-byte record and a line break", len(got), len(huge)+1)
+	}
+	var n int64
+	if err := session(t, c).Query(`SELECT count(*) FROM ks.big`).Scan(&n); err != nil || n != 999 {
+		t.Fatalf("table holds %d rows (err %v), want 999", n, err)
+	}
+	log, _ := os.ReadFile(o.ErrFile + ".log")
+	if !strings.Contains(string(log), "big.csv:501") || strings.Count(string(log), "\n") != 1 {
+		t.Fatalf("error log:\n%s", log)
+	}
+}

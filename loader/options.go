@@ -273,6 +273,8 @@ func (o *Options) SetOption(name, value string) error {
 		o.MaxBatchBytes, err = intv()
 	case "maxinflight", "max-in-flight":
 		o.MaxInFlight, err = intv()
+	case "maxrecordbytes", "max-record-bytes":
+		o.Dialect.MaxRecordBytes, err = intv()
 	case "maxrows":
 		o.Dialect.MaxRows, err = intv()
 	case "skiprows":

@@ -89,8 +89,11 @@ func (o *ownBytes) of(c *csvparse.Chunk, size int64) int64 {
 		upto = size
 	case size >= 0:
 		end := c.Offset + int64(len(c.Data))
-		if c.Records == 0 {
+		switch {
+		case c.Records == 0:
 			end = c.Offset
+		case c.TooLong:
+			end = c.Offset + c.RecordBytes
 		}
 		upto = min(upto, end)
 	}
@@ -112,6 +115,8 @@ func (l *Loader) notSentChunk(cr *chunkRecord) {
 		r := reject{where: c.File, reason: "the run stopped before this row was sent", idx: i}
 		var pe *csvparse.ParseError
 		switch {
+		case c.TooLong:
+			r.long, r.where = c.OpenRecord, fmt.Sprintf("%s:%d", c.File, c.FirstLine)
 		case err == nil:
 			r.raw, r.where = rec.Raw, fmt.Sprintf("%s:%d", c.File, rec.Line)
 		case errors.As(err, &pe):

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -58,6 +59,7 @@ var optionFlags = []struct{ flag, option, help string }{
 	{"max-batch-bytes", "MAXBATCHBYTES", "value bytes per batch at most (Cassandra fails multi-partition batches over 50 KiB)"},
 	{"max-in-flight", "MAXINFLIGHT", "requests awaiting the cluster at once"},
 	{"max-rows", "MAXROWS", "records read per file at most; -1 = all"},
+	{"max-record-bytes", "MAXRECORDBYTES", "a record longer than this is rejected whole (its bytes go to the error file intact)"},
 	{"skip-rows", "SKIPROWS", "records skipped at the start of each file"},
 	{"skip-cols", "SKIPCOLS", "comma-separated columns of the file not to load"},
 	{"max-parse-errors", "MAXPARSEERRORS", "abort after this many rows fail to parse; -1 = no limit"},
@@ -88,7 +90,7 @@ func optionKind(option string) string {
 	case "RETRYWINDOW":
 		return "duration"
 	case "MAXATTEMPTS", "NUMPROCESSES", "CHUNKSIZE", "INGESTRATE", "MINBATCHSIZE", "MAXBATCHSIZE",
-		"MAXBATCHBYTES", "MAXINFLIGHT", "MAXROWS", "SKIPROWS", "MAXPARSEERRORS", "MAXINSERTERRORS", "TTL":
+		"MAXBATCHBYTES", "MAXINFLIGHT", "MAXROWS", "MAXRECORDBYTES", "SKIPROWS", "MAXPARSEERRORS", "MAXINSERTERRORS", "TTL":
 		return "int"
 	}
 	return "string"
@@ -144,6 +146,11 @@ func defaultText(o loader.Options, option string) string {
 		return strconv.Itoa(o.MaxInFlight)
 	case "MAXROWS":
 		return strconv.Itoa(o.Dialect.MaxRows)
+	case "MAXRECORDBYTES":
+		if o.Dialect.MaxRecordBytes == 0 {
+			return strconv.Itoa(csvparse.DefaultMaxRecordBytes)
+		}
+		return strconv.Itoa(o.Dialect.MaxRecordBytes)
 	case "SKIPROWS":
 		return strconv.Itoa(o.Dialect.SkipRows)
 	case "MAXPARSEERRORS":
