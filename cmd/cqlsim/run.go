@@ -76,7 +76,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			fmt.Fprintf(stderr, "cqlsim: stats address: %v\n", err)
 			return 1
 		}
-		srv = &http.Server{Handler: cl.StatsHandler(), ReadHeaderTimeout: 5 * time.Second}
+		srv = &http.Server{Handler: cl.ControlHandler(), ReadHeaderTimeout: 5 * time.Second}
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
 		fmt.Fprintf(stdout, "stats on http://%s/stats\n", ln.Addr())
@@ -90,6 +90,34 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return 0
 }
 
+// httpUsage documents what --stats-addr serves (cqlsim.ControlHandler).
+const httpUsage = `HTTP on --stats-addr (n counts from 1, as in /stats):
+  GET  /stats                 per node: up, paused, requests by opcode, rows
+                              written (as a replica, on its shard), batches,
+                              errors sent by kind (injected and real); the process
+  GET  /nodes/{n}             the node's state: up, paused, fault
+  POST /nodes/{n}/stop        kill the node: connections closed, port refused,
+                              data kept; the other nodes announce it DOWN
+  POST /nodes/{n}/start       bring it back with its data, announced UP
+                              (a running node: nothing to do, 200)
+  POST /nodes/{n}/pause       freeze it as a long GC pause does: connections stay
+                              open, new ones are accepted, nothing is read or
+                              answered (heartbeats and STARTUP neither)
+  POST /nodes/{n}/resume      execute and answer what queued, in order
+  POST /nodes/{n}/drop-connections
+                              close its client connections
+  POST /nodes/{n}/faults?rate=R&kind=K&latency=L&fail_next=N
+                              replace the node's faults; an absent parameter
+                              is zero, so no parameters clears them. kind is
+                              overloaded|write_timeout|unavailable|read_timeout|
+                              server_error (write_timeout applies the write,
+                              then answers WriteTimeout); latency DURATION or
+                              MIN-MAX; fail_next fails the next N data requests
+Control requests answer the node's state as JSON. Errors: 404 no such node,
+400 bad parameter (named), 405 wrong method, 409 pausing a stopped node.
+Example: curl -X POST '127.0.0.1:8080/nodes/2/faults?rate=0.05&kind=write_timeout'
+`
+
 func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) {
 	var cfg cqlsim.Config
 	fs := flag.NewFlagSet("cqlsim", flag.ContinueOnError)
@@ -97,6 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cqlsim [flags]\n\nRuns a simulated Cassandra cluster until interrupted.\n\nFlags:")
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, "\n"+httpUsage)
 	}
 	var (
 		schemas                  listFlag
@@ -123,7 +152,7 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 	fs.StringVar(&latency, "latency", "", "added response latency: DURATION or MIN-MAX (e.g. 2ms, 1ms-5ms)")
 	fs.IntVar(&cfg.BatchWarnKB, "batch-warn-kb", 5, "multi-partition batch size that draws a warning (KiB)")
 	fs.IntVar(&cfg.BatchFailKB, "batch-fail-kb", 50, "multi-partition batch size that is rejected (KiB)")
-	fs.StringVar(&statsAddr, "stats-addr", "", "serve GET /stats as JSON on HOST:PORT")
+	fs.StringVar(&statsAddr, "stats-addr", "", "serve GET /stats as JSON and the control requests below on HOST:PORT")
 	if err := fs.Parse(args); err != nil {
 		return cfg, "", err
 	}
@@ -157,7 +186,7 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 		}
 		cfg.LatencyMin, cfg.LatencyMax = lo, hi
 	}
-	if cfg.FailRate < 0 || cfg.FailRate > 1 {
+	if !(cfg.FailRate >= 0 && cfg.FailRate <= 1) { // NaN too
 		return cfg, "", fmt.Errorf("--fail-rate must be in [0, 1], got %v", cfg.FailRate)
 	}
 	switch cfg.FailWith {
