@@ -10,11 +10,16 @@
 // A test starts a cluster on free ports and points a driver at Hosts and
 // Port (see the package example). Stats tells what each node coordinated:
 // rows written, how many of them by a replica of the row's token (token-aware
-// routing shows as 100%), batches by partition count, bytes, injected errors.
-// Node(i) stops and restarts nodes, drops connections and sets faults.
+// routing shows as 100%), batches by partition count, bytes, error responses
+// by kind, and whether it is up and paused. Node(i) stops and restarts
+// nodes (announced DOWN and UP to the drivers), pauses and resumes them (a
+// frozen process: connected to, answering nothing), drops connections and
+// sets faults (error rates by kind, latency). ControlHandler offers the
+// same over HTTP, for tests and chaos runs outside the process.
 //
 // Layout: cluster.go (Config, Start, the Cluster API), node.go (listeners,
-// faults, events), conn.go (frames, the request loop), decode.go (the
+// faults, pauses, events), conn.go (frames, the request loop), control.go
+// (the HTTP control), decode.go (the
 // allocation-free EXECUTE/BATCH decoder), plan.go/write.go/select.go
 // (statements compiled once into plans), store.go (tables), schema.go and
 // systables.go (the catalog and system keyspaces), topology.go (tokens and
