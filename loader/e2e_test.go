@@ -801,3 +801,70 @@ func TestOversizedRecordRejectedWhole(t *testing.T) {
 		t.Fatalf("error log:\n%s", log)
 	}
 }
+
+// TestPercentDoneTrue polls progress every 5 ms: percent done never runs
+// ahead of the share of rows that have an outcome, nor of the rows the
+// cluster holds, by more than one chunk's rows, with small chunks and
+// with the default ones.
+func TestPercentDoneTrue(t *testing.T) {
+	const rows = 100000
+	for _, chunk := range []int{1000, 5000} {
+		t.Run(fmt.Sprintf("chunk %d", chunk), func(t *testing.T) {
+			c := startCluster(t, 3, 1, `CREATE TABLE ks.p (k int PRIMARY KEY, v text);`, nil)
+			path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,value %08d\n", i, i) })
+			o := testOptions(t, c, "p", path)
+			o.ChunkSize = chunk
+			o.IngestRate = 50000
+			l, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			var worst float64
+			var checks int
+			var first string
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-done:
+						return
+					case <-time.After(5 * time.Millisecond):
+					}
+					cluster := c.Stats().Total().RowsWritten
+					p := l.Progress()
+					if p.BytesTotal <= 0 {
+						continue
+					}
+					checks++
+					pctRows := float64(p.BytesDone) / float64(p.BytesTotal) * rows
+					outcome := float64(p.RowsRead - p.RowsInFlight())
+					ahead := max(pctRows-outcome, pctRows-float64(cluster))
+					if ahead > worst {
+						worst = ahead
+					}
+					if ahead > float64(chunk) && first == "" {
+						first = fmt.Sprintf("percent done %.2f%% (%.0f rows) with %.0f rows settled and %d in the cluster",
+							100*float64(p.BytesDone)/float64(p.BytesTotal), pctRows, outcome, cluster)
+					}
+				}
+			}()
+			s, err := l.Run(context.Background())
+			close(done)
+			wg.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAccounting(t, s)
+			if first != "" {
+				t.Fatalf("progress ran ahead by more than a chunk: %s", first)
+			}
+			if checks < 50 || s.RowsWritten != rows {
+				t.Fatalf("%d checks, %d rows written", checks, s.RowsWritten)
+			}
+			t.Logf("%d checks; percent done was at most %.0f rows ahead", checks, worst)
+		})
+	}
+}
