@@ -180,16 +180,6 @@ func (l *Loader) sortPriorDoubt(cr *chunkRecord, rows []row) []row {
 				reason: "counter update may have been applied: it was sent by the run that stopped, and not acknowledged; not sent again (check the counter before loading this row)"}, false)
 		}
 	}
-	if cr.dispatched || len(keep) == 0 {
-		return keep
-	}
-	// What the stopped run knew stays known if this one stops too.
-	if err := l.ledger.dispatch(cr); err != nil {
-		l.abort(err.Error(), true)
-	}
-	cr.mu.Lock()
-	copy(cr.acked, cr.prior.acked)
-	cr.mu.Unlock()
 	return keep
 }
 

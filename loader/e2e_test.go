@@ -15,6 +15,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlload/cqlload/cqlsim"
+	"github.com/cqlload/cqlload/csvparse"
 )
 
 // startCluster starts an in-process cqlsim with a keyspace ks of the given
@@ -866,5 +867,66 @@ func TestPercentDoneTrue(t *testing.T) {
 			}
 			t.Logf("%d checks; percent done was at most %.0f rows ahead", checks, worst)
 		})
+	}
+}
+
+// TestResumeCounterInDoubt: a counter chunk that a stopped run had sent
+// updates of is resumed exactly as its checkpoint says: updates it saw
+// acknowledged are skipped, those it proved were not applied are sent,
+// and the rest are reported unknown, never applied twice.
+func TestResumeCounterInDoubt(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.c (k text PRIMARY KEY, hits counter);`, nil)
+	path := writeCSV(t, "counts.csv", 10, func(i int) string { return fmt.Sprintf("key%d,1\n", i) })
+	o := testOptions(t, c, "c", path)
+	o.ChunkSize = 10
+	o.Resume = filepath.Join(t.TempDir(), "ckpt")
+	srcs, err := csvparse.Sources(o.Files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := identify(srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked, sendable := make(bitmap, 1), make(bitmap, 1)
+	for _, i := range []int{0, 1, 2} {
+		acked.set(i)
+	}
+	for _, i := range []int{5, 6} {
+		sendable.set(i)
+	}
+	l, _ := New(o) // for the defaulted options
+	cp := checkpointFile{Version: checkpointVersion, Inputs: ids, Options: shapeOptions(&l.opts, maxChunkBytes),
+		InDoubt: []inDoubtChunk{{Seq: 0, Acked: acked.String(), Sendable: sendable.String()}}}
+	if err := writeCheckpoint(o.Resume, &cp, (*os.File).Sync); err != nil {
+		t.Fatal(err)
+	}
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsRead != 10 || s.RowsSkipped != 3 || s.RowsWritten != 2 || s.RowsUnknown != 5 {
+		t.Fatalf("read %d skipped %d written %d unknown %d, want 10, 3, 2, 5", s.RowsRead, s.RowsSkipped, s.RowsWritten, s.RowsUnknown)
+	}
+	sess := session(t, c)
+	for i := range 10 {
+		var hits int64
+		err := sess.Query(`SELECT hits FROM ks.c WHERE k = ?`, fmt.Sprintf("key%d", i)).Scan(&hits)
+		want := int64(0)
+		if i == 5 || i == 6 {
+			want = 1
+		}
+		if (want == 0 && err != gocql.ErrNotFound) || (want == 1 && (err != nil || hits != 1)) {
+			t.Fatalf("key%d: hits %d err %v, want %d", i, hits, err, want)
+		}
+	}
+	errRows, _ := os.ReadFile(o.ErrFile)
+	if string(errRows) != "key3,1\nkey4,1\nkey7,1\nkey8,1\nkey9,1\n" {
+		t.Fatalf("error file:\n%s", errRows)
+	}
+	// The run completed: running it again does nothing.
+	s2, err := runLoad(t, o)
+	if err != nil || !s2.NothingToDo {
+		t.Fatalf("second run: nothing to do %v, err %v", s2.NothingToDo, err)
 	}
 }

@@ -224,6 +224,11 @@ func (lg *ledger) dispatch(cr *chunkRecord) error {
 	words := (cr.records + 63) / 64
 	cr.mu.Lock()
 	cr.acked, cr.sendable = make(bitmap, words), make(bitmap, words)
+	if cr.prior != nil {
+		// What the stopped run saw acknowledged stays known if this one
+		// stops too.
+		copy(cr.acked, cr.prior.acked)
+	}
 	cr.mu.Unlock()
 	lg.mu.Lock()
 	lg.inDoubt[cr.seq] = cr
