@@ -75,7 +75,7 @@ func (l *Loader) headerLine(c *csvparse.Chunk) string {
 // chunk gets whatever is left, so the shares always add up to its size.
 type ownBytes struct {
 	source             int
-	raw, credited, end int64
+	raw, credited int64
 }
 
 func (o *ownBytes) of(c *csvparse.Chunk, size int64) int64 {
