@@ -235,3 +235,34 @@ func TestPausedNodeIsUpForConsistency(t *testing.T) {
 		t.Errorf("paused flags %v %v, up %v", st.Nodes[0].Paused, st.Nodes[1].Paused, st.Nodes[1].Up)
 	}
 }
+
+// TestCloseWhilePaused: Close ends the goroutines of a paused node too,
+// those waiting with a request read included.
+func TestCloseWhilePaused(t *testing.T) {
+	cl, err := Start(t.Context(), Config{Nodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	c := dialRaw(t, cl)
+	c.startup()
+	if err := cl.Node(0).Pause(); err != nil {
+		t.Fatal(err)
+	}
+	c.send(primitive.ProtocolVersion4, 1, &message.Options{})
+	dialRaw(t, cl) // a connection held before it even sent STARTUP
+	time.Sleep(20 * time.Millisecond) // the frame is read and held
+	closed := make(chan struct{})
+	go func() {
+		cl.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close of a cluster with a paused node did not return")
+	}
+	if _, err := c.br.ReadByte(); err == nil {
+		t.Error("a closed paused node answered")
+	}
+}
