@@ -250,7 +250,7 @@ func TestCloseWhilePaused(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.send(primitive.ProtocolVersion4, 1, &message.Options{})
-	dialRaw(t, cl) // a connection held before it even sent STARTUP
+	dialRaw(t, cl)                    // a connection held before it even sent STARTUP
 	time.Sleep(20 * time.Millisecond) // the frame is read and held
 	closed := make(chan struct{})
 	go func() {
