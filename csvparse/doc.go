@@ -59,6 +59,21 @@
 // SkipRows dropped, so rows read = written + rejected + skipped can be
 // checked. Chunk.InputBytes add up to Splitter.TotalBytes.
 //
+// # Damaged and truncated input
+//
+// A source that cannot be read to its end is an *InputError naming the
+// file, after the chunks of every whole record read before the problem;
+// the record the problem cut short comes as an Incomplete chunk (the
+// Reader yields it with ErrIncompleteRecord), never as a row. A gzip
+// member's checksum and a zstd frame's come after their data, so a member
+// whose compressed size is at most Splitter.VerifyBuffer is checked in
+// memory before any of its rows is handed out: a damaged member yields no
+// row. A larger member is handed out as it decompresses; if it then fails
+// (and when a member is cut short, which leaves nothing to check), the
+// InputError names the lines of the rows already handed out from it
+// (SuspectFrom, SuspectTo). A truncated file yields what zcat prints of
+// it, but for the last symbol or so that zcat guesses from too few bits.
+//
 // # Limits
 //
 // A record longer than MaxRecordBytes (16 MiB by default) is not parsed,

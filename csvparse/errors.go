@@ -17,7 +17,56 @@ var (
 	// one quoted field. The record is not parsed; Chunk.OpenRecord streams
 	// it whole.
 	ErrRecordTooLong = errors.New("record longer than the record size limit, not parsed (an unbalanced quote makes the rest of the file one record)")
+	// ErrIncompleteRecord: the input became unreadable (truncated,
+	// damaged, a read error) inside this record, so it is only the part
+	// before the cut (an Incomplete chunk). An *InputError follows.
+	ErrIncompleteRecord = errors.New("record cut short where the input became unreadable (truncated or damaged file); not parsed")
 )
+
+// InputError is a source that could not be read to its end: it could
+// not be opened or read, or its compressed data is damaged (a checksum
+// or framing error) or truncated. Splitter.Next returns it, after the
+// whole records read before the problem (see Truncated and Suspect*).
+type InputError struct {
+	File string // Source.Name
+	Err  error  // the cause; errors.Is(err, io.ErrUnexpectedEOF) when truncated
+	// Truncated: the compressed data ends early. Every whole record
+	// before the cut was handed out, as zcat recovers them, and the
+	// partial one after the last came as an Incomplete chunk.
+	Truncated bool
+	// Line is where reading stopped: no record starting on or after it
+	// was handed out, but the Incomplete one. 0 if nothing was read.
+	Line int64
+	// SuspectFrom and SuspectTo, when not 0, are the first lines of the
+	// first and last records already handed out that came (maybe in part)
+	// from a compressed member that could not be checked before use and
+	// then failed its check, or was cut short (a truncated member has no
+	// checksum to check): they may hold altered data. A member is checked
+	// before use when its compressed size is at most
+	// Splitter.VerifyBuffer.
+	SuspectFrom, SuspectTo int64
+}
+
+func (e *InputError) Error() string {
+	msg := e.File + ": "
+	if e.Truncated {
+		msg += "file is truncated (" + e.Err.Error() + ")"
+	} else {
+		msg += e.Err.Error()
+	}
+	switch {
+	case e.SuspectFrom > 0 && e.Truncated:
+		msg += fmt.Sprintf("; rows from lines %d–%d of %s came from a compressed member cut short, which could not be checked; they may be altered", e.SuspectFrom, e.SuspectTo, e.File)
+	case e.SuspectFrom > 0:
+		msg += fmt.Sprintf("; rows from lines %d–%d of %s came from a compressed member that failed its check; they may be altered", e.SuspectFrom, e.SuspectTo, e.File)
+	}
+	if e.Line > 0 {
+		msg += fmt.Sprintf("; lines %d and later were not read", e.Line)
+	}
+	return msg
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
 
 // ParseError is a malformed record's position and cause.
 type ParseError struct {

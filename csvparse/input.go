@@ -2,12 +2,11 @@ package csvparse
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
@@ -36,19 +35,30 @@ type input struct {
 	count      *countingReader
 	r          io.Reader // decoded UTF-8 stream
 	compressed bool
+	v          *verified // the decompressor, if compressed
 	close      []func() error
 }
 
+// streaming reports whether the bytes read last may come from a
+// compressed member too large to check before use, and which one.
+func (in *input) streaming() (bool, int64) {
+	if in.v == nil {
+		return false, 0
+	}
+	return in.v.streaming, in.v.gen
+}
+
 // openInput opens src and stacks decompression (by magic bytes, or by
-// extension so a corrupt .gz fails loudly instead of loading garbage)
-// and decoding to UTF-8 on it.
-func openInput(src Source, enc encoding.Encoding) (*input, error) {
+// extension so a corrupt .gz fails loudly instead of loading garbage),
+// verified as verified.go says with verifyLimit, and decoding to UTF-8
+// on it.
+func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, error) {
 	if src.Open == nil {
-		return nil, fmt.Errorf("%s: source cannot be opened", src.Name)
+		return nil, errors.New("source cannot be opened")
 	}
 	rc, err := src.Open()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.Name, err)
+		return nil, err
 	}
 	in := &input{count: &countingReader{r: rc}}
 	br := bufio.NewReaderSize(in.count, 64<<10)
@@ -58,29 +68,22 @@ func openInput(src Source, enc encoding.Encoding) (*input, error) {
 	name := strings.ToLower(src.Name)
 	if kind := unsupportedCompression(name, magic); kind != "" {
 		_ = rc.Close()
-		return nil, fmt.Errorf("%s: compressed with %s, which cqlload does not read: decompress it first, or pipe it to stdin", src.Name, kind)
+		return nil, fmt.Errorf("compressed with %s, which cqlload does not read: decompress it first, or pipe it to stdin", kind)
 	}
+	isGzip := strings.HasPrefix(string(magic), gzipMagic) || strings.HasSuffix(name, ".gz")
+	isZstd := strings.HasPrefix(string(magic), zstdMagic) || strings.HasSuffix(name, ".zst") || strings.HasSuffix(name, ".zstd")
 	switch {
 	case len(magic) == 0:
 		// Empty: nothing to decompress, whatever the name says.
-	case strings.HasPrefix(string(magic), gzipMagic) || strings.HasSuffix(name, ".gz"):
-		zr, err := gzip.NewReader(br)
+	case isGzip || isZstd:
+		// A header error comes from the first Read, as any other damage.
+		v, err := newVerified(isGzip, br, verifyLimit)
 		if err != nil {
 			_ = rc.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", src.Name, err)
+			return nil, err
 		}
-		in.r, in.compressed = zr, true
-		in.close = append(in.close, zr.Close)
-	case strings.HasPrefix(string(magic), zstdMagic) || strings.HasSuffix(name, ".zst") || strings.HasSuffix(name, ".zstd"):
-		// Decode in the caller's goroutine: the splitter is the only
-		// reader, and the workers already use the other cores.
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			_ = rc.Close()
-			return nil, fmt.Errorf("%s: zstd: %w", src.Name, err)
-		}
-		in.r, in.compressed = zr, true
-		in.close = append(in.close, func() error { zr.Close(); return nil })
+		in.r, in.compressed, in.v = v, true, v
+		in.close = append(in.close, v.Close)
 	}
 	if enc == nil {
 		// A UTF-16 BOM is invalid UTF-8, so honouring it cannot misread a

@@ -74,6 +74,7 @@ type Reader struct {
 	pos     int
 	line    int64
 	tooLong bool
+	cut     bool // Chunk.Incomplete
 	done    bool
 	plain   bool    // Chunk.plain, for this Reader's quote
 	ends    []int32 // Chunk.ends, with plain
@@ -97,7 +98,7 @@ func NewReader(c *Chunk, d Dialect) *Reader {
 }
 
 func newReader(c *Chunk, cd *codes) *Reader {
-	r := &Reader{c: cd, file: c.File, data: c.Data, base: c.Offset, line: c.FirstLine, tooLong: c.TooLong,
+	r := &Reader{c: cd, file: c.File, data: c.Data, base: c.Offset, line: c.FirstLine, tooLong: c.TooLong, cut: c.Incomplete,
 		plain: c.plain && c.plainQuote == cd.quote}
 	if r.plain && len(c.ends) == c.Records {
 		r.ends = c.ends
@@ -120,12 +121,16 @@ func (r *Reader) Next() (*Record, error) {
 	if r.done {
 		return nil, io.EOF
 	}
-	if r.tooLong {
+	if r.tooLong || r.cut {
 		r.done = true
 		raw := r.data
 		r.raw = raw
 		r.rec = Record{Line: r.line, Offset: r.base, Raw: raw, Fields: r.rec.Fields[:0], Quoted: r.rec.Quoted[:0], data: raw, starts: r.rec.starts[:0]}
-		return &r.rec, &ParseError{File: r.file, Line: r.line, Column: 1, Err: ErrRecordTooLong}
+		err := ErrRecordTooLong
+		if r.cut {
+			err = ErrIncompleteRecord
+		}
+		return &r.rec, &ParseError{File: r.file, Line: r.line, Column: 1, Err: err}
 	}
 	d, n := r.data, len(r.data)
 	// Blank lines are not records.

@@ -53,7 +53,15 @@ type Chunk struct {
 	InputBytes int64
 	// LastOfFile marks the file's last chunk. Every file yields at least
 	// one chunk, possibly with Records == 0, so per-file counts arrive.
+	// When the file could not be read to its end, the next Next returns
+	// an *InputError.
 	LastOfFile bool
+	// Incomplete means the chunk holds a single record that the input
+	// became unreadable inside (a truncated or damaged file, a read
+	// error): Data is the part before the cut, the Reader yields it with
+	// ErrIncompleteRecord, and an *InputError follows. With TooLong too,
+	// OpenRecord streams that part.
+	Incomplete bool
 	// TooLong means the chunk holds a single record longer than
 	// Dialect.MaxRecordBytes. The Reader yields it with ErrRecordTooLong;
 	// Data is only its first MaxRecordBytes bytes, and OpenRecord streams
@@ -66,6 +74,9 @@ type Chunk struct {
 	spill *spill // with TooLong: the whole record (spill.go)
 
 	blk *block // where Data lies; see Release
+	// suspectFrom, suspectTo: lines of the first and last records that
+	// came after fileState.suspectAt.
+	suspectFrom, suspectTo int64
 	// plain: the splitter found every record of Data to be one line
 	// with no quote (plainQuote) and no CR but before its LF, so a Reader
 	// with the same quote need not search for them again.
@@ -99,6 +110,16 @@ type Splitter struct {
 	// while their chunk is in use ("" means os.TempDir()). Set it before
 	// the first Next.
 	SpillDir string
+	// VerifyBuffer is how much compressed data (bytes) of one gzip member
+	// or zstd frame is checked before any row of it is handed out:
+	// decompressed once from memory to check its checksum (and length),
+	// then again for real. A member larger than that is handed out as it
+	// decompresses, and if it then fails, the InputError names the rows
+	// already handed out from it (SuspectFrom, SuspectTo). NewSplitter
+	// sets DefaultVerifyBuffer (8 MiB); <= 0 streams every member. The
+	// buffer, and as much again for the decompressed data when it is
+	// that small, is the memory it costs. Set it before the first Next.
+	VerifyBuffer int
 
 	spills     spills
 	blockBytes int64 // bytes of all blocks made, for tests of memory use
@@ -119,6 +140,7 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 		maxChunkBytes: maxChunkBytes,
 		blockSize:     defaultBlockSize,
 		idle:          make(chan *block, idleBlocks),
+		VerifyBuffer:  DefaultVerifyBuffer,
 	}
 	if s.chunkRecords <= 0 {
 		s.chunkRecords = DefaultChunkRecords
@@ -159,9 +181,11 @@ func (s *Splitter) Close() error {
 	return err
 }
 
-// Next returns the next chunk, or io.EOF after the last one. An I/O or
-// decompression error is returned wrapped with the file name, and a
-// malformed header as a *ParseError; both are final.
+// Next returns the next chunk, or io.EOF after the last one. A source
+// that cannot be read to its end (an I/O error, damaged or truncated
+// compressed data) is an *InputError naming the file, returned after the
+// chunks of the whole records read before the problem, the last of them
+// LastOfFile; a malformed header is a *ParseError. Both are final.
 func (s *Splitter) Next() (*Chunk, error) {
 	if s.err != nil {
 		return nil, s.err
@@ -190,18 +214,32 @@ func (s *Splitter) Next() (*Chunk, error) {
 		s.err = err
 		return nil, err
 	}
+	if c.suspectFrom > 0 {
+		if f.susFrom == 0 {
+			f.susFrom = c.suspectFrom
+		}
+		f.susTo = c.suspectTo
+	}
+	f.notOut = f.line
+	if f.hasPending {
+		f.notOut = f.pending.line
+	}
+	if c.LastOfFile && f.inErr != nil {
+		// Handed out what could be read: the error comes next.
+		s.err = f.inputError(f.inErr)
+	}
 	s.seq++
 	return c, nil
 }
 
 func (s *Splitter) open(idx int) (*fileState, error) {
 	src := s.sources[idx]
-	in, err := openInput(src, s.enc)
+	in, err := openInput(src, s.enc, s.VerifyBuffer)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{File: src.Name, Err: err}
 	}
 	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord(), newBlock: s.newBlock,
-		spills: &s.spills, spillDir: s.SpillDir}
+		spills: &s.spills, spillDir: s.SpillDir, suspectAt: -1}
 	// Size the first block to the file: a chunk keeps its whole block
 	// alive, and a directory of small files should not cost a full block
 	// each. Decoding and decompression enlarge; a short guess only costs
@@ -221,7 +259,7 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 		if err := f.more(0); err != nil {
 			_ = in.Close()
 			f.dropBlock()
-			return nil, fmt.Errorf("%s: %w", src.Name, err)
+			return nil, f.inputError(err)
 		}
 	}
 	if f.avail() >= 3 && bytes.Equal(f.slice(0, 3), []byte{0xef, 0xbb, 0xbf}) {
@@ -260,7 +298,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 			}
 			rec, ok, err = f.readRecord(chunkStart, over)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", f.src.Name, err)
+				return nil, f.inputError(err)
 			}
 			if !ok {
 				f.finished = true
@@ -272,12 +310,27 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 				continue
 			}
 		}
+		if rec.incomplete && !rec.tooLong {
+			if ch.Records > 0 {
+				f.pending, f.hasPending = rec, true
+				break
+			}
+			ch.Data, ch.Incomplete = f.slice(rec.start, rec.end), true
+			ch.attach(f.blk)
+			chunkStart, ch.FirstLine = rec.start, rec.line
+			ch.Records = 1
+			f.taken++
+			if f.suspectAt >= 0 {
+				ch.suspectFrom, ch.suspectTo = rec.line, rec.line
+			}
+			break
+		}
 		if rec.tooLong {
 			if ch.Records > 0 {
 				f.pending, f.hasPending = rec, true
 				break
 			}
-			ch.Data, ch.TooLong = rec.data, true
+			ch.Data, ch.TooLong, ch.Incomplete = rec.data, true, rec.incomplete
 			ch.spill, ch.RecordBytes = rec.spill, rec.spill.n
 			chunkStart, ch.FirstLine = rec.start, rec.line
 			ch.Records = 1
@@ -305,6 +358,12 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 		ch.attach(f.blk)
 		ch.Records++
 		f.taken++
+		if f.suspectAt >= 0 && rec.end > f.suspectAt {
+			if ch.suspectFrom == 0 {
+				ch.suspectFrom = rec.line
+			}
+			ch.suspectTo = rec.line
+		}
 	}
 	ch.Offset = chunkStart
 	if chunkStart < 0 {
@@ -318,7 +377,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 		} else {
 			more, err := f.skipBlank(-1)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", f.src.Name, err)
+				return nil, f.inputError(err)
 			}
 			f.finished = !more
 		}
@@ -331,10 +390,13 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 func (s *Splitter) readHeader(f *fileState) error {
 	rec, ok, err := f.readRecord(-1, overStop)
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.src.Name, err)
+		return f.inputError(err)
 	}
 	if !ok {
 		return nil
+	}
+	if rec.incomplete {
+		return f.inputError(f.inErr)
 	}
 	if rec.tooLong {
 		return &ParseError{File: f.src.Name, Line: rec.line, Column: 1, Err: ErrRecordTooLong}
@@ -360,6 +422,7 @@ type recSpan struct {
 	plain      bool   // scanner.plain
 	data       []byte // with tooLong: the record's first MaxRecordBytes bytes
 	spill      *spill // with tooLong and overSpill: the whole record
+	incomplete bool   // cut short by an input error (fileState.inErr)
 }
 
 // overMode says what readRecord does with a record over the limit.
@@ -399,6 +462,28 @@ type fileState struct {
 	afterCR    bool // pos follows a CR line break not yet counted
 	spills     *spills
 	spillDir   string
+
+	// inErr ended the input early (see more); the records before it are
+	// handed out first.
+	inErr error
+	// Rows handed out from a compressed member not checked before use
+	// (input.streaming): suspectAt is where in the stream its bytes may
+	// start (-1: none), gen which member it is, and susFrom..susTo the
+	// first lines of the first and last records handed out since.
+	suspectAt      int64
+	gen            int64
+	susFrom, susTo int64
+	notOut         int64 // line of the first record not handed out
+}
+
+// inputError wraps an error of reading f.
+func (f *fileState) inputError(err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	return &InputError{File: f.src.Name, Err: err, Truncated: errors.Is(err, io.ErrUnexpectedEOF),
+		Line: f.notOut, SuspectFrom: f.susFrom, SuspectTo: f.susTo}
 }
 
 // dropBlock gives up the Splitter's reference to the current block.
@@ -446,14 +531,37 @@ func (f *fileState) more(keep int64) error {
 		f.blk, f.buf, f.end, f.base = nb, nb.buf, kept, keep
 	}
 	for range 100 {
+		at := f.base + int64(f.end)
 		n, err := f.in.r.Read(f.buf[f.end:])
 		f.end += n
+		streaming, gen := f.in.streaming()
+		switch {
+		case streaming && (gen != f.gen || f.suspectAt < 0):
+			// A new unchecked member: the one before, if any, passed.
+			f.suspectAt, f.gen = at, gen
+			f.susFrom, f.susTo = 0, 0
+		case !streaming && f.suspectAt >= 0:
+			f.suspectAt = -1
+			f.susFrom, f.susTo = 0, 0
+		}
 		if err == io.EOF {
 			f.eof = true
 			return nil
 		}
-		if err != nil || n > 0 {
+		if err != nil && streaming && !errors.Is(err, io.ErrUnexpectedEOF) {
+			// An unchecked member failed: what is left of it in the
+			// buffer is not handed out.
 			return err
+		}
+		if err != nil {
+			// Checked data, or what a truncated file has: the whole
+			// records before the cut are handed out, as zcat recovers
+			// them, then the error.
+			f.eof, f.inErr = true, err
+			return nil
+		}
+		if n > 0 {
+			return nil
 		}
 	}
 	return io.ErrNoProgress
@@ -521,6 +629,7 @@ func (f *fileState) readRecord(keep int64, over overMode) (recSpan, bool, error)
 	finish := func(brk int64) (recSpan, bool, error) {
 		f.line += f.sc.lines
 		rec.end = f.pos
+		rec.incomplete = brk == 0 && f.inErr != nil
 		if rec.spill != nil {
 			if err := rec.spill.write(f.slice(spilled, f.pos-brk)); err != nil {
 				rec.spill.close()
