@@ -140,10 +140,11 @@ type deferredEvent struct {
 // but it reads, executes and answers nothing, not even a heartbeat
 // (OPTIONS) or a new connection's STARTUP, and sends no events. Requests
 // queue, and Resume executes them then, in order on each connection. The
-// other nodes keep it up in system.peers and announce nothing: a
-// Cassandra failure detector convicts a silent node only after seconds,
-// and the drivers find out by their own timeouts. Pausing a paused node
-// does nothing; a stopped node cannot be paused.
+// other nodes go on counting it as a live replica for consistency levels
+// and announce nothing: a Cassandra failure detector convicts a silent
+// node only after seconds, and the drivers find out by their own
+// timeouts. Pausing a paused node does nothing; a stopped node cannot be
+// paused.
 func (n *Node) Pause() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
