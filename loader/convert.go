@@ -136,9 +136,19 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 }
 
 // convertLoop is one converter: it turns chunks into batches.
-func (l *Loader) convertLoop(chunks <-chan *chunkRecord, out chan<- *batch) error {
+// It ends when chunks is closed, or when the reader is abandoned.
+func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct{}, out chan<- *batch) error {
 	var g grouper
-	for cr := range chunks {
+	for {
+		var cr *chunkRecord
+		select {
+		case cr = <-chunks:
+		case <-abandoned:
+			return nil
+		}
+		if cr == nil {
+			return nil // closed
+		}
 		c := cr.chunk
 		p, err := l.planFor(c.Source, c.Header)
 		if err != nil {
@@ -160,7 +170,6 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, out chan<- *batch) erro
 		}
 		l.ledger.converted(cr)
 	}
-	return nil
 }
 
 // sortPriorDoubt handles a counter chunk that a stopped run had sent

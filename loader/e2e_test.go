@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -929,4 +930,32 @@ func TestResumeCounterInDoubt(t *testing.T) {
 	if err != nil || !s2.NothingToDo {
 		t.Fatalf("second run: nothing to do %v, err %v", s2.NothingToDo, err)
 	}
+}
+
+// TestCancelWhileInputBlocks: a run reading a stream that has no data
+// stops within two seconds of being cancelled, and the rows it had read
+// are accounted for.
+func TestCancelWhileInputBlocks(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	o := testOptions(t, c, "b", "-")
+	o.Stdin = pr
+	go func() { _, _ = io.WriteString(pw, "1,a\n2,b\n") }() // then nothing, never closed
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	s, err := l.Run(ctx)
+	took := time.Since(start) - 300*time.Millisecond
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if took > 2*time.Second {
+		t.Fatalf("stopped %v after the cancel, want within 2 s", took)
+	}
+	checkAccounting(t, s)
 }

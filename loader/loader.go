@@ -112,6 +112,9 @@ func (l *Loader) Progress() Progress { return progress(l.ledger, l.tracker) }
 // unknown; it keeps the whole stop well inside two seconds.
 const drainTimeout = 1500 * time.Millisecond
 
+// readGrace is how long a stopping run waits for a reader blocked in I/O.
+const readGrace = 300 * time.Millisecond
+
 // Run loads all input. It returns an *AbortError (with the summary so far)
 // when a limit was crossed or the run could not go on, a *ResumeError when
 // --resume cannot be honoured, the context's error when cancelled, and nil
@@ -132,7 +135,6 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes)
-	defer splitter.Close()
 	l.ledger.bytesTotal.Store(splitter.TotalBytes())
 	l.tracker.begin()
 	l.lastActivity.Store(time.Now().UnixNano())
@@ -157,13 +159,36 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	for i, src := range sources {
 		sizes[i] = src.Size
 	}
-	g.Go(func() error { return l.read(readCtx, splitter, sizes, chunks) })
+	// The reader is the one stage that can block where no context
+	// reaches: a read of stdin or a FIFO with no data, the open of a FIFO
+	// with no writer. Once reading should stop, it gets readGrace; a
+	// reader still blocked then is abandoned (its goroutine and the
+	// splitter are left to the process's exit), so that a stop never
+	// waits on a producer. Rows it has not handed out were never read.
+	readerDone := make(chan struct{})
+	abandoned := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		_ = l.read(readCtx, splitter, sizes, chunks)
+	}()
+	go func() {
+		select {
+		case <-readerDone:
+			return
+		case <-readCtx.Done():
+		}
+		select {
+		case <-readerDone:
+		case <-time.After(readGrace):
+			close(abandoned)
+		}
+	}()
 	var workers sync.WaitGroup
 	for range l.opts.Workers {
 		workers.Add(1)
 		g.Go(func() error {
 			defer workers.Done()
-			return l.convertLoop(chunks, batches)
+			return l.convertLoop(chunks, abandoned, batches)
 		})
 	}
 	g.Go(func() error {
@@ -184,6 +209,23 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	stopTablets := l.followTablets()
 	stopCheckpoints := l.saveCheckpoints()
 	runErr := g.Wait()
+	select {
+	case <-readerDone:
+		splitter.Close()
+	default:
+		// Abandoned: chunks it handed out but no converter took are
+		// settled as not sent; it hands out no more (its context is done).
+		for drained := false; !drained; {
+			select {
+			case cr := <-chunks:
+				if cr != nil {
+					l.notSentChunk(cr)
+				}
+			default:
+				drained = true
+			}
+		}
+	}
 	stopWatch()
 	stopReports()
 	stopTablets()

@@ -74,7 +74,7 @@ func (l *Loader) headerLine(c *csvparse.Chunk) string {
 // the share is then capped by the raw bytes consumed, and a file's last
 // chunk gets whatever is left, so the shares always add up to its size.
 type ownBytes struct {
-	source             int
+	source        int
 	raw, credited int64
 }
 
