@@ -162,7 +162,8 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct
 		}
 		if len(rows) > 0 {
 			if err := l.ledger.dispatch(cr); err != nil {
-				l.abort(err.Error(), true)
+				// Not recorded in doubt: its updates must not be sent.
+				l.ledger.fail(err)
 			}
 		}
 		for _, b := range l.batchesOf(cr, p, rows, &g) {

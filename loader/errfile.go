@@ -358,6 +358,25 @@ func (e *errFiles) stream(h int, open func() (io.ReadCloser, error)) error {
 	return nil
 }
 
+// note appends a line to the log that concerns no single row, and syncs it.
+func (e *errFiles) note(line string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	lf, err := e.openLog()
+	if err != nil {
+		return err
+	}
+	n, err := lf.WriteString(line + "\n")
+	e.logSize += int64(n)
+	if err == nil {
+		err = e.sync(lf)
+	}
+	if err != nil {
+		return fmt.Errorf("error log: %w", err)
+	}
+	return nil
+}
+
 // state returns what a checkpoint records: every error file's length.
 // The caller holds the ledger's lock, so no write is under way.
 func (e *errFiles) state() ([]errFileState, int64) {

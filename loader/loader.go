@@ -88,7 +88,11 @@ func New(opts Options) (*Loader, error) {
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{})}
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release
-	l.ledger.fail = func(err error) { l.abort(err.Error(), true) }
+	l.ledger.fail = func(err error) {
+		// Rows whose outcome cannot be recorded must not be sent.
+		l.abort(err.Error(), true)
+		l.stop()
+	}
 	// A chunk's slabs come back when it settles, often several at once.
 	// New ones are made only when none is idle, so the list never raises
 	// the peak; too short a one (Workers+2 was) made 1 KB loads, with

@@ -23,6 +23,15 @@ func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, sizes []int64, 
 			return nil
 		}
 		if err != nil {
+			var ie *csvparse.InputError
+			if errors.As(err, &ie) && ie.SuspectFrom > 0 {
+				// Rows already written from a compressed member that then
+				// failed its check: say which, where the rows are listed.
+				note := fmt.Sprintf("%s:%d-%d: suspect: these rows were written from a compressed member that then failed its check (%v); they may hold altered data", ie.File, ie.SuspectFrom, ie.SuspectTo, ie.Err)
+				if werr := l.errs.note(note); werr != nil {
+					err = errors.Join(err, werr)
+				}
+			}
 			l.abort(fmt.Sprintf("input: %v", err), true)
 			return nil
 		}
@@ -129,8 +138,8 @@ func (l *Loader) notSentChunk(cr *chunkRecord) {
 	l.ledger.converted(cr)
 }
 
-// abort stops the run: reading always; sending too when fatal. The first
-// reason wins.
+// abort stops reading; the rows already read are still sent. The first
+// reason wins. Callers that must stop sending too call stop.
 func (l *Loader) abort(reason string, fatal bool) {
 	l.abortOnce.Do(func() {
 		l.abortErr.Store(&AbortError{Reason: reason, Fatal: fatal})
@@ -138,9 +147,6 @@ func (l *Loader) abort(reason string, fatal bool) {
 			l.stopRead()
 		}
 	})
-	if fatal {
-		l.stop()
-	}
 }
 
 // stop ends sending: batches not yet sent become "not sent", and
@@ -185,5 +191,6 @@ func (l *Loader) watchCluster() {
 		why = "last error: " + *e
 	}
 	l.abort(fmt.Sprintf("no node answered for %s (--retry-window %s): %s", idle.Round(time.Second), l.opts.RetryWindow, why), true)
+	l.stop()
 	l.cancelSends()
 }
