@@ -74,6 +74,16 @@
 // (SuspectFrom, SuspectTo). A truncated file yields what zcat prints of
 // it, but for the last symbol or so that zcat guesses from too few bits.
 //
+// # Slow producers
+//
+// A source of unknown size (stdin, a FIFO) is read by a goroutine of its
+// own, so that a producer writing a few rows a second does not hold them
+// back until a chunk is full: when it gives no data for
+// Splitter.FlushInterval (1 s by default), the whole records read so far
+// come out as a chunk, and the record begun after them waits for the
+// next. Compressed streams are not cut so. Regular files are read
+// directly, as before.
+//
 // # Limits
 //
 // A record longer than MaxRecordBytes (16 MiB by default) is not parsed,

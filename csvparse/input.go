@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
@@ -37,6 +38,26 @@ type input struct {
 	compressed bool
 	v          *verified // the decompressor, if compressed
 	close      []func() error
+
+	// async reads a source of unknown size (async.go); nil for a
+	// regular file, which is read directly. raw and text are the
+	// buffers above the source whose contents a read returns without
+	// blocking (text is nil when compressed).
+	async     *asyncReader
+	raw, text *bufio.Reader
+}
+
+// ready reports whether a read of in.r may block beyond d for lack of
+// input: false only for an uncompressed source read by an asyncReader,
+// with nothing buffered, that gets no data within d. A compressed stream
+// always says true: what its decompressor holds cannot be known, and it
+// is not cut early. A transform (an Encoding) may hold decoded bytes
+// too; then a cut comes up to d later than it could.
+func (in *input) ready(d time.Duration) bool {
+	if in.async == nil || in.compressed || in.raw.Buffered() > 0 || in.text != nil && in.text.Buffered() > 0 {
+		return true
+	}
+	return in.async.wait(d)
 }
 
 // streaming reports whether the bytes read last may come from a
@@ -61,13 +82,19 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 		return nil, err
 	}
 	in := &input{count: &countingReader{r: rc}}
+	closeRaw := rc.Close
+	if src.Size < 0 {
+		// stdin, a FIFO: possibly a slow producer (Splitter.FlushInterval).
+		in.async = newAsyncReader(rc)
+		in.count.r, closeRaw = in.async, in.async.Close
+	}
 	br := bufio.NewReaderSize(in.count, 64<<10)
-	in.r = br
+	in.r, in.raw = br, br
 	// A read error here comes back from the next Read.
 	magic, _ := br.Peek(len(zstdMagic))
 	name := strings.ToLower(src.Name)
 	if kind := unsupportedCompression(name, magic); kind != "" {
-		_ = rc.Close()
+		_ = closeRaw()
 		return nil, fmt.Errorf("compressed with %s, which cqlload does not read: decompress it first, or pipe it to stdin", kind)
 	}
 	isGzip := strings.HasPrefix(string(magic), gzipMagic) || strings.HasSuffix(name, ".gz")
@@ -79,7 +106,7 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 		// A header error comes from the first Read, as any other damage.
 		v, err := newVerified(isGzip, br, verifyLimit)
 		if err != nil {
-			_ = rc.Close()
+			_ = closeRaw()
 			return nil, err
 		}
 		in.r, in.compressed, in.v = v, true, v
@@ -92,6 +119,9 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 		// extra layer costs no copy.
 		br := bufio.NewReaderSize(in.r, 4096)
 		in.r = br
+		if !in.compressed {
+			in.text = br
+		}
 		if bom, _ := br.Peek(2); string(bom) == "\xff\xfe" || string(bom) == "\xfe\xff" {
 			enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
 		}
@@ -99,7 +129,7 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 	if enc != nil {
 		in.r = transform.NewReader(in.r, enc.NewDecoder())
 	}
-	in.close = append(in.close, rc.Close)
+	in.close = append(in.close, closeRaw)
 	return in, nil
 }
 

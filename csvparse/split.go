@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"golang.org/x/text/encoding"
 )
@@ -120,6 +121,18 @@ type Splitter struct {
 	// buffer, and as much again for the decompressed data when it is
 	// that small, is the memory it costs. Set it before the first Next.
 	VerifyBuffer int
+	// FlushInterval bounds how long rows of a slow producer wait: when
+	// a source of unknown size (Source.Size < 0: stdin, a FIFO) gives no
+	// new data for FlushInterval and the chunk in progress holds at
+	// least one whole record, Next returns that chunk (a record begun
+	// after it stays for the next one), not LastOfFile: a later chunk,
+	// possibly of no records, ends the file. Only uncompressed sources
+	// are cut so; a gzip or zstd stream is handed out as its
+	// decompressor yields it. With an Encoding a cut may come up to one
+	// FlushInterval late. Regular files are read directly and never cut
+	// early. NewSplitter sets DefaultFlushInterval (1 s); <= 0 disables
+	// it. Set it before the first Next.
+	FlushInterval time.Duration
 
 	spills     spills
 	blockBytes int64 // bytes of all blocks made, for tests of memory use
@@ -141,6 +154,7 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 		blockSize:     defaultBlockSize,
 		idle:          make(chan *block, idleBlocks),
 		VerifyBuffer:  DefaultVerifyBuffer,
+		FlushInterval: DefaultFlushInterval,
 	}
 	if s.chunkRecords <= 0 {
 		s.chunkRecords = DefaultChunkRecords
@@ -166,7 +180,10 @@ func (s *Splitter) TotalBytes() int64 {
 
 // Close closes the open source, if any, and removes the temporary files
 // of TooLong chunks not yet released (their OpenRecord fails from then
-// on). Next fails afterwards.
+// on). Next fails afterwards. Close does not wait for a source of
+// unknown size blocked in a read: stdin's read, which closing does not
+// end, keeps a goroutine until the writer writes or closes its end, or
+// the process exits.
 func (s *Splitter) Close() error {
 	var err error
 	if s.f != nil {
@@ -255,6 +272,9 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 	f.blk = s.newBlock(int(first))
 	f.buf = f.blk.buf
 	f.sc.c = s.c
+	if in.async != nil && !in.compressed && s.FlushInterval > 0 {
+		f.flush = s.FlushInterval
+	}
 	for f.avail() < 3 && !f.eof {
 		if err := f.more(0); err != nil {
 			_ = in.Close()
@@ -280,6 +300,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	}
 	ch.Header = f.header
 	chunkStart := int64(-1)
+	cut := false // ended early: the input stalled (FlushInterval)
 	for !f.finished && ch.Records+ch.Skipped < s.chunkRecords {
 		var rec recSpan
 		if f.hasPending {
@@ -296,9 +317,13 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 			if skip {
 				over = overDiscard // a record nobody will read is not kept
 			}
-			rec, ok, err = f.readRecord(chunkStart, over)
+			rec, ok, err = f.readRecord(chunkStart, over, ch.Records > 0)
 			if err != nil {
 				return nil, f.inputError(err)
+			}
+			if !ok && f.stalled {
+				f.stalled, cut = false, true
+				break
 			}
 			if !ok {
 				f.finished = true
@@ -371,15 +396,20 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	}
 	// Look ahead past blank lines so the chunk knows whether it is the
 	// file's last; Data is already cut, so nothing needs keeping.
-	if !f.finished && !f.hasPending {
+	// A stalled input leaves that to the next chunk.
+	if !f.finished && !f.hasPending && !cut {
 		if f.maxRowsReached(d) {
 			f.finished = true
 		} else {
-			more, err := f.skipBlank(-1)
+			more, err := f.skipBlank(-1, ch.Records > 0)
 			if err != nil {
 				return nil, f.inputError(err)
 			}
-			f.finished = !more
+			if f.stalled {
+				f.stalled = false
+			} else {
+				f.finished = !more
+			}
 		}
 	}
 	ch.LastOfFile = f.finished
@@ -388,7 +418,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 }
 
 func (s *Splitter) readHeader(f *fileState) error {
-	rec, ok, err := f.readRecord(-1, overStop)
+	rec, ok, err := f.readRecord(-1, overStop, false)
 	if err != nil {
 		return f.inputError(err)
 	}
@@ -462,6 +492,12 @@ type fileState struct {
 	afterCR    bool // pos follows a CR line break not yet counted
 	spills     *spills
 	spillDir   string
+	// flush is Splitter.FlushInterval for an input that may be cut when
+	// it stalls (input.ready), else 0; stalled says a skipBlank or
+	// readRecord gave up for that, leaving pos where the record would
+	// start.
+	flush   time.Duration
+	stalled bool
 
 	// inErr ended the input early (see more); the records before it are
 	// handed out first.
@@ -567,13 +603,24 @@ func (f *fileState) more(keep int64) error {
 	return io.ErrNoProgress
 }
 
+// waits reports whether reading more would wait FlushInterval in vain:
+// the input is one that may be cut early and gave nothing for that long.
+func (f *fileState) waits() bool {
+	return f.flush > 0 && !f.eof && !f.in.ready(f.flush)
+}
+
 // skipBlank settles a CR that ended the previous record (see
 // scanner.endedAtCR), moves past blank lines and reports whether a record
-// follows.
-func (f *fileState) skipBlank(keep int64) (bool, error) {
+// follows. With cut, it returns false with f.stalled set if the input
+// stalls (f.waits) first.
+func (f *fileState) skipBlank(keep int64, cut bool) (bool, error) {
 	for {
 		a := f.avail()
 		if a < 1 && !f.eof {
+			if cut && f.waits() {
+				f.stalled = true
+				return false, nil
+			}
 			if err := f.more(keep); err != nil {
 				return false, err
 			}
@@ -605,15 +652,18 @@ func (f *fileState) skipBlank(keep int64) (bool, error) {
 }
 
 // readRecord finds the next record, keeping [keep, …) buffered (or only
-// the record if keep < 0). It returns false at the end of the input.
+// the record if keep < 0). It returns false at the end of the input, or,
+// with cut, when the input stalls (f.waits) before the record ends: then
+// f.stalled is set and pos is back where the record starts, to be read
+// again whole.
 //
 // A record over the limit is followed to its real end, as the quotes
 // say, whatever its length: cutting it at the limit would make records
 // of its fragments. Past the limit nothing of it stays in memory but a
 // copy of its first MaxRecordBytes bytes; with overSpill the rest goes
 // to a spill file as the scan passes it.
-func (f *fileState) readRecord(keep int64, over overMode) (recSpan, bool, error) {
-	ok, err := f.skipBlank(keep)
+func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bool, error) {
+	ok, err := f.skipBlank(keep, cut)
 	if err != nil || !ok {
 		return recSpan{}, false, err
 	}
@@ -688,6 +738,11 @@ func (f *fileState) readRecord(keep int64, over overMode) (recSpan, bool, error)
 				spilled = f.pos
 			}
 			keep = f.pos
+		}
+		if cut && !rec.tooLong && f.waits() {
+			// The line count is only added at the record's end.
+			f.pos, f.stalled = start, true
+			return recSpan{}, false, nil
 		}
 		if err := f.more(keep); err != nil {
 			if rec.spill != nil {
