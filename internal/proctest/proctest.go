@@ -8,6 +8,7 @@ package proctest
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,6 +22,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlload/cqlload/cqlsim"
 )
 
 // Bins holds the paths of the built binaries.
@@ -181,4 +184,46 @@ func (s *Sim) Cmd(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
 	b := Build(t)
 	all := append([]string{"--hosts", strings.Join(s.Hosts[:1], ","), "--port", s.Port}, args...)
 	return exec.CommandContext(ctx, b.CQLLoad, all...)
+}
+
+// Post sends a control request as Control does, but returns what went
+// wrong instead of failing the test, so that goroutines other than the
+// test's may drive faults.
+func (s *Sim) Post(path string) error {
+	resp, err := http.Post(s.Stats+path, "text/plain", nil)
+	if err != nil {
+		return fmt.Errorf("cqlsim %s: %w", path, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("cqlsim %s: %s: %s", path, resp.Status, body)
+	}
+	return nil
+}
+
+// ReadStats returns what GET /stats says of the nodes.
+func (s *Sim) ReadStats() (cqlsim.Stats, error) {
+	var st cqlsim.Stats
+	resp, err := http.Get(s.Stats + "/stats")
+	if err != nil {
+		return st, fmt.Errorf("cqlsim /stats: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		return st, fmt.Errorf("cqlsim /stats: %s: %s", resp.Status, body)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return st, fmt.Errorf("cqlsim /stats: %w", err)
+	}
+	return st, nil
+}
+
+// RemoveBuild deletes the binaries Build made, if it made any. A test
+// binary's TestMain calls it after m.Run; Build must not be called after.
+func RemoveBuild() {
+	if bins.CQLLoad != "" {
+		_ = os.RemoveAll(filepath.Dir(bins.CQLLoad))
+	}
 }
