@@ -5,7 +5,7 @@ PKGS     := ./...
 FUZZTIME ?= 10s
 DEMO_PORT ?= 19042
 
-.PHONY: all build test test-short bench demo lint fuzz integration up down clean
+.PHONY: all build test test-short chaos bench demo lint fuzz integration up down clean
 
 all: build
 
@@ -19,6 +19,11 @@ test:
 
 test-short:
 	$(GO) test -count=1 $(PKGS)
+
+# Process-level fault tests (also part of test): real cqlload and cqlsim
+# processes, faults driven through cqlsim's HTTP control requests.
+chaos:
+	$(GO) test -race -count=1 -timeout 20m ./chaos/
 
 # Benchmarks of the whole loader against cqlsim beside the raw-driver
 # ceiling; BENCH_ROWS sets the dataset size.
