@@ -1016,3 +1016,38 @@ func TestDamagedGzip(t *testing.T) {
 		t.Fatalf("table holds %d rows (err %v), summary says %d written", n, err, s.RowsWritten)
 	}
 }
+
+// TestSlowProducerFlushed: rows from a stream that then goes quiet are
+// written after the flush interval, before the stream ends.
+func TestSlowProducerFlushed(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	pr, pw := io.Pipe()
+	o := testOptions(t, c, "b", "-")
+	o.Stdin = pr
+	o.FlushInterval = 200 * time.Millisecond
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writtenBeforeEnd := make(chan int64, 1)
+	go func() {
+		_, _ = io.WriteString(pw, "1,a\n2,b\n3,c\n")
+		deadline := time.Now().Add(5 * time.Second)
+		for l.Progress().RowsWritten < 3 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		writtenBeforeEnd <- l.Progress().RowsWritten
+		_, _ = io.WriteString(pw, "4,d\n")
+		pw.Close()
+	}()
+	s, err := l.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := <-writtenBeforeEnd; n != 3 {
+		t.Fatalf("%d rows written while the producer was quiet, want 3", n)
+	}
+	if s.RowsWritten != 4 || s.RowsRead != 4 {
+		t.Fatalf("read %d written %d, want 4", s.RowsRead, s.RowsWritten)
+	}
+}

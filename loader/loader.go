@@ -139,6 +139,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes)
+	splitter.FlushInterval = l.opts.FlushInterval
 	l.ledger.bytesTotal.Store(splitter.TotalBytes())
 	l.tracker.begin()
 	l.lastActivity.Store(time.Now().UnixNano())

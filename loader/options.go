@@ -89,6 +89,11 @@ type Options struct {
 	// and a run started with an existing one skips what it says is done.
 	Resume string
 
+	// FlushInterval: a stream (stdin, a pipe) that gives no new data for
+	// this long has the whole records read so far sent, so that a slow
+	// producer's rows are written. Default 1s; <= 0 waits for full chunks.
+	FlushInterval time.Duration
+
 	ReportFrequency time.Duration // REPORTFREQUENCY, default 0.25s
 	RateFile        string        // RATEFILE: progress lines are appended here too
 
@@ -113,6 +118,7 @@ func DefaultOptions() Options {
 		MaxBatchSize:    20,
 		MaxBatchBytes:   16 << 10,
 		RetryWindow:     time.Minute,
+		FlushInterval:   time.Second,
 		TTL:             -1,
 		MaxParseErrors:  -1,
 		MaxInsertErrors: 1000,
@@ -248,6 +254,11 @@ func (o *Options) SetOption(name, value string) error {
 		o.Dialect.Encoding = value
 	case "maxattempts":
 		o.MaxAttempts, err = intv()
+	case "flushinterval", "flush-interval":
+		o.FlushInterval, err = time.ParseDuration(strings.TrimSpace(value))
+		if err != nil {
+			err = fmt.Errorf("option flush-interval: %w", err)
+		}
 	case "retrywindow", "retry-window":
 		o.RetryWindow, err = time.ParseDuration(strings.TrimSpace(value))
 		if err != nil {

@@ -49,6 +49,7 @@ var optionFlags = []struct{ flag, option, help string }{
 	{"cqlsh-escapes", "CQLSHESCAPES", "the input was written by cqlsh COPY TO: undo its backslash escapes inside text (\\\\, \\n, \\xHH)"},
 	{"encoding", "ENCODING", "input encoding: utf-8, latin-1, utf-16, utf-16le, utf-16be"},
 	{"max-attempts", "MAXATTEMPTS", "attempts per batch for retryable errors at most; 0 = as many as --retry-window allows"},
+	{"flush-interval", "FLUSHINTERVAL", "a stream (stdin, a pipe) silent this long has the rows read so far sent"},
 	{"retry-window", "RETRYWINDOW", "how long a failing batch is retried, and how long the run waits while no node answers"},
 	{"report-frequency", "REPORTFREQUENCY", "seconds between progress reports"},
 	{"workers", "NUMPROCESSES", "parse/convert workers"},
@@ -87,7 +88,7 @@ func optionKind(option string) string {
 		return "true|false"
 	case "REPORTFREQUENCY":
 		return "seconds"
-	case "RETRYWINDOW":
+	case "RETRYWINDOW", "FLUSHINTERVAL":
 		return "duration"
 	case "MAXATTEMPTS", "NUMPROCESSES", "CHUNKSIZE", "INGESTRATE", "MINBATCHSIZE", "MAXBATCHSIZE",
 		"MAXBATCHBYTES", "MAXINFLIGHT", "MAXROWS", "MAXRECORDBYTES", "SKIPROWS", "MAXPARSEERRORS", "MAXINSERTERRORS", "TTL":
@@ -128,6 +129,8 @@ func defaultText(o loader.Options, option string) string {
 		return strconv.Itoa(o.MaxAttempts)
 	case "RETRYWINDOW":
 		return o.RetryWindow.String()
+	case "FLUSHINTERVAL":
+		return o.FlushInterval.String()
 	case "REPORTFREQUENCY":
 		return strconv.FormatFloat(o.ReportFrequency.Seconds(), 'f', -1, 64)
 	case "NUMPROCESSES":
