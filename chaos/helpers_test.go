@@ -1,9 +1,11 @@
 package chaos
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -11,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -333,6 +336,7 @@ type want int
 const (
 	mustHold    want = iota // the row, with its value
 	mustNotHold             // not the row, under any value
+	mayHold                 // the row with its value, or nothing
 )
 
 // compare checks the table against the input: for row i, what says
@@ -384,6 +388,55 @@ func compare(t *testing.T, got map[int]string, vals []string, what func(i int) w
 
 // all is compare's what for a table that must hold every row.
 func all(int) want { return mustHold }
+
+// logLine is a line of the error log: FILE:LINE[:COLUMN]: OUTCOME: REASON.
+var logLine = regexp.MustCompile(`^(.+?):([0-9]+)(?::[0-9]+)?: (parse error|insert error|unknown|not sent): (.*)$`)
+
+// outcomes reads the error log: each row's outcome by line number, and
+// their counts by outcome.
+func outcomes(t *testing.T, logPath string) (byLine map[int64]string, counts map[string]int64) {
+	t.Helper()
+	byLine, counts = map[int64]string{}, map[string]int64{}
+	f, err := os.Open(logPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return byLine, counts
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		m := logLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			t.Errorf("error log line not understood: %q", sc.Text())
+			continue
+		}
+		n, _ := strconv.ParseInt(m[2], 10, 64)
+		if prev, ok := byLine[n]; ok {
+			t.Errorf("error log: line %d has two outcomes: %s and %s", n, prev, m[3])
+		}
+		byLine[n] = m[3]
+		counts[m[3]]++
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return byLine, counts
+}
+
+// checkLogCounts asserts that the error log holds one line per row the
+// summary did not call written or skipped.
+func checkLogCounts(t *testing.T, s summary, counts map[string]int64) {
+	t.Helper()
+	want := map[string]int64{"parse error": s.RowsFailedParse, "insert error": s.RowsFailedInsert, "unknown": s.RowsUnknown, "not sent": s.RowsNotSent}
+	for k, n := range want {
+		if counts[k] != n {
+			t.Errorf("error log has %d %q rows, the summary %d", counts[k], k, n)
+		}
+	}
+}
 
 // clusterErrors is the ERROR responses cqlsim sent since the load
 // started, by kind.

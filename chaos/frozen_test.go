@@ -1,0 +1,106 @@
+package chaos
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlload/cqlload/internal/proctest"
+)
+
+// TestFrozenCluster: every node paused mid-load (a frozen cluster). With
+// --retry-window 5s and --request-timeout 2s, cqlload gives up within the
+// window and a few seconds of the freeze, with exit status 3 and a message
+// naming the cause, and a summary whose elapsed time is the run's. Once
+// the nodes resume they execute what had queued, so the table may then
+// hold rows cqlload could not confirm; but never a row it reported as
+// failed or not sent, and never more rows than written plus unknown.
+func TestFrozenCluster(t *testing.T) {
+	const (
+		rows   = 100000
+		window = 5 * time.Second
+		slack  = 5 * time.Second
+	)
+	r := newRand(t)
+	sim := proctest.StartSim(t, schema(3, "t"), "--nodes", "3")
+	ds := writeRows(t, t.TempDir(), "rows.csv", rows, r)
+	at := int64((0.2 + 0.4*r.Float64()) * rows)
+	l := startLoad(t, sim, "t", "--retry-window", window.String(), "--request-timeout", "2s", "--ingest-rate", "20000", ds.path)
+	l.awaitRows(t, at)
+	control(t, sim, nodes(3, "pause")...)
+	frozen := time.Now()
+	resumed := false
+	t.Cleanup(func() {
+		if !resumed {
+			_ = sim.Post("/nodes/1/resume")
+			_ = sim.Post("/nodes/2/resume")
+			_ = sim.Post("/nodes/3/resume")
+		}
+	})
+	l.wait(t, loadTimeout)
+	took := l.end.Sub(frozen)
+	wall := l.end.Sub(l.start)
+	s := l.summary(t)
+	t.Logf("froze the cluster %.2f s into the run, after %d rows; cqlload exited %d %.2f s later; wall time %.2f s, elapsed_s %.2f; %v",
+		frozen.Sub(l.start).Seconds(), at, l.exit, took.Seconds(), wall.Seconds(), s.ElapsedS, s)
+	if l.exit != 3 || took > window+slack {
+		t.Errorf("want exit status 3 within %s of the freeze; got %d after %.2f s\n%s", window+slack, l.exit, took.Seconds(), l.output())
+	}
+	const cause = "no node answered for"
+	if !strings.Contains(l.stderr.String(), cause) || !strings.Contains(s.Aborted, cause) {
+		t.Errorf("want the cause (%q) on standard error and in the summary's aborted, got aborted %q\n%s", cause, s.Aborted, l.output())
+	}
+	if d := s.ElapsedS - wall.Seconds(); d > 1 || d < -1 {
+		t.Errorf("elapsed_s %.2f, but the run took %.2f s", s.ElapsedS, wall.Seconds())
+	}
+
+	control(t, sim, nodes(3, "resume")...)
+	resumed = true
+	stored := awaitQuiet(t, sim)
+	byLine, counts := outcomes(t, l.errFile+".log")
+	checkLogCounts(t, s, counts)
+	got := readTable(t, sim.Session(t), "t")
+	t.Logf("after the nodes resumed and went quiet (%d rows stored in all), the table holds %d rows; error log %v", stored, len(got), counts)
+	if int64(len(got)) > s.RowsWritten+s.RowsUnknown {
+		t.Errorf("the table holds %d rows, more than rows_written + rows_unknown = %d", len(got), s.RowsWritten+s.RowsUnknown)
+	}
+	compare(t, got, ds.vals, func(i int) want {
+		if int64(i) >= s.RowsRead {
+			return mustNotHold // never read
+		}
+		switch byLine[int64(i)+1] {
+		case "":
+			return mustHold // written: acknowledged by the cluster
+		case "unknown":
+			return mayHold
+		}
+		return mustNotHold // insert error, not sent
+	})
+}
+
+// awaitQuiet waits until no node is paused and cqlsim's stored rows have
+// not moved for a second, and returns that count.
+func awaitQuiet(t *testing.T, sim *proctest.Sim) int64 {
+	t.Helper()
+	last, since := int64(-1), time.Now()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		st, err := sim.ReadStats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		paused := false
+		for _, n := range st.Nodes {
+			paused = paused || n.Paused
+		}
+		n := st.Total().RowsWritten
+		if paused || n != last {
+			last, since = n, time.Now()
+			continue
+		}
+		if time.Since(since) >= time.Second {
+			return n
+		}
+	}
+	t.Fatal("cqlsim did not go quiet within a minute")
+	return 0
+}
