@@ -1,0 +1,106 @@
+package chaos
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cqlload/cqlload/internal/proctest"
+)
+
+// TestInterruptOnEmptyFIFO: SIGINT while cqlload waits for input that
+// never comes on a named pipe ends the run at once, with exit status 4:
+// with a writer that holds the pipe open and writes nothing (cqlload is
+// blocked reading), and with no writer at all (cqlload is blocked opening
+// it).
+func TestInterruptOnEmptyFIFO(t *testing.T) {
+	const within = 2 * time.Second
+	sim := proctest.StartSim(t, schema(1, "t"), "--nodes", "3")
+	for _, writer := range []bool{true, false} {
+		name := "writer that writes nothing"
+		if !writer {
+			name = "no writer"
+		}
+		t.Run(name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "in.csv")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			opened := make(chan *os.File, 1)
+			if writer {
+				go func() {
+					// Blocks until cqlload opens the pipe for reading.
+					f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+					if err != nil {
+						f = nil
+					}
+					opened <- f
+				}()
+				t.Cleanup(func() {
+					// Release the writer if cqlload never opened the pipe.
+					if f, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+						defer f.Close()
+					}
+					if f := <-opened; f != nil {
+						f.Close()
+					}
+				})
+			}
+			l := startLoad(t, sim, "t", fifo)
+			if writer {
+				select {
+				case f := <-opened:
+					opened <- f // for the cleanup
+					if f == nil {
+						t.Fatal("the writer could not open the pipe")
+					}
+				case <-l.done:
+					t.Fatalf("cqlload exited before opening the pipe\n%s", l.output())
+				case <-time.After(time.Minute):
+					t.Fatalf("cqlload did not open the pipe within a minute\n%s", l.output())
+				}
+				// Opened, so its first read is at most moments away.
+				time.Sleep(300 * time.Millisecond)
+			} else {
+				awaitBlockedOpen(t, l)
+			}
+			sent := time.Now()
+			if err := l.cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			l.wait(t, 10*time.Second)
+			took := l.end.Sub(sent)
+			t.Logf("exit %d %.2f s after SIGINT", l.exit, took.Seconds())
+			if l.killedAfterDeadline || l.exit != 4 || took > within {
+				t.Fatalf("want exit status 4 within %s of SIGINT; got %d after %.2f s\n%s", within, l.exit, took.Seconds(), l.output())
+			}
+			s := l.summary(t)
+			if s.RowsRead != 0 {
+				t.Errorf("%v: want no row read from an empty pipe", s)
+			}
+		})
+	}
+}
+
+// awaitBlockedOpen waits until a thread of cqlload is blocked opening a
+// named pipe that has no writer (the kernel's wait_for_partner).
+func awaitBlockedOpen(t *testing.T, l *load) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if !l.running() {
+			t.Fatalf("cqlload exited before opening the pipe\n%s", l.output())
+		}
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", l.cmd.Process.Pid))
+		for _, w := range tasks {
+			if b, err := os.ReadFile(w); err == nil && string(b) == "wait_for_partner" {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no thread of cqlload was seen blocked opening the pipe within a minute\n%s", l.output())
+}
