@@ -245,6 +245,17 @@ func (l *load) output() string {
 		l.stdout.String(), strings.Join(lines, "\n"))
 }
 
+// errorLine is cqlload's last "cqlload: ..." line on standard error.
+func (l *load) errorLine() string {
+	lines := strings.Split(l.stderr.String(), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "cqlload: ") {
+			return lines[i]
+		}
+	}
+	return ""
+}
+
 // summary reads the process's --summary-json and checks the accounting.
 func (l *load) summary(t *testing.T) summary {
 	t.Helper()
