@@ -313,19 +313,23 @@ type stopLoop struct {
 }
 
 // stopPoint draws the next stop point: one in five during the start (the
-// connection, the checkpoint read, the error files cut back), the others
-// while rows are being written, early enough to leave work for the next.
-// SIGINT comes 50 ms after the start at the earliest: before the Go
-// runtime and cqlload's first steps have installed the handler, the
-// signal's default action ends any process.
+// connection, the checkpoint read, the error files cut back), one in five
+// within 50 ms of the first write (as a resumed run takes up the chunks
+// the stopped one left), the others while rows are being written, early
+// enough to leave work for the next. SIGINT comes 50 ms after the start
+// at the earliest: before the Go runtime and cqlload's first steps have
+// installed the handler, the signal's default action ends any process.
 func (l *stopLoop) stopPoint(rng *rand.Rand, cp *checkpoint) stopAt {
 	sig := l.sigs[rng.IntN(len(l.sigs))]
-	if rng.IntN(5) == 0 {
+	switch rng.IntN(5) {
+	case 0:
 		earliest := time.Duration(0)
 		if sig == syscall.SIGINT {
 			earliest = 50 * time.Millisecond
 		}
 		return stopAt{sig: sig, delay: earliest + time.Duration(rng.Int64N(int64(800*time.Millisecond-earliest)))}
+	case 1:
+		return stopAt{sig: sig, afterWrites: true, delay: time.Duration(rng.Int64N(int64(50 * time.Millisecond)))}
 	}
 	left := int64(l.records)
 	if cp != nil {
