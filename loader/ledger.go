@@ -135,7 +135,7 @@ func (lg *ledger) readRows(cr *chunkRecord) {
 
 // written accounts for rows the cluster acknowledged.
 func (lg *ledger) wrote(cr *chunkRecord, rows []*row) {
-	if cr.counter && lg.cp != nil {
+	if cr.acked != nil {
 		cr.mu.Lock()
 		for _, r := range rows {
 			cr.acked.set(int(r.idx))
@@ -163,7 +163,9 @@ func (lg *ledger) reject(cr *chunkRecord, kind outcome, r reject, sendable bool)
 	if kind == notSent || kind == unknown && !cr.counter {
 		cr.incomplete = true
 	}
-	if sendable && cr.counter && lg.cp != nil && r.idx >= 0 {
+	// Only a dispatched chunk is in doubt; one never sent is loaded
+	// again whole by a resumed run.
+	if sendable && cr.sendable != nil && r.idx >= 0 {
 		cr.sendable.set(r.idx)
 	}
 	cr.mu.Unlock()
@@ -317,6 +319,16 @@ func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 		cr.mu.Lock()
 		f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: cr.seq, Acked: cr.acked.String(), Sendable: cr.sendable.String()})
 		cr.mu.Unlock()
+	}
+	// An earlier run's in-doubt chunks stay in doubt until they settle:
+	// dropping one that this run has not sent (so has not dispatched)
+	// would let the next resumed run send all its updates again.
+	for seq, pd := range lg.priorDoubt {
+		_, settled := lg.settled[seq]
+		_, redone := lg.inDoubt[seq]
+		if !settled && !redone {
+			f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: seq, Acked: pd.acked.String(), Sendable: pd.sendable.String()})
+		}
 	}
 	slices.SortFunc(f.InDoubt, func(a, b inDoubtChunk) int { return int(a.Seq - b.Seq) })
 	return f

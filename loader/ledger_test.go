@@ -255,3 +255,29 @@ func TestBitmapRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestPriorDoubtKeptUntilSettled: an earlier run's in-doubt counter chunk
+// stays in every checkpoint of the resumed run until it settles, even if
+// the resumed run sends none of its updates; otherwise a third run would
+// apply them all again.
+func TestPriorDoubtKeptUntilSettled(t *testing.T) {
+	lg, _, _ := testLedger(t)
+	acked := make(bitmap, 1)
+	acked.set(0)
+	if err := lg.resumeFrom(&checkpointFile{InDoubt: []inDoubtChunk{{Seq: 3, Acked: acked.String()}}}); err != nil {
+		t.Fatal(err)
+	}
+	lg.errs.fileFor("")
+	f := lg.snapshot(checkpointFile{}, false)
+	if len(f.InDoubt) != 1 || f.InDoubt[0].Seq != 3 || f.InDoubt[0].Acked != acked.String() {
+		t.Fatalf("in doubt before it settles: %+v", f.InDoubt)
+	}
+	cr := lg.open(chunkOf(3, 2), 10, 0, true)
+	lg.skipDone(cr, 1)
+	lg.reject(cr, unknown, reject{where: "in.csv:2", reason: "may have been applied", raw: []byte("k,1")}, false)
+	lg.converted(cr)
+	f = lg.snapshot(checkpointFile{}, false)
+	if len(f.InDoubt) != 0 || !settledSet(f.Settled).has(3) {
+		t.Fatalf("after it settles: in doubt %+v, settled %v", f.InDoubt, f.Settled)
+	}
+}
