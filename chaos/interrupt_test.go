@@ -81,6 +81,7 @@ func TestInterruptOnEmptyFIFO(t *testing.T) {
 			if s.RowsRead != 0 {
 				t.Errorf("%v: want no row read from an empty pipe", s)
 			}
+			compare(t, readTable(t, sim.Session(t), "t"), nil, all)
 		})
 	}
 }
