@@ -59,6 +59,9 @@ type inDoubtChunk struct {
 	// (never sent, or refused). The others may have been applied.
 	Acked    string `json:"acked"`
 	Sendable string `json:"sendable"`
+	// Sent: the records whose update had been sent, from the counter
+	// journal; a record outside it was never sent, so may be.
+	Sent string `json:"sent"`
 }
 
 // inputID identifies an input file's content well enough to tell last

@@ -174,8 +174,8 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct
 }
 
 // sortPriorDoubt handles a counter chunk that a stopped run had sent
-// updates of: rows it saw acknowledged are skipped, rows it proved were
-// not applied are sent, and the rest may have been applied, so they are
+// updates of: rows it saw acknowledged are skipped, rows it never sent or
+// saw refused are sent, and the rest may have been applied, so they are
 // reported unknown instead of being counted twice.
 func (l *Loader) sortPriorDoubt(cr *chunkRecord, rows []row) []row {
 	keep := rows[:0]
@@ -183,7 +183,7 @@ func (l *Loader) sortPriorDoubt(cr *chunkRecord, rows []row) []row {
 		switch {
 		case cr.prior.acked.has(int(r.idx)):
 			l.ledger.skipDone(cr, 1)
-		case cr.prior.sendable.has(int(r.idx)):
+		case cr.prior.mayResend(int(r.idx)):
 			keep = append(keep, r)
 		default:
 			l.ledger.reject(cr, unknown, reject{where: fmt.Sprintf("%s:%d", cr.file, r.line), raw: r.raw, idx: int(r.idx),

@@ -26,8 +26,9 @@ import (
 //
 // Progress and the summary read their row counts from here.
 type ledger struct {
-	errs *errFiles
-	cp   *checkpointer // nil without --resume
+	errs    *errFiles
+	cp      *checkpointer // nil without --resume
+	journal *sentJournal  // counter updates about to be sent; nil without --resume
 	// release recycles a settled chunk's memory.
 	release func(*chunkRecord)
 	// fail stops the run when an error file or the checkpoint cannot be
@@ -61,7 +62,14 @@ type ledger struct {
 // priorDoubt is what an earlier run knew of a counter chunk it had sent
 // updates of: which records were acknowledged and which were proved not
 // applied (so may be sent).
-type priorDoubt struct{ acked, sendable bitmap }
+type priorDoubt struct{ acked, sendable, sent bitmap }
+
+// mayResend says whether record i of a chunk the stopped run had in doubt
+// can be sent without risk of counting it twice: it was never sent, or
+// was refused.
+func (pd *priorDoubt) mayResend(i int) bool {
+	return !pd.sent.has(i) || pd.sendable.has(i)
+}
 
 // chunkRecord is one chunk's entry in the ledger.
 type chunkRecord struct {
@@ -91,6 +99,7 @@ type chunkRecord struct {
 	dispatched bool
 	acked      bitmap
 	sendable   bitmap
+	sent       bitmap
 	// prior, on a resumed run, is what the stopped run knew of this
 	// chunk's counter updates; nil when it sent none.
 	prior *priorDoubt
@@ -225,17 +234,33 @@ func (lg *ledger) dispatch(cr *chunkRecord) error {
 	cr.dispatched = true
 	words := (cr.records + 63) / 64
 	cr.mu.Lock()
-	cr.acked, cr.sendable = make(bitmap, words), make(bitmap, words)
+	cr.acked, cr.sendable, cr.sent = make(bitmap, words), make(bitmap, words), make(bitmap, words)
 	if cr.prior != nil {
-		// What the stopped run saw acknowledged stays known if this one
-		// stops too.
+		// What the stopped run knew stays known if this one stops too.
 		copy(cr.acked, cr.prior.acked)
+		copy(cr.sent, cr.prior.sent)
 	}
 	cr.mu.Unlock()
 	lg.mu.Lock()
 	lg.inDoubt[cr.seq] = cr
 	lg.mu.Unlock()
 	return lg.cp.save(false)
+}
+
+// sending records, durably, that rows of a counter chunk are about to be
+// sent, so that a resumed run knows the others were not.
+func (lg *ledger) sending(cr *chunkRecord, rows []*row) error {
+	if lg.journal == nil || cr.sent == nil {
+		return nil
+	}
+	idx := make([]int32, len(rows))
+	cr.mu.Lock()
+	for i, r := range rows {
+		idx[i] = r.idx
+		cr.sent.set(int(r.idx))
+	}
+	cr.mu.Unlock()
+	return lg.journal.mark(cr.seq, idx)
 }
 
 // settle writes a chunk's rejects, marks it settled and releases it.
@@ -317,7 +342,7 @@ func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 	f.InDoubt = nil
 	for _, cr := range lg.inDoubt {
 		cr.mu.Lock()
-		f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: cr.seq, Acked: cr.acked.String(), Sendable: cr.sendable.String()})
+		f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: cr.seq, Acked: cr.acked.String(), Sendable: cr.sendable.String(), Sent: cr.sent.String()})
 		cr.mu.Unlock()
 	}
 	// An earlier run's in-doubt chunks stay in doubt until they settle:
@@ -327,7 +352,7 @@ func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 		_, settled := lg.settled[seq]
 		_, redone := lg.inDoubt[seq]
 		if !settled && !redone {
-			f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: seq, Acked: pd.acked.String(), Sendable: pd.sendable.String()})
+			f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: seq, Acked: pd.acked.String(), Sendable: pd.sendable.String(), Sent: pd.sent.String()})
 		}
 	}
 	slices.SortFunc(f.InDoubt, func(a, b inDoubtChunk) int { return int(a.Seq - b.Seq) })
@@ -355,7 +380,37 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 		if err != nil {
 			return &ResumeError{Reason: fmt.Sprintf("checkpoint: in-doubt chunk %d: %v", d.Seq, err)}
 		}
-		lg.priorDoubt[d.Seq] = priorDoubt{acked: acked, sendable: sendable}
+		sent, err := parseBitmap(d.Sent)
+		if err != nil {
+			return &ResumeError{Reason: fmt.Sprintf("checkpoint: in-doubt chunk %d: %v", d.Seq, err)}
+		}
+		lg.priorDoubt[d.Seq] = priorDoubt{acked: acked, sendable: sendable, sent: sent}
+	}
+	if lg.journal != nil {
+		// The journal knows what was sent since the checkpoint was written.
+		sent, err := readSentJournal(lg.journal.path)
+		if err != nil {
+			return err
+		}
+		for seq, idx := range sent {
+			pd, ok := lg.priorDoubt[seq]
+			if !ok {
+				// Settled, or a chunk the checkpoint never saw dispatched:
+				// dispatch is recorded before the first send, so the
+				// latter cannot be; be safe anyway.
+				if lg.prior.has(seq) {
+					continue
+				}
+				pd = priorDoubt{}
+			}
+			for _, i := range idx {
+				for len(pd.sent) <= i/64 {
+					pd.sent = append(pd.sent, 0)
+				}
+				pd.sent.set(i)
+			}
+			lg.priorDoubt[seq] = pd
+		}
 	}
 	return lg.errs.restore(f.ErrFiles, f.LogBytes)
 }

@@ -239,7 +239,14 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	complete := runErr == nil && l.abortErr.Load() == nil && ctx.Err() == nil &&
 		l.ledger.notSent.Load() == 0 && (l.table.Counter || l.ledger.unknown.Load() == 0)
 	if cp := l.ledger.cp; cp != nil {
-		if err := cp.save(complete); err != nil && runErr == nil {
+		err := cp.save(complete)
+		if err == nil && complete {
+			// A completed run leaves nothing in doubt.
+			err = l.ledger.journal.remove()
+		} else if cerr := l.ledger.journal.close(); err == nil {
+			err = cerr
+		}
+		if err != nil && runErr == nil {
 			runErr = err
 		}
 	}
@@ -286,6 +293,7 @@ func (l *Loader) openLedger(sources []csvparse.Source) (done bool, err error) {
 	}
 	base := checkpointFile{Version: checkpointVersion, Inputs: ids, Options: shape}
 	l.ledger.cp = newCheckpointer(l.opts.Resume, base, l.ledger)
+	l.ledger.journal = newSentJournal(l.opts.Resume + ".sent")
 	switch action {
 	case nothingToDo:
 		l.ledger.resumed.Store(prev.RowsDone)
@@ -295,6 +303,9 @@ func (l *Loader) openLedger(sources []csvparse.Source) (done bool, err error) {
 		return false, l.ledger.resumeFrom(prev)
 	}
 	if err := l.errs.clear(); err != nil {
+		return false, err
+	}
+	if err := l.ledger.journal.remove(); err != nil {
 		return false, err
 	}
 	// The new run's checkpoint replaces the old one at once: a completed

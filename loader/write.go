@@ -105,6 +105,14 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row) {
 			l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent again")
 			return
 		}
+		if attempt == 1 && b.plan.counter {
+			if err := l.ledger.sending(b.rec, rows); err != nil {
+				// Not recorded: sending could count it twice on resume.
+				l.ledger.fail(err)
+				l.settleRows(b, rows, notSent, "the counter journal could not be written: "+err.Error())
+				return
+			}
+		}
 		start := time.Now()
 		err := l.exec(ctx, b.plan, rows)
 		l.tracker.observe(time.Since(start))

@@ -1,0 +1,148 @@
+package loader
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// sentJournal records, durably and before they are sent, which counter
+// updates a run sends, so that a resumed run can tell an update that was
+// never sent (send it) from one that may have been applied (unknown). One
+// line per request: "seq idx idx …". Senders share each fsync (group
+// commit): a sender appends its line with one write, then waits until a
+// sync that began after its write has finished.
+type sentJournal struct {
+	path string
+	sync func(*os.File) error
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	f       *os.File
+	size    int64 // bytes written
+	synced  int64 // bytes known durable
+	syncing bool
+	err     error
+}
+
+func newSentJournal(path string) *sentJournal {
+	j := &sentJournal{path: path, sync: (*os.File).Sync}
+	j.cond = sync.NewCond(&j.mu)
+	return j
+}
+
+// mark records that rows idx of chunk seq are about to be sent, and
+// returns once that is durable.
+func (j *sentJournal) mark(seq int64, idx []int32) error {
+	line := strconv.AppendInt(nil, seq, 10)
+	for _, i := range idx {
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, int64(i), 10)
+	}
+	line = append(line, '\n')
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err != nil {
+		return j.err
+	}
+	if j.f == nil {
+		f, err := os.OpenFile(j.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			j.err = fmt.Errorf("counter journal: %w", err)
+			return j.err
+		}
+		j.f = f
+	}
+	n, err := j.f.Write(line)
+	j.size += int64(n)
+	if err != nil {
+		j.err = fmt.Errorf("counter journal %s: %w", j.path, err)
+		return j.err
+	}
+	mine := j.size
+	for j.synced < mine && j.err == nil {
+		if j.syncing {
+			j.cond.Wait()
+			continue
+		}
+		j.syncing = true
+		target := j.size
+		f := j.f
+		j.mu.Unlock()
+		err := j.sync(f)
+		j.mu.Lock()
+		j.syncing = false
+		if err != nil {
+			j.err = fmt.Errorf("counter journal %s: sync: %w", j.path, err)
+		} else {
+			j.synced = max(j.synced, target)
+		}
+		j.cond.Broadcast()
+	}
+	return j.err
+}
+
+func (j *sentJournal) close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
+// remove deletes the journal: a fresh or completed run needs none.
+func (j *sentJournal) remove() error {
+	if err := j.close(); err != nil {
+		return err
+	}
+	if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("counter journal: %w", err)
+	}
+	return nil
+}
+
+// readSentJournal returns, per chunk, the records a stopped run sent. A
+// torn last line (the process was killed mid-write) names no request
+// that was sent: mark returns only after the whole line is written.
+func readSentJournal(path string) (map[int64][]int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resume: counter journal: %w", err)
+	}
+	defer f.Close()
+	out := map[int64][]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		seq, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		for _, s := range fields[1:] {
+			i, err := strconv.Atoi(s)
+			if err != nil || i < 0 {
+				continue
+			}
+			out[seq] = append(out[seq], i)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("resume: counter journal %s: %w", path, err)
+	}
+	return out, nil
+}

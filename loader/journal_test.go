@@ -1,0 +1,88 @@
+package loader
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestSentJournalGroupCommit: marks return only after a sync, concurrent
+// marks share syncs, everything written ends up synced, and what was
+// marked reads back.
+func TestSentJournalGroupCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ckpt.sent")
+	j := newSentJournal(path)
+	var syncs atomic.Int64
+	var mu sync.Mutex
+	durable := int64(0) // file size at the start of the last finished sync
+	j.sync = func(f *os.File) error {
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		syncs.Add(1)
+		err = f.Sync()
+		mu.Lock()
+		durable = max(durable, st.Size())
+		mu.Unlock()
+		return err
+	}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				if err := j.mark(int64(w), []int32{int32(i)}); err != nil {
+					t.Error(err)
+					return
+				}
+				// Returned: a sync that began after this write is done.
+				st, _ := os.Stat(path)
+				mu.Lock()
+				covered := durable
+				mu.Unlock()
+				if covered == 0 || covered > st.Size() {
+					t.Errorf("mark returned with %d bytes synced of %d", covered, st.Size())
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := j.close(); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	if durable != st.Size() {
+		t.Fatalf("synced %d of %d bytes", durable, st.Size())
+	}
+	if n := syncs.Load(); n > 400 || n < 1 {
+		t.Fatalf("%d syncs for 400 marks", n)
+	}
+	sent, err := readSentJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w := range 8 {
+		if len(sent[int64(w)]) != 50 {
+			t.Fatalf("chunk %d: %d records read back, want 50", w, len(sent[int64(w)]))
+		}
+	}
+	t.Logf("%d syncs for 400 marks", syncs.Load())
+}
+
+func TestSentJournalSyncFailure(t *testing.T) {
+	j := newSentJournal(filepath.Join(t.TempDir(), "ckpt.sent"))
+	boom := errors.New("injected")
+	j.sync = func(*os.File) error { return boom }
+	if err := j.mark(1, []int32{2}); !errors.Is(err, boom) {
+		t.Fatalf("mark with a failing sync: %v", err)
+	}
+	if err := j.mark(1, []int32{3}); !errors.Is(err, boom) {
+		t.Fatalf("a later mark: %v, want the sticky error", err)
+	}
+}
