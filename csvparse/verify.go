@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -106,7 +107,7 @@ func (v *verified) Read(p []byte) (int, error) {
 			v.cur, v.streaming = nil, false
 			v.finish()
 		default:
-			v.err = fmt.Errorf("%s: %w", v.name(), err)
+			v.err = wrapDecodeErr(v.name(), err)
 		}
 		if n > 0 {
 			return n, nil
@@ -176,7 +177,7 @@ func (v *verified) next() error {
 			}
 			return v.start(bytes.NewReader(data))
 		default:
-			return fmt.Errorf("%s: %w", v.name(), err)
+			return wrapDecodeErr(v.name(), err)
 		}
 	}
 	v.streaming = true
@@ -525,4 +526,13 @@ func (z *zstdFrame) advance() error {
 		return io.EOF
 	}
 	return nil
+}
+
+// wrapDecodeErr names the format unless the decoder's message already
+// starts with it ("gzip: invalid checksum").
+func wrapDecodeErr(format string, err error) error {
+	if strings.HasPrefix(err.Error(), format+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", format, err)
 }
