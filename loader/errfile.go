@@ -293,6 +293,9 @@ func (e *errFiles) writeLocked(rows []reject) error {
 		log = append(log, '\n')
 	}
 	for h, b := range bufs {
+		if !touched[h] {
+			continue // no row for it: not even a header-only file
+		}
 		if err := e.flushData(h, b); err != nil {
 			return err
 		}

@@ -281,3 +281,44 @@ func TestPriorDoubtKeptUntilSettled(t *testing.T) {
 		t.Fatalf("after it settles: in doubt %+v, settled %v", f.InDoubt, f.Settled)
 	}
 }
+
+// TestErrorFilePerHeader: rows go to the error file of their input's
+// header, each file starting with its own header line; a header without
+// rejected rows gets no file at all.
+func TestErrorFilePerHeader(t *testing.T) {
+	dir := t.TempDir()
+	e := newErrFiles(filepath.Join(dir, "rows.err"))
+	a, b, c := e.fileFor("id,a,b"), e.fileFor("id,b,a"), e.fileFor("id,c")
+	if a != 0 || b != 1 || c != 2 || e.fileFor("id,b,a") != 1 {
+		t.Fatalf("numbering %d %d %d", a, b, c)
+	}
+	err := e.write([]reject{
+		{kind: rejectedParse, where: "1.csv:2", reason: "bad", raw: []byte("x,A,B"), header: a},
+		{kind: rejectedParse, where: "2.csv:5", reason: "bad", raw: []byte("y,B,A"), header: b},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.close(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"rows.err":   "id,a,b\nx,A,B\n",
+		"rows.err.2": "id,b,a\ny,B,A\n",
+	} {
+		got, err := os.ReadFile(filepath.Join(dir, path))
+		if err != nil || string(got) != want {
+			t.Fatalf("%s: %q (%v), want %q", path, got, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rows.err.3")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("rows.err.3 exists for a header without rejected rows (%v)", err)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "rows.err.log"))
+	if !strings.Contains(string(log), "2.csv:5: parse error: bad [in "+filepath.Join(dir, "rows.err.2")+"]") {
+		t.Fatalf("log does not say which file holds the row:\n%s", log)
+	}
+	if got := e.used(); len(got) != 2 {
+		t.Fatalf("used %v", got)
+	}
+}

@@ -81,7 +81,7 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 	}
 	l.busy.Add(1)
 	defer l.busy.Add(-1)
-	l.writeRows(ctx, b, b.rows)
+	l.writeRows(ctx, b, b.rows, false)
 }
 
 // writeRows sends rows until they are written, refused for good, or the
@@ -91,9 +91,11 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 // exponential backoff and full jitter. Inserts are idempotent, so a write
 // that may have been applied is sent again; a counter update is not, and
 // is reported unknown.
-func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row) {
+//
+// mayBeApplied says an earlier attempt, of a batch these rows were split
+// from, may have been applied.
+func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeApplied bool) {
 	var firstFailure time.Time
-	mayBeApplied := false // some attempt may have been applied
 	for attempt := 1; ; attempt++ {
 		if l.limiter != nil {
 			if err := l.limiter.WaitN(ctx, len(rows)); err != nil {
@@ -134,8 +136,8 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row) {
 		if we.Invalid && len(rows) > 1 {
 			// Bisect: only the rows that are really bad get rejected.
 			half := len(rows) / 2
-			l.writeRows(ctx, b, rows[:half])
-			l.writeRows(ctx, b, rows[half:])
+			l.writeRows(ctx, b, rows[:half], mayBeApplied)
+			l.writeRows(ctx, b, rows[half:], mayBeApplied)
 			return
 		}
 		switch {
