@@ -1002,6 +1002,20 @@ func TestDamagedGzip(t *testing.T) {
 		t.Fatalf("damaged gzip: %d rows written from a member that failed its check", s.RowsWritten)
 	}
 
+	// Without the verify buffer the member's rows are sent as they come;
+	// when its checksum then fails, the log names them suspect.
+	o = testOptions(t, c, "g", dpath)
+	o.VerifyBuffer = 0
+	if _, err := runLoad(t, o); !errors.As(err, &ae) || !ae.Fatal {
+		t.Fatalf("damaged gzip, no verify buffer: err %v, want a fatal abort", err)
+	}
+	if log, _ := os.ReadFile(o.ErrFile + ".log"); !strings.Contains(string(log), "suspect") {
+		t.Fatalf("damaged gzip, no verify buffer: the error log names no suspect rows:\n%s", log)
+	}
+	if err := session(t, c).Query(`TRUNCATE ks.g`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+
 	tpath := filepath.Join(dir, "truncated.csv.gz")
 	os.WriteFile(tpath, gz.Bytes()[:gz.Len()/2], 0o644)
 	o = testOptions(t, c, "g", tpath)

@@ -140,6 +140,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, maxChunkBytes)
 	splitter.FlushInterval = l.opts.FlushInterval
+	splitter.VerifyBuffer = l.opts.VerifyBuffer
 	l.ledger.bytesTotal.Store(splitter.TotalBytes())
 	l.tracker.begin()
 	l.lastActivity.Store(time.Now().UnixNano())

@@ -93,6 +93,12 @@ type Options struct {
 	// this long has the whole records read so far sent, so that a slow
 	// producer's rows are written. Default 1s; <= 0 waits for full chunks.
 	FlushInterval time.Duration
+	// VerifyBuffer is how much compressed data of one gzip member or
+	// zstd frame is checked before any of its rows is sent, so that a
+	// damaged file stores no altered row; rows of a larger member are
+	// named suspect in the error log if it then fails. Default 8 MiB;
+	// <= 0 checks nothing before use.
+	VerifyBuffer int
 
 	ReportFrequency time.Duration // REPORTFREQUENCY, default 0.25s
 	RateFile        string        // RATEFILE: progress lines are appended here too
@@ -119,6 +125,7 @@ func DefaultOptions() Options {
 		MaxBatchBytes:   16 << 10,
 		RetryWindow:     time.Minute,
 		FlushInterval:   time.Second,
+		VerifyBuffer:    csvparse.DefaultVerifyBuffer,
 		TTL:             -1,
 		MaxParseErrors:  -1,
 		MaxInsertErrors: 1000,
@@ -254,6 +261,8 @@ func (o *Options) SetOption(name, value string) error {
 		o.Dialect.Encoding = value
 	case "maxattempts":
 		o.MaxAttempts, err = intv()
+	case "verifybuffer", "verify-buffer":
+		o.VerifyBuffer, err = intv()
 	case "flushinterval", "flush-interval":
 		o.FlushInterval, err = time.ParseDuration(strings.TrimSpace(value))
 		if err != nil {

@@ -49,6 +49,7 @@ var optionFlags = []struct{ flag, option, help string }{
 	{"cqlsh-escapes", "CQLSHESCAPES", "the input was written by cqlsh COPY TO: undo its backslash escapes inside text (\\\\, \\n, \\xHH)"},
 	{"encoding", "ENCODING", "input encoding: utf-8, latin-1, utf-16, utf-16le, utf-16be"},
 	{"max-attempts", "MAXATTEMPTS", "attempts per batch for retryable errors at most; 0 = as many as --retry-window allows"},
+	{"verify-buffer", "VERIFYBUFFER", "compressed bytes of a gzip member or zstd frame checked before its rows are sent; 0 = none"},
 	{"flush-interval", "FLUSHINTERVAL", "a stream (stdin, a pipe) silent this long has the rows read so far sent"},
 	{"retry-window", "RETRYWINDOW", "how long a failing batch is retried, and how long the run waits while no node answers"},
 	{"report-frequency", "REPORTFREQUENCY", "seconds between progress reports"},
@@ -91,7 +92,7 @@ func optionKind(option string) string {
 	case "RETRYWINDOW", "FLUSHINTERVAL":
 		return "duration"
 	case "MAXATTEMPTS", "NUMPROCESSES", "CHUNKSIZE", "INGESTRATE", "MINBATCHSIZE", "MAXBATCHSIZE",
-		"MAXBATCHBYTES", "MAXINFLIGHT", "MAXROWS", "MAXRECORDBYTES", "SKIPROWS", "MAXPARSEERRORS", "MAXINSERTERRORS", "TTL":
+		"MAXBATCHBYTES", "MAXINFLIGHT", "MAXROWS", "MAXRECORDBYTES", "VERIFYBUFFER", "SKIPROWS", "MAXPARSEERRORS", "MAXINSERTERRORS", "TTL":
 		return "int"
 	}
 	return "string"
@@ -131,6 +132,8 @@ func defaultText(o loader.Options, option string) string {
 		return o.RetryWindow.String()
 	case "FLUSHINTERVAL":
 		return o.FlushInterval.String()
+	case "VERIFYBUFFER":
+		return strconv.Itoa(o.VerifyBuffer)
 	case "REPORTFREQUENCY":
 		return strconv.FormatFloat(o.ReportFrequency.Seconds(), 'f', -1, 64)
 	case "NUMPROCESSES":
@@ -196,6 +199,10 @@ Flags:
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// First, so that a signal that comes while the options are read or
+	// the cluster is reached stops the run in order instead of killing it.
+	ctx, stop := interruptContext(stderr)
+	defer stop()
 	opts := loader.DefaultOptions()
 	fs := pflag.NewFlagSet("cqlload", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, below
@@ -382,9 +389,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		prev := debug.SetMemoryLimit(softMemoryLimit(opts))
 		defer debug.SetMemoryLimit(prev)
 	}
-	ctx, stop := interruptContext(stderr)
-	defer stop()
-
 	mode := c.progress
 	if mode == "auto" {
 		mode = "log"
@@ -443,7 +447,10 @@ func exitStatus(sum loader.Summary, runErr error) int {
 		return exitAborted
 	case runErr != nil:
 		return exitFatal
-	case sum.RowsFailedParse+sum.RowsFailedInsert+sum.RowsUnknown+sum.RowsNotSent > 0:
+	case sum.RowsFailedParse+sum.RowsFailedInsert+sum.RowsUnknown+sum.RowsNotSent > 0,
+		len(sum.ErrFiles) > 0:
+		// The second case: a resumed run that finished cleanly, while
+		// the error files hold rows of the runs before it.
 		return exitRejected
 	}
 	return exitOK
