@@ -455,9 +455,10 @@ func checkCounts(t *testing.T, s summary, records int, completed bool) {
 }
 
 // wantExit is the exit status the documentation gives a finished run
-// with this summary.
+// with this summary: 1 when rows are not written, this run's or, for a
+// resumed run, those of the runs before it that its error files hold.
 func wantExit(s summary) int {
-	if s.rejected() > 0 {
+	if s.rejected() > 0 || len(s.ErrFiles) > 0 {
 		return exitRejected
 	}
 	return exitOK
