@@ -41,9 +41,9 @@ type ledger struct {
 	bytesTotal                                        atomic.Int64
 
 	mu sync.Mutex
-	// settled holds the sequence numbers of settled chunks (with an
-	// earlier run's, when resumed), for the checkpoint.
-	settled map[int64]struct{}
+	// settled holds the settled chunks (with an earlier run's, when
+	// resumed), for the checkpoint.
+	settled settledChunks
 	// prior is what a resumed run's checkpoint settled.
 	prior settledSet
 	// inDoubt: counter chunks with updates sent and not settled.
@@ -106,7 +106,7 @@ type chunkRecord struct {
 }
 
 func newLedger(errs *errFiles) *ledger {
-	return &ledger{errs: errs, settled: map[int64]struct{}{}, inDoubt: map[int64]*chunkRecord{}}
+	return &ledger{errs: errs, settled: settledChunks{ahead: map[int64]struct{}{}}, inDoubt: map[int64]*chunkRecord{}}
 }
 
 // open registers a chunk as it is read. ownBytes is its share of the
@@ -295,7 +295,7 @@ func (lg *ledger) settle(cr *chunkRecord) {
 	lg.mu.Lock()
 	err := lg.errs.write(rejects)
 	if err == nil && !incomplete {
-		lg.settled[cr.seq] = struct{}{}
+		lg.settled.add(cr.seq)
 		lg.rowsDone += int64(cr.records)
 		delete(lg.inDoubt, cr.seq)
 	}
@@ -328,14 +328,9 @@ func (lg *ledger) finish() error {
 func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 	lg.mu.Lock()
 	defer lg.mu.Unlock()
-	seqs := make([]int64, 0, len(lg.settled))
-	for s := range lg.settled {
-		seqs = append(seqs, s)
-	}
-	slices.Sort(seqs)
 	f := base
 	f.Complete = complete
-	f.Settled = ranges(seqs)
+	f.Settled = lg.settled.ranges()
 	f.RowsDone = lg.rowsDone
 	f.ErrFiles, f.LogBytes = lg.errs.state()
 	f.Saved = time.Now().UTC()
@@ -349,7 +344,7 @@ func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 	// dropping one that this run has not sent (so has not dispatched)
 	// would let the next resumed run send all its updates again.
 	for seq, pd := range lg.priorDoubt {
-		_, settled := lg.settled[seq]
+		settled := lg.settled.has(seq)
 		_, redone := lg.inDoubt[seq]
 		if !settled && !redone {
 			f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: seq, Acked: pd.acked.String(), Sendable: pd.sendable.String(), Sent: pd.sent.String()})
@@ -366,7 +361,7 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 	lg.prior = f.Settled
 	for _, r := range f.Settled {
 		for s := r[0]; s < r[1]; s++ {
-			lg.settled[s] = struct{}{}
+			lg.settled.add(s)
 		}
 	}
 	lg.rowsDone = f.RowsDone
@@ -473,4 +468,46 @@ func (cp *checkpointer) run(stop <-chan struct{}) {
 			return
 		}
 	}
+}
+
+// settledChunks is a set of chunk sequence numbers kept as the prefix
+// every chunk below which is settled, plus the settled chunks beyond it:
+// chunks settle nearly in order, so the set stays small however long the
+// load.
+type settledChunks struct {
+	next  int64
+	ahead map[int64]struct{}
+}
+
+func (s *settledChunks) add(seq int64) {
+	if seq < s.next {
+		return
+	}
+	s.ahead[seq] = struct{}{}
+	for {
+		if _, ok := s.ahead[s.next]; !ok {
+			return
+		}
+		delete(s.ahead, s.next)
+		s.next++
+	}
+}
+
+func (s *settledChunks) has(seq int64) bool {
+	_, ok := s.ahead[seq]
+	return seq < s.next || ok
+}
+
+// ranges lists the set as [from, to) ranges, in order.
+func (s *settledChunks) ranges() [][2]int64 {
+	seqs := make([]int64, 0, len(s.ahead))
+	for q := range s.ahead {
+		seqs = append(seqs, q)
+	}
+	slices.Sort(seqs)
+	var out [][2]int64
+	if s.next > 0 {
+		out = append(out, [2]int64{0, s.next})
+	}
+	return append(out, ranges(seqs)...)
 }

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -320,5 +321,26 @@ func TestErrorFilePerHeader(t *testing.T) {
 	}
 	if got := e.used(); len(got) != 2 {
 		t.Fatalf("used %v", got)
+	}
+}
+
+func TestSettledChunks(t *testing.T) {
+	s := settledChunks{ahead: map[int64]struct{}{}}
+	steps := []struct {
+		add      int64
+		wantNext int64
+		want     string
+	}{
+		{1, 0, "[[1 2]]"}, {3, 0, "[[1 2] [3 4]]"}, {0, 2, "[[0 2] [3 4]]"},
+		{2, 4, "[[0 4]]"}, {6, 4, "[[0 4] [6 7]]"}, {2, 4, "[[0 4] [6 7]]"},
+	}
+	for _, st := range steps {
+		s.add(st.add)
+		if s.next != st.wantNext || fmt.Sprint(s.ranges()) != st.want {
+			t.Fatalf("after %d: prefix %d, ranges %v; want %d, %s", st.add, s.next, s.ranges(), st.wantNext, st.want)
+		}
+	}
+	if !s.has(3) || s.has(4) || !s.has(6) || s.has(7) {
+		t.Fatal("has disagrees with the ranges")
 	}
 }
