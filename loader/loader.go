@@ -161,10 +161,6 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	// batch pins its chunk's slabs, so a deep one costs memory.
 	batches := make(chan *batch, max(l.opts.MaxInFlight/4, 1))
 	var g errgroup.Group
-	sizes := make([]int64, len(sources))
-	for i, src := range sources {
-		sizes[i] = src.Size
-	}
 	// The reader is the one stage that can block where no context
 	// reaches: a read of stdin or a FIFO with no data, the open of a FIFO
 	// with no writer. Once reading should stop, it gets readGrace; a
@@ -175,7 +171,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	abandoned := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		_ = l.read(readCtx, splitter, sizes, chunks)
+		_ = l.read(readCtx, splitter, sources, chunks)
 	}()
 	go func() {
 		select {
