@@ -189,6 +189,10 @@ func decideResume(path string, ids []inputID, opts map[string]string) (resumeAct
 	}
 	diff := describeDiff(f.Inputs, ids, f.Options, opts)
 	switch {
+	case !f.Complete && f.empty():
+		// A run that stopped before anything settled (the cluster was
+		// down that night): nothing to resume, whatever its input was.
+		return startFresh, nil, nil
 	case diff == "" && f.Complete:
 		return nothingToDo, &f, nil
 	case diff == "":
@@ -198,6 +202,17 @@ func decideResume(path string, ids []inputID, opts map[string]string) (resumeAct
 		return startFresh, nil, nil
 	}
 	return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s records an unfinished run of other input or options (%s): run with the same input and options to finish it, or remove %s to start over", path, diff, path)}
+}
+
+// empty says the checkpoint records no progress at all: no chunk
+// settled, none in doubt, no rejected row.
+func (f *checkpointFile) empty() bool {
+	for _, e := range f.ErrFiles {
+		if e.Rows > 0 {
+			return false
+		}
+	}
+	return len(f.Settled) == 0 && len(f.InDoubt) == 0 && f.LogBytes == 0
 }
 
 // describeDiff names what differs between a checkpoint and this run; ""

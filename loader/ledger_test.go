@@ -210,6 +210,14 @@ func TestDecideResume(t *testing.T) {
 		return p
 	}
 	other := []inputID{{Path: "/data/users.csv", Size: 100, Hash: "bb"}}
+	writeSettled := func(ids []inputID, opts map[string]string) string {
+		p := filepath.Join(dir, t.Name()+"settled"+ids[0].Hash+opts["chunksize"])
+		f := &checkpointFile{Version: checkpointVersion, Inputs: ids, Options: opts, Settled: [][2]int64{{0, 3}}}
+		if err := writeCheckpoint(p, f, (*os.File).Sync); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	otherOpts := map[string]string{"chunksize": "100", "table": "ks.t"}
 	tests := []struct {
 		name    string
@@ -220,9 +228,10 @@ func TestDecideResume(t *testing.T) {
 		{"no checkpoint", filepath.Join(dir, "none"), startFresh, ""},
 		{"completed, same input", write(true, ids, opts), nothingToDo, ""},
 		{"completed, new input (nightly)", write(true, other, opts), startFresh, ""},
-		{"unfinished, same input", write(false, ids, opts), resumeRun, ""},
-		{"unfinished, other content", write(false, other, opts), 0, "/data/users.csv has other content"},
-		{"unfinished, other options", write(false, ids, otherOpts), 0, `option chunksize was "100", now "5000"`},
+		{"unfinished, same input", writeSettled(ids, opts), resumeRun, ""},
+		{"unfinished, other content", writeSettled(other, opts), 0, "/data/users.csv has other content"},
+		{"unfinished, other options", writeSettled(ids, otherOpts), 0, `option chunksize was "100", now "5000"`},
+		{"stopped before any progress, other input", write(false, other, opts), startFresh, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
