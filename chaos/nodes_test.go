@@ -89,6 +89,16 @@ func TestTransientFaults(t *testing.T) {
 			at:   [2]float64{0.1, 0.5},
 		},
 		{
+			// The bound: a restart of up to 10 s at RF 1 costs
+			// no row with the default options (a 60 s retry window).
+			name: "node stopped 10s at RF 1",
+			rf:   1,
+			on:   func(n int) []string { return []string{fmt.Sprintf("/nodes/%d/stop", n)} },
+			off:  func(n int) []string { return []string{fmt.Sprintf("/nodes/%d/start", n)} },
+			hold: 10 * time.Second,
+			at:   [2]float64{0.1, 0.3},
+		},
+		{
 			name: "node paused 5s",
 			rf:   1,
 			on:   func(n int) []string { return []string{fmt.Sprintf("/nodes/%d/pause", n)} },

@@ -1,7 +1,7 @@
 package loader
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,7 +16,9 @@ import (
 // never sent (send it) from one that may have been applied (unknown). One
 // line per request: "seq idx idx …". Senders share each fsync (group
 // commit): a sender appends its line with one write, then waits until a
-// sync that began after its write has finished.
+// sync that began after its write has finished. Acknowledged requests get
+// an "a seq idx …" line, written but not waited for: one lost in a crash
+// only leaves its rows unknown.
 type sentJournal struct {
 	path string
 	sync func(*os.File) error
@@ -87,6 +89,27 @@ func (j *sentJournal) mark(seq int64, idx []int32) error {
 	return j.err
 }
 
+// ack records that rows idx of chunk seq were acknowledged. A write error
+// is kept for the next mark to report.
+func (j *sentJournal) ack(seq int64, idx []int32) {
+	line := append([]byte("a "), strconv.AppendInt(nil, seq, 10)...)
+	for _, i := range idx {
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, int64(i), 10)
+	}
+	line = append(line, '\n')
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err != nil || j.f == nil {
+		return
+	}
+	n, err := j.f.Write(line)
+	j.size += int64(n)
+	if err != nil {
+		j.err = fmt.Errorf("counter journal %s: %w", j.path, err)
+	}
+}
+
 func (j *sentJournal) close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -109,23 +132,31 @@ func (j *sentJournal) remove() error {
 	return nil
 }
 
-// readSentJournal returns, per chunk, the records a stopped run sent. A
-// torn last line (the process was killed mid-write) names no request
-// that was sent: mark returns only after the whole line is written.
-func readSentJournal(path string) (map[int64][]int, error) {
-	f, err := os.Open(path)
+// readSentJournal returns, per chunk, the records a stopped run sent and
+// those it saw acknowledged. Only whole lines count: a line torn by a
+// machine crash is dropped. That is safe both ways: a request is sent
+// only after its whole line is synced, and a dropped acknowledgement only
+// leaves its rows unknown (a torn one could name the wrong row).
+func readSentJournal(path string) (sent, acked map[int64][]int, err error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("resume: counter journal: %w", err)
+		return nil, nil, fmt.Errorf("resume: counter journal: %w", err)
 	}
-	defer f.Close()
-	out := map[int64][]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[:i+1]
+	} else {
+		b = nil
+	}
+	sent, acked = map[int64][]int{}, map[int64][]int{}
+	for _, line := range strings.Split(string(b), "\n") {
+		fields := strings.Fields(line)
+		out := sent
+		if len(fields) > 0 && fields[0] == "a" {
+			out, fields = acked, fields[1:]
+		}
 		if len(fields) < 2 {
 			continue
 		}
@@ -133,16 +164,13 @@ func readSentJournal(path string) (map[int64][]int, error) {
 		if err != nil {
 			continue
 		}
-		for _, s := range fields[1:] {
-			i, err := strconv.Atoi(s)
+		for _, f := range fields[1:] {
+			i, err := strconv.Atoi(f)
 			if err != nil || i < 0 {
 				continue
 			}
 			out[seq] = append(out[seq], i)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("resume: counter journal %s: %w", path, err)
-	}
-	return out, nil
+	return sent, acked, nil
 }

@@ -145,11 +145,18 @@ func (lg *ledger) readRows(cr *chunkRecord) {
 // written accounts for rows the cluster acknowledged.
 func (lg *ledger) wrote(cr *chunkRecord, rows []*row) {
 	if cr.acked != nil {
+		idx := make([]int32, len(rows))
 		cr.mu.Lock()
-		for _, r := range rows {
+		for i, r := range rows {
 			cr.acked.set(int(r.idx))
+			idx[i] = r.idx
 		}
 		cr.mu.Unlock()
+		if lg.journal != nil {
+			// Not waited for: an acknowledgement that is lost only
+			// makes its rows unknown, never counts them twice.
+			lg.journal.ack(cr.seq, idx)
+		}
 	}
 	lg.written.Add(int64(len(rows)))
 	lg.resolve(cr, len(rows))
@@ -382,10 +389,24 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 		lg.priorDoubt[d.Seq] = priorDoubt{acked: acked, sendable: sendable, sent: sent}
 	}
 	if lg.journal != nil {
-		// The journal knows what was sent since the checkpoint was written.
-		sent, err := readSentJournal(lg.journal.path)
+		// The journal knows what was sent, and acknowledged, since the
+		// checkpoint was written.
+		sent, acked, err := readSentJournal(lg.journal.path)
 		if err != nil {
 			return err
+		}
+		for seq, idx := range acked {
+			pd, ok := lg.priorDoubt[seq]
+			if !ok {
+				continue // settled, or never sent
+			}
+			for _, i := range idx {
+				for len(pd.acked) <= i/64 {
+					pd.acked = append(pd.acked, 0)
+				}
+				pd.acked.set(i)
+			}
+			lg.priorDoubt[seq] = pd
 		}
 		for seq, idx := range sent {
 			pd, ok := lg.priorDoubt[seq]
