@@ -11,6 +11,7 @@ package loader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -161,36 +162,13 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	// batch pins its chunk's slabs, so a deep one costs memory.
 	batches := make(chan *batch, max(l.opts.MaxInFlight/4, 1))
 	var g errgroup.Group
-	// The reader is the one stage that can block where no context
-	// reaches: a read of stdin or a FIFO with no data, the open of a FIFO
-	// with no writer. Once reading should stop, it gets readGrace; a
-	// reader still blocked then is abandoned (its goroutine and the
-	// splitter are left to the process's exit), so that a stop never
-	// waits on a producer. Rows it has not handed out were never read.
-	readerDone := make(chan struct{})
-	abandoned := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		_ = l.read(readCtx, splitter, sources, chunks)
-	}()
-	go func() {
-		select {
-		case <-readerDone:
-			return
-		case <-readCtx.Done():
-		}
-		select {
-		case <-readerDone:
-		case <-time.After(readGrace):
-			close(abandoned)
-		}
-	}()
+	rd := l.startReader(readCtx, splitter, sources, chunks)
 	var workers sync.WaitGroup
 	for range l.opts.Workers {
 		workers.Add(1)
 		g.Go(func() error {
 			defer workers.Done()
-			return l.convertLoop(chunks, abandoned, batches)
+			return l.convertLoop(chunks, rd.abandoned, batches)
 		})
 	}
 	g.Go(func() error {
@@ -211,51 +189,16 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	stopTablets := l.followTablets()
 	stopCheckpoints := l.saveCheckpoints()
 	runErr := g.Wait()
-	select {
-	case <-readerDone:
-		splitter.Close()
-	default:
-		// Abandoned: chunks it handed out but no converter took are
-		// settled as not sent; it hands out no more (its context is done).
-		for drained := false; !drained; {
-			select {
-			case cr := <-chunks:
-				if cr != nil {
-					l.notSentChunk(cr)
-				}
-			default:
-				drained = true
-			}
-		}
-	}
+	rd.finish(splitter, chunks, l.notSentChunk)
 	stopWatch()
 	stopReports()
 	stopTablets()
 	stopCheckpoints()
 
-	complete := runErr == nil && l.abortErr.Load() == nil && ctx.Err() == nil &&
-		l.ledger.notSent.Load() == 0 && (l.table.Counter || l.ledger.unknown.Load() == 0)
-	if cp := l.ledger.cp; cp != nil {
-		err := cp.save(complete)
-		if err == nil && complete {
-			// A completed run leaves nothing in doubt.
-			err = l.ledger.journal.remove()
-		} else if cerr := l.ledger.journal.close(); err == nil {
-			err = cerr
-		}
-		if err != nil && runErr == nil {
-			runErr = err
-		}
-	}
-	// Rows that a resumed run loads again go after the final checkpoint.
-	if err := l.ledger.finish(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if err := l.errs.close(); err != nil && runErr == nil {
+	if err := l.closeLedger(ctx); err != nil && runErr == nil {
 		runErr = err
 	}
 	l.closeOwned()
-	l.owned = false
 	l.tracker.end.Store(time.Now().UnixNano())
 	sum := l.summary()
 	if runErr != nil {
@@ -270,6 +213,27 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	return sum, nil
+}
+
+// closeLedger writes the final checkpoint, then the rows a resumed run
+// loads again (after it, beyond the lengths it records), and closes the
+// error files.
+func (l *Loader) closeLedger(ctx context.Context) error {
+	complete := l.abortErr.Load() == nil && ctx.Err() == nil &&
+		l.ledger.notSent.Load() == 0 && (l.table.Counter || l.ledger.unknown.Load() == 0)
+	var errs []error
+	if cp := l.ledger.cp; cp != nil {
+		err := cp.save(complete)
+		if err == nil && complete {
+			// A completed run leaves nothing in doubt.
+			err = l.ledger.journal.remove()
+		} else if cerr := l.ledger.journal.close(); err == nil {
+			err = cerr
+		}
+		errs = append(errs, err)
+	}
+	errs = append(errs, l.ledger.finish(), l.errs.close())
+	return errors.Join(errs...)
 }
 
 // openLedger prepares the error files and, with --resume, the checkpoint:

@@ -12,6 +12,61 @@ import (
 	"github.com/cqlload/cqlload/csvparse"
 )
 
+// reader runs read on its own goroutine. It is the one stage that can
+// block where no context reaches: a read of stdin or a FIFO with no data,
+// the open of a FIFO with no writer. Once reading should stop it gets
+// readGrace; a reader still blocked then is abandoned (its goroutine and
+// the splitter are left to the process's exit), so that a stop never
+// waits on a producer. Rows it has not handed out were never read.
+type reader struct {
+	done      chan struct{}
+	abandoned chan struct{} // closed when the reader is given up on
+}
+
+func (l *Loader) startReader(ctx context.Context, s *csvparse.Splitter, sources []csvparse.Source, out chan *chunkRecord) *reader {
+	rd := &reader{done: make(chan struct{}), abandoned: make(chan struct{})}
+	go func() {
+		defer close(rd.done)
+		_ = l.read(ctx, s, sources, out)
+	}()
+	go func() {
+		select {
+		case <-rd.done:
+			return
+		case <-ctx.Done():
+		}
+		select {
+		case <-rd.done:
+		case <-time.After(readGrace):
+			close(rd.abandoned)
+		}
+	}()
+	return rd
+}
+
+// finish, once the converters have stopped, closes the splitter, or, if
+// the reader was abandoned, settles as not sent the chunks it had handed
+// out that no converter took (it hands out no more: its context is done).
+func (rd *reader) finish(s *csvparse.Splitter, chunks chan *chunkRecord, notSent func(*chunkRecord)) {
+	select {
+	case <-rd.done:
+		s.Close()
+		return
+	default:
+	}
+	for {
+		select {
+		case cr := <-chunks:
+			if cr == nil {
+				return
+			}
+			notSent(cr)
+		default:
+			return
+		}
+	}
+}
+
 // read is the only goroutine doing input I/O: it cuts chunks, enters each
 // in the ledger and hands it to the converters.
 func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, sources []csvparse.Source, out chan<- *chunkRecord) error {
