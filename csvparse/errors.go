@@ -60,7 +60,11 @@ func (e *InputError) Error() string {
 	case e.SuspectFrom > 0:
 		msg += fmt.Sprintf("; rows from lines %d–%d of %s came from a compressed member that failed its check; they may be altered", e.SuspectFrom, e.SuspectTo, e.File)
 	}
-	if e.Line > 0 {
+	switch {
+	case e.Line > 0 && e.Truncated:
+		// The partial record there was handed out, as Incomplete.
+		msg += fmt.Sprintf("; the input ends inside the record at line %d", e.Line)
+	case e.Line > 0:
 		msg += fmt.Sprintf("; lines %d and later were not read", e.Line)
 	}
 	return msg
