@@ -5,12 +5,18 @@ PKGS     := ./...
 FUZZTIME ?= 10s
 DEMO_PORT ?= 19042
 
-.PHONY: all build test test-short chaos bench demo lint fuzz integration up down clean
+.PHONY: all build install test test-short chaos bench demo lint fuzz integration up down clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
+
+# cqlload and cqlsim into GOBIN (default $(go env GOPATH)/bin). The
+# module's replace directive (the ScyllaDB gocql fork) rules out
+# `go install …@latest`; inside a clone it applies.
+install:
+	$(GO) install ./cmd/...
 
 # Unit and end-to-end tests (the latter start cqlsim in-process), with the
 # race detector.
