@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -19,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/cqlload/cqlload/cqlsim"
 )
 
@@ -28,6 +29,7 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+func (l *listFlag) Type() string       { return "file" }
 
 // run is main without the process: tests call it. It stops on SIGINT/SIGTERM.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -51,7 +53,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	cfg, statsAddr, err := parseFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
 		fmt.Fprintln(stderr, "cqlsim:", err)
@@ -120,7 +122,10 @@ Example: curl -X POST '127.0.0.1:8080/nodes/2/faults?rate=0.05&kind=write_timeou
 
 func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) {
 	var cfg cqlsim.Config
-	fs := flag.NewFlagSet("cqlsim", flag.ContinueOnError)
+	// The same flag library as cqlload, so both take --name value and
+	// --name=value alike.
+	fs := pflag.NewFlagSet("cqlsim", pflag.ContinueOnError)
+	fs.SortFlags = false
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: cqlsim [flags]\n\nRuns a simulated Cassandra cluster until interrupted.\n\nFlags:")
@@ -162,7 +167,7 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 	if dcs != "" {
 		cfg.DCs = dcs
 		set := false
-		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "nodes" })
+		fs.Visit(func(f *pflag.Flag) { set = set || f.Name == "nodes" })
 		if set {
 			cfg.Nodes = nodes
 		}
