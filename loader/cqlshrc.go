@@ -1,0 +1,125 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Cqlshrc is what a cqlsh user's configuration file says about reaching
+// the cluster: its [connection], [authentication] and [ssl] sections, as
+// cqlsh reads them. Its [copy] sections are COPY options, which
+// ApplyConfigFile applies. Zero fields were not set.
+type Cqlshrc struct {
+	Path string
+
+	Hostname       string
+	Port           int
+	SSL            bool
+	ConnectTimeout time.Duration
+	RequestTimeout time.Duration
+
+	Username, Password, Keyspace string
+
+	CertFile, UserKey, UserCert string
+	// Validate is [ssl] validate: verify the nodes' certificates; nil
+	// when not set (cqlsh's default is to verify).
+	Validate *bool
+
+	// Warnings are what cqlsh would print about the file, such as a
+	// password in a file that other users can read.
+	Warnings []string
+}
+
+// DefaultCqlshrcPath is where cqlsh looks: ~/.cassandra/cqlshrc.
+func DefaultCqlshrcPath() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".cassandra", "cqlshrc")
+}
+
+// ReadCqlshrc reads the file at path. A missing file at the default path
+// is no error (cqlsh starts without one): ok is false then.
+func ReadCqlshrc(path string) (rc *Cqlshrc, ok bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("cqlshrc: %w", err)
+	}
+	defer f.Close()
+	sections, err := readINI(f)
+	if err != nil {
+		return nil, false, fmt.Errorf("cqlshrc %s: %w", path, err)
+	}
+	rc = &Cqlshrc{Path: path}
+	var errs []error
+	get := func(section, key string) (string, bool) {
+		for _, kv := range sections[section] {
+			if strings.EqualFold(kv[0], key) {
+				return kv[1], true
+			}
+		}
+		return "", false
+	}
+	boolOf := func(section, key string) (bool, bool) {
+		v, ok := get(section, key)
+		if !ok {
+			return false, false
+		}
+		b, err := parseBool(key, v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("[%s] %w", section, err))
+		}
+		return b, true
+	}
+	seconds := func(section, key string) time.Duration {
+		v, ok := get(section, key)
+		if !ok {
+			return 0
+		}
+		s, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || s <= 0 {
+			errs = append(errs, fmt.Errorf("[%s] %s: want seconds, got %q", section, key, v))
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	rc.Hostname, _ = get("connection", "hostname")
+	if v, ok := get("connection", "port"); ok {
+		p, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || p <= 0 || p > 65535 {
+			errs = append(errs, fmt.Errorf("[connection] port: %q is not a port", v))
+		}
+		rc.Port = p
+	}
+	rc.SSL, _ = boolOf("connection", "ssl")
+	rc.ConnectTimeout = seconds("connection", "connect_timeout")
+	rc.RequestTimeout = seconds("connection", "request_timeout")
+	rc.Username, _ = get("authentication", "username")
+	rc.Password, _ = get("authentication", "password")
+	rc.Keyspace, _ = get("authentication", "keyspace")
+	rc.CertFile, _ = get("ssl", "certfile")
+	rc.UserKey, _ = get("ssl", "userkey")
+	rc.UserCert, _ = get("ssl", "usercert")
+	if v, ok := boolOf("ssl", "validate"); ok {
+		rc.Validate = &v
+	}
+	if rc.Password != "" {
+		if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+			rc.Warnings = append(rc.Warnings, fmt.Sprintf("%s holds a password and other users can read it (mode %v): chmod 600 it", path, st.Mode().Perm()))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, false, fmt.Errorf("cqlshrc %s: %w", path, err)
+	}
+	return rc, true, nil
+}
