@@ -41,7 +41,9 @@ type Dialect struct {
 	// file, after the header (SKIPROWS). Default 0.
 	SkipRows int
 	// MaxRows is the number of records read from each file after
-	// skipping (MAXROWS); < 0 means no limit. Default -1.
+	// skipping (MAXROWS); < 0 means no limit. Default -1. With a single
+	// input it counts the skipped records too, as cqlsh does: SkipRows 3
+	// and MaxRows 4 read one record.
 	MaxRows int
 	// Encoding names the character encoding of the input (ENCODING):
 	// "" or "utf-8" (default), "latin-1" (also "latin1", "iso-8859-1"),

@@ -50,7 +50,10 @@
 // MaxRows count records (not lines) and apply to each file separately:
 // cqlsh applies them across files only as a side effect of how it reads,
 // and per file is what a directory of exports with headers needs. Records
-// after MaxRows are not read at all.
+// after MaxRows are not read at all. With a single input, MaxRows counts
+// the records SkipRows dropped, as cqlsh's does (SkipRows 3 and MaxRows 4
+// read one record); with several, MaxRows records are read from each file
+// after its SkipRows.
 //
 // # Accounting
 //

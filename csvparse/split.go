@@ -143,7 +143,9 @@ type Splitter struct {
 // maxChunkBytes > 0, at most maxChunkBytes bytes unless one record alone
 // is larger; a record is never split. Inputs are decompressed (.gz and
 // .zst, by magic bytes or extension), decoded from d.Encoding to UTF-8
-// and stripped of a UTF-8 BOM. An invalid d makes Next fail.
+// and stripped of a UTF-8 BOM. An invalid d makes Next fail. With a
+// single source, d.MaxRows includes the records d.SkipRows drops (see the
+// package documentation).
 func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes int) *Splitter {
 	s := &Splitter{
 		sources:       sources,
@@ -161,6 +163,11 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 	}
 	if err := d.Validate(); err != nil {
 		s.err = fmt.Errorf("csv options: %w", err)
+	}
+	if len(sources) == 1 && d.MaxRows >= 0 {
+		// One input: MAXROWS counts the rows SKIPROWS dropped, as in
+		// cqlsh's readers (SKIPROWS = 3 AND MAXROWS = 4 reads 1 row).
+		s.d.MaxRows = max(0, d.MaxRows-d.SkipRows)
 	}
 	s.enc, _ = lookupEncoding(d.Encoding)
 	return s

@@ -507,3 +507,40 @@ func TestPlainChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipRowsMaxRowsOneInput: with one input MAXROWS counts the skipped
+// records, as cqlsh's readers do; with several it applies to each file
+// after its SKIPROWS.
+func TestSkipRowsMaxRowsOneInput(t *testing.T) {
+	in := []byte("a\nb\nc\nd\ne\nf\ng\nh\n")
+	tests := []struct {
+		files, skip, max int
+		wantPerFile      int
+	}{
+		{1, 3, 4, 1},
+		{1, 3, 3, 0},
+		{1, 3, 2, 0},
+		{1, 3, -1, 5},
+		{1, 0, 4, 4},
+		{1, 3, 20, 5},
+		{2, 3, 4, 4},
+		{2, 3, 1, 1},
+		{3, 2, -1, 6},
+	}
+	for _, tt := range tests {
+		var srcs []Source
+		for i := 0; i < tt.files; i++ {
+			srcs = append(srcs, memSource(fmt.Sprintf("f%d", i), in, false))
+		}
+		d := dialect(func(d *Dialect) { d.SkipRows, d.MaxRows = tt.skip, tt.max })
+		for _, k := range []int{1, 3, 100} {
+			chunks, recs := split(t, NewSplitter(srcs, d, k, 0), d)
+			if want := tt.files * tt.wantPerFile; len(recs) != want {
+				t.Errorf("%d files, SKIPROWS %d, MAXROWS %d, chunks of %d: %d records, want %d", tt.files, tt.skip, tt.max, k, len(recs), want)
+			}
+			if n := sumInput(chunks); n != int64(tt.files*len(in)) {
+				t.Errorf("%d files, SKIPROWS %d, MAXROWS %d: InputBytes sum %d, want %d", tt.files, tt.skip, tt.max, n, tt.files*len(in))
+			}
+		}
+	}
+}
