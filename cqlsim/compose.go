@@ -10,9 +10,10 @@ import (
 // compose serializes a literal whose elements are bound at execution, in
 // the protocol v3+ layout: tuples and UDTs as [int length][bytes] per field
 // (-1 for null), collections with an int count first, sets and maps sorted
-// and without duplicates as Cassandra stores them, vectors of fixed-size
-// elements as their bare concatenation. Validation of the whole value is
-// left to the caller, as for any bound value.
+// and without duplicates as Cassandra stores them, vectors as their
+// elements back to back, each after its unsigned vint length unless the
+// element type is fixed-length (cql.AppendVectorElement). Validation of
+// the whole value is left to the caller, as for any bound value.
 func (a *execArgs) compose(s *source) ([]byte, error) {
 	elems := make([][]byte, len(s.parts))
 	for i, p := range s.parts {
@@ -49,7 +50,7 @@ func (a *execArgs) compose(s *source) ([]byte, error) {
 	case cql.Vector:
 		out = []byte{}
 		for _, v := range elems {
-			out = append(out, v...)
+			out = cql.AppendVectorElement(s.typ, out, v)
 		}
 	case cql.List:
 		out = binary.BigEndian.AppendUint32(nil, uint32(len(elems)))

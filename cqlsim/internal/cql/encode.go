@@ -525,17 +525,13 @@ func encodeVector(t *Type, elems []Term, env *encodeEnv) ([]byte, error) {
 	if len(elems) != t.Dim {
 		return nil, fmt.Errorf("invalid vector literal for %s: expected %d elements, got %d", t, t.Dim, len(elems))
 	}
-	fixed := fixedSize(t.Elems[0]) > 0
 	var out []byte
 	for _, e := range elems {
 		b, err := encodeElem(t, t.Elems[0], e, env)
 		if err != nil {
 			return nil, err
 		}
-		if !fixed {
-			out = appendUvarint(out, uint64(len(b)))
-		}
-		out = append(out, b...)
+		out = AppendVectorElement(t, out, b)
 	}
 	return out, nil
 }

@@ -192,17 +192,20 @@ func validateFields(t *Type, b []byte, n int, field func(int) *Type) error {
 	return nil
 }
 
-// fixedSize is the serialized size of a fixed-size type, or 0 for
-// variable-length types. Vectors of fixed-size elements are packed.
+// fixedSize is the element size of a vector whose elements are laid out
+// back to back, or 0 when each element carries an unsigned vint length.
+// It follows Cassandra's VectorType, which packs an element type only when
+// its valueLengthIfFixed is set: boolean, int, float, bigint, timestamp,
+// double, uuid, timeuuid and vectors of those. smallint, tinyint, date and
+// time have one size too but do not declare it, so their vectors carry
+// lengths (as every driver writes them).
 func fixedSize(t *Type) int {
 	switch t.Kind {
-	case Boolean, Tinyint:
+	case Boolean:
 		return 1
-	case Smallint:
-		return 2
-	case Int, Float, Date:
+	case Int, Float:
 		return 4
-	case Bigint, Counter, Double, Timestamp, Time:
+	case Bigint, Double, Timestamp:
 		return 8
 	case Uuid, Timeuuid:
 		return 16
@@ -212,6 +215,16 @@ func fixedSize(t *Type) int {
 		}
 	}
 	return 0
+}
+
+// AppendVectorElement appends one element of a vector of type t to dst:
+// its bytes as they are for fixed-length element types, else preceded by
+// their length as an unsigned vint.
+func AppendVectorElement(t *Type, dst, elem []byte) []byte {
+	if fixedSize(t.Elems[0]) == 0 {
+		dst = appendUvarint(dst, uint64(len(elem)))
+	}
+	return append(dst, elem...)
 }
 
 // validateVector checks a vector: dim packed elements for fixed-size element

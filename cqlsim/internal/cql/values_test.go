@@ -455,15 +455,40 @@ func TestVint(t *testing.T) {
 	}
 }
 
+// TestVectorsOfOtherTypes covers every element type. Cassandra's VectorType
+// lays out back to back only the elements of types whose
+// valueLengthIfFixed is set (boolean, int, float, bigint, timestamp, double,
+// uuid, timeuuid, and vectors of them); every other element, smallint,
+// tinyint, date and time included, follows its unsigned vint length.
 func TestVectorsOfOtherTypes(t *testing.T) {
 	tests := []struct{ typ, lit, want string }{
-		{"vector<int, 2>", "[1, -1]", "00000001 ffffffff"},
-		{"vector<bigint, 1>", "[2]", "0000000000000002"},
+		// Fixed-length: no lengths.
 		{"vector<boolean, 2>", "[true, false]", "01 00"},
-		{"vector<smallint, 2>", "[1, 2]", "0001 0002"},
+		{"vector<int, 2>", "[1, -1]", "00000001 ffffffff"},
+		{"vector<float, 2>", "[1.0, 2.0]", "3f800000 40000000"},
+		{"vector<bigint, 1>", "[2]", "0000000000000002"},
+		{"vector<double, 1>", "[1.5]", "3ff8000000000000"},
+		{"vector<timestamp, 1>", "[1000]", "00000000000003e8"},
 		{"vector<uuid, 1>", "[123e4567-e89b-12d3-a456-426614174000]", "123e4567e89b12d3a456426614174000"},
+		{"vector<timeuuid, 1>", "[50554d6e-29bb-11e5-b345-feff819cdc9f]", "50554d6e29bb11e5b345feff819cdc9f"},
 		{"vector<vector<float, 2>, 2>", "[[1.0, 2.0], [3.0, 4.0]]", "3f800000 40000000 40400000 40800000"},
+		// Variable-length: each element after its length.
+		{"vector<smallint, 2>", "[1, 2]", "02 0001 02 0002"},
+		{"vector<tinyint, 3>", "[1, -1, 0]", "01 01 01 ff 01 00"},
+		{"vector<date, 1>", "['1970-01-01']", "04 80000000"},
+		{"vector<time, 1>", "[1000]", "08 00000000000003e8"},
+		{"vector<text, 2>", "['a', '']", "01 61 00"},
+		{"vector<ascii, 1>", "['ab']", "02 6162"},
+		{"vector<blob, 1>", "[0xcafe]", "02 cafe"},
+		{"vector<varint, 1>", "[128]", "02 0080"},
+		{"vector<decimal, 1>", "[1.5]", "05 00000001 0f"},
+		{"vector<inet, 1>", "['127.0.0.1']", "04 7f000001"},
+		{"vector<duration, 1>", "[1d]", "03 000200"},
 		{"vector<frozen<list<int>>, 2>", "[[1], []]", "0c 00000001 00000004 00000001 04 00000000"},
+		{"vector<frozen<set<int>>, 1>", "[{2}]", "0c 00000001 00000004 00000002"},
+		{"vector<frozen<map<int, int>>, 1>", "[{1: 2}]", "14 00000001 00000004 00000001 00000004 00000002"},
+		{"vector<frozen<tuple<int>>, 1>", "[(1)]", "08 00000004 00000001"},
+		{"vector<vector<smallint, 1>, 2>", "[[1], [2]]", "03 02 0001 03 02 0002"},
 	}
 	for _, tc := range tests {
 		typ := testType(t, tc.typ)
@@ -479,6 +504,18 @@ func TestVectorsOfOtherTypes(t *testing.T) {
 		}
 		if f := Format(typ, got); strings.HasPrefix(f, "0x") {
 			t.Errorf("Format(%s) = %s, want a literal", tc.typ, f)
+		}
+	}
+	// Packed smallints, tinyints, dates and times are not what Cassandra reads.
+	for _, tc := range []struct{ typ, hex string }{
+		{"vector<smallint, 2>", "00010002"},
+		{"vector<tinyint, 2>", "0102"},
+		{"vector<date, 1>", "80000000"},
+		{"vector<time, 1>", "00000000000003e8"},
+	} {
+		b, _ := hex.DecodeString(tc.hex)
+		if err := Validate(testType(t, tc.typ), b); err == nil {
+			t.Errorf("Validate(%s, %s) accepted elements without lengths", tc.typ, tc.hex)
 		}
 	}
 }
