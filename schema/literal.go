@@ -658,9 +658,11 @@ func (t *Type) fieldIndex(name []byte) int {
 	return k
 }
 
-// fixedSize gives the serialized size of types whose values all have one
-// size; vectors of them are written without per-element lengths. The list
-// follows the driver (gocql's isVectorVariableLengthType).
+// fixedSize gives the serialized size of a vector element type that
+// Cassandra's VectorType packs (its valueLengthIfFixed is set), or 0;
+// vectors of these are written without per-element lengths. smallint,
+// tinyint, date and time have one size but are not among them: their
+// elements carry a length, as gocql's isVectorVariableLengthType agrees.
 func fixedSize(t *Type) int {
 	switch t.Kind {
 	case KindBoolean:
