@@ -64,7 +64,7 @@ var (
 	errBlobHex     = errors.New("after 0x, not pairs of hex digits")
 	errNotUUID     = errors.New("not a UUID")
 	errNotInet     = errors.New("not an IPv4 or IPv6 address")
-	errNotDate     = errors.New("not a date (yyyy-mm-dd or days since 1970-01-01)")
+	errNotDate     = errors.New("not a date (yyyy-mm-dd, or a day number on which 2147483648 is 1970-01-01)")
 	errNotTime     = errors.New("not a time (hh:mm:ss[.fffffffff] or nanoseconds since midnight)")
 	errNotDuration = errors.New("not a duration (like 1h30m, P1DT2H, P2W or P0001-02-03T04:05:06)")
 	errDecimalNaN  = errors.New("NaN and Infinity are not decimal values")

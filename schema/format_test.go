@@ -106,7 +106,10 @@ func (cf cqlshFormatter) format(t *Type, b []byte, nested bool) (string, error) 
 		days := int64(binary.BigEndian.Uint32(b)) - 1<<31
 		y, m, d := civilFromDays(days)
 		if y < 1 || y > 9999 {
-			return strconv.FormatInt(days, 10), nil
+			// cqlsh writes the signed count of days from 1970-01-01,
+			// which Cassandra (and cqlload) would read as another day:
+			// the day number Cassandra reads is the wire value.
+			return strconv.FormatUint(uint64(binary.BigEndian.Uint32(b)), 10), nil
 		}
 		return fmt.Sprintf("%04d-%02d-%02d", y, m, d), nil
 	case KindTime:

@@ -110,7 +110,9 @@ func (l strftimeLayout) parse(s []byte) (c civil, ok bool) {
 			}
 			i = j
 		case 'Y':
-			v, n := digits(s[i:], 4, 4)
+			// One to four digits: cqlsh COPY TO writes years before
+			// 1000 unpadded (999-12-31, 1-01-01).
+			v, n := digits(s[i:], 1, 4)
 			if n == 0 {
 				return c, false
 			}

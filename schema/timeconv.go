@@ -66,17 +66,20 @@ func (b *builder) civilMillis(c civil) (int64, error) {
 	return t.Unix()*1000 + ms, nil
 }
 
-// parseCQLTimestamp reads the CQL literal forms: yyyy-mm-dd, optionally
+// parseCQLTimestamp reads the CQL literal forms: yyyy-mm-dd (the year
+// may have one to four digits), optionally
 // followed by a space or T and hh:mm[:ss[.f{1,9}]], optionally followed by a
 // zone (see parseLiteralZone). It reports ok=false when the text does not
 // have that shape.
 func parseCQLTimestamp(s []byte) (c civil, ok bool) {
-	y, n := digits(s, 4, 4)
-	if n == 0 || len(s) < 5 || s[4] != '-' {
+	// Years of one to three digits are what cqlsh COPY TO writes before
+	// the year 1000 (999-12-31 23:59:59.999+0000).
+	y, n := digits(s, 1, 4)
+	if n == 0 || len(s) <= n || s[n] != '-' {
 		return c, false
 	}
 	c.year = y
-	i := 5
+	i := n + 1
 	if c.month, n = digits(s[i:], 1, 2); n == 0 {
 		return c, false
 	}
@@ -184,9 +187,11 @@ func parseInt64(s []byte) (int64, bool) {
 }
 
 // convertDate accepts yyyy-mm-dd (as Python's strptime("%Y-%m-%d"), so
-// months and days may have one digit and a leading + is allowed), and a
-// signed integer counting days from 1970-01-01 (what cqlsh COPY TO writes
-// for dates outside years 1–9999). The wire form is that count plus 2^31.
+// months and days may have one digit and a leading + is allowed), and an
+// integer read as Cassandra reads one: an unsigned 32-bit day number on
+// which 2^31 is 1970-01-01, which is also the wire form. Eight digits that
+// read as yyyymmdd (20200102) are refused rather than taken for a day
+// some five million years before the epoch.
 func convertDate(dst, field []byte) ([]byte, error) {
 	s := field
 	if len(s) > 0 && s[0] == '+' {
@@ -213,10 +218,35 @@ func convertDate(dst, field []byte) ([]byte, error) {
 	if !ok {
 		return dst, errNotDate
 	}
-	if days < math.MinInt32 || days > math.MaxInt32 {
-		return dst, &RangeError{Min: "-2147483648", Max: "2147483647"}
+	if y, m, d, ok := yyyymmdd(field); ok {
+		return dst, &compactDateError{y: y, m: m, d: d}
 	}
-	return binary.BigEndian.AppendUint32(dst, uint32(days+1<<31)), nil
+	if days < 0 || days > math.MaxUint32 {
+		return dst, &RangeError{Min: "0", Max: "4294967295"}
+	}
+	return binary.BigEndian.AppendUint32(dst, uint32(days)), nil
+}
+
+// yyyymmdd reads eight digits as a date written without dashes.
+func yyyymmdd(s []byte) (y, m, d int, ok bool) {
+	if len(s) != 8 {
+		return 0, 0, 0, false
+	}
+	y, n1 := digits(s[0:4], 4, 4)
+	m, n2 := digits(s[4:6], 2, 2)
+	d, n3 := digits(s[6:8], 2, 2)
+	if n1 != 4 || n2 != 2 || n3 != 2 || y < 1 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+		return 0, 0, 0, false
+	}
+	return y, m, d, true
+}
+
+// compactDateError is an integer date that reads as yyyymmdd.
+type compactDateError struct{ y, m, d int }
+
+func (e *compactDateError) Error() string {
+	return fmt.Sprintf("reads as %04d-%02d-%02d without dashes: write dates as yyyy-mm-dd "+
+		"(an integer date is a day number on which 2147483648 is 1970-01-01, as Cassandra reads it)", e.y, e.m, e.d)
 }
 
 const nanosPerDay = 86400 * 1e9

@@ -10,6 +10,11 @@ func TestTimestampValues(t *testing.T) {
 	runConvCases(t, DefaultFormats(), []convCase{
 		// DATETIMEFORMAT's default, %Y-%m-%d %H:%M:%S%z.
 		{"timestamp", "2020-01-02 03:04:05+0000", "2020-01-02T03:04:05.000Z"},
+		// Years before 1000 as cqlsh COPY TO writes them: unpadded.
+		{"timestamp", "999-12-31 23:59:59.999+0000", "0999-12-31T23:59:59.999Z"},
+		{"timestamp", "1-01-01 00:00:00.000+0000", "0001-01-01T00:00:00.000Z"},
+		{"timestamp", "99-02-03 04:05:06+0000", "0099-02-03T04:05:06.000Z"},
+		{"timestamp", "999-12-31", "0999-12-31T00:00:00.000Z"},
 		{"timestamp", "2020-01-02 03:04:05+0200", "2020-01-02T01:04:05.000Z"},
 		{"timestamp", "2020-01-02 03:04:05-0130", "2020-01-02T04:34:05.000Z"},
 		{"timestamp", "2020-01-02 03:04:05+02:00", "2020-01-02T01:04:05.000Z"},
@@ -160,9 +165,13 @@ func TestDateTimeDuration(t *testing.T) {
 		{"date", "9999-12-31", "9999-12-31"},
 		{"date", "2020-2-9", "2020-02-09"},
 		{"date", "+2020-01-02", "2020-01-02"},
-		{"date", "0", "1970-01-01"},
-		{"date", "18262", "2020-01-01"},
-		{"date", "-1", "1969-12-31"},
+		// An integer is Cassandra's unsigned day number: 2^31 is the epoch.
+		{"date", "2147483648", "1970-01-01"},
+		{"date", "2147501910", "2020-01-01"},
+		{"date", "2147483647", "1969-12-31"},
+		{"date", "2146764486", "0001-01-01"},
+		{"date", "+2147483648", "1970-01-01"},
+		{"date", "99999999", "-5603850-03-04"}, // eight digits, but no yyyymmdd
 		{"time", "00:00:00", "0s"},
 		{"time", "01:02:03", "1h2m3s"},
 		{"time", "1:2:3", "1h2m3s"},
@@ -187,10 +196,15 @@ func TestDateTimeDuration(t *testing.T) {
 	})
 	runErrCases(t, DefaultFormats(), []errCase{
 		{"date", "2020-02-30", `invalid date "2020-02-30": no such date 2020-02-30`},
-		{"date", "2020-01", `invalid date "2020-01": not a date (yyyy-mm-dd or days since 1970-01-01)`},
-		{"date", "2020-01-02 00:00", `invalid date "2020-01-02 00:00": not a date (yyyy-mm-dd or days since 1970-01-01)`},
-		{"date", "", `invalid date "": not a date (yyyy-mm-dd or days since 1970-01-01)`},
-		{"date", "2147483648", `date 2147483648 out of range [-2147483648, 2147483647]`},
+		{"date", "2020-01", `invalid date "2020-01": not a date (yyyy-mm-dd, or a day number on which 2147483648 is 1970-01-01)`},
+		{"date", "2020-01-02 00:00", `invalid date "2020-01-02 00:00": not a date (yyyy-mm-dd, or a day number on which 2147483648 is 1970-01-01)`},
+		{"date", "", `invalid date "": not a date (yyyy-mm-dd, or a day number on which 2147483648 is 1970-01-01)`},
+		{"date", "4294967296", `date 4294967296 out of range [0, 4294967295]`},
+		{"date", "-1", `date -1 out of range [0, 4294967295]`},
+		// Eight digits that read as yyyymmdd: Cassandra would store a day
+		// 5.8 million years ago, cqlsh refuses them.
+		{"date", "20200102", `invalid date "20200102": reads as 2020-01-02 without dashes: write dates as yyyy-mm-dd (an integer date is a day number on which 2147483648 is 1970-01-01, as Cassandra reads it)`},
+		{"date", "19700101", `invalid date "19700101": reads as 1970-01-01 without dashes: write dates as yyyy-mm-dd (an integer date is a day number on which 2147483648 is 1970-01-01, as Cassandra reads it)`},
 		{"time", "24:00:00", `invalid time "24:00:00": time 24:00:00 out of range`},
 		{"time", "12:00", `invalid time "12:00": not a time (hh:mm:ss[.fffffffff] or nanoseconds since midnight)`},
 		{"time", "12:00:00.1234567890", `invalid time "12:00:00.1234567890": not a time (hh:mm:ss[.fffffffff] or nanoseconds since midnight)`},
