@@ -11,6 +11,7 @@ import random
 import sys
 import uuid
 
+from cassandra import InvalidRequest
 from cassandra.cluster import Cluster
 from cassandra.murmur3 import murmur3
 from cassandra.query import BatchStatement, BatchType, SimpleStatement
@@ -142,6 +143,36 @@ def main():
     session.execute(b)
     row = session.execute("SELECT n FROM py.cnt WHERE k = 'a'").one()
     check(row is not None and row.n == 10, "counter after batch: %r" % (row,))
+
+    # Nulls inside collections. A null literal, or a null bound to a marker
+    # inside a collection literal, is refused by the server as Cassandra
+    # refuses it; nothing is written.
+    session.execute("CREATE TABLE py.coll (k int PRIMARY KEY, m map<text, int>, l list<int>, s set<int>)")
+    refused = [
+        ("INSERT INTO py.coll (k, m) VALUES (1, {'a': null})", None),
+        ("INSERT INTO py.coll (k, l) VALUES (1, [1, null])", None),
+        ("INSERT INTO py.coll (k, s) VALUES (1, {null})", None),
+        ("UPDATE py.coll SET m = m + {'a': null} WHERE k = 1", None),
+        ("INSERT INTO py.coll (k, l) VALUES (1, [1, ?])", [None]),
+        ("INSERT INTO py.coll (k, m) VALUES (1, {'a': ?})", [None]),
+    ]
+    for q, args in refused:
+        try:
+            if args is None:
+                session.execute(q)
+            else:
+                session.execute(session.prepare(q), args)
+            check(False, "%s %r was accepted" % (q, args))
+        except InvalidRequest as e:
+            check("null is not supported inside collections" in str(e), "%s %r: %s" % (q, args, e))
+    check(session.execute("SELECT k FROM py.coll WHERE k = 1").one() is None, "a refused write left a row")
+    # None inside a bound collection is no null on the wire: this driver
+    # writes it as an empty value, which Cassandra's Int32Type accepts, and
+    # reads it back as None.
+    session.execute(session.prepare("INSERT INTO py.coll (k, m, l) VALUES (?, ?, ?)"), [2, {"a": None}, [1, None]])
+    row = session.execute("SELECT m, l FROM py.coll WHERE k = 2").one()
+    check(row is not None and dict(row.m) == {"a": None} and list(row.l) == [1, None],
+          "None inside bound collections read back as %r" % (row,))
 
     cluster.shutdown()
     if failures:
