@@ -57,6 +57,10 @@ type planField struct {
 	// already is in the chunk (schema.Verbatim): long text is not copied.
 	// Never set for key columns, whose converters check a size limit.
 	verbatim func([]byte) bool
+	// emptyNull: an empty field, quoted or not, is a null, as cqlsh
+	// has it for every type but text, varchar and ascii, where it is
+	// the empty string.
+	emptyNull bool
 	// tuple > 0: a top-level tuple column, bound element by element at
 	// bind, bind+1, … (gocql flattens tuple bind markers; see
 	// schema.InsertStatement).
@@ -126,7 +130,7 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 		if !ok {
 			return nil, fmt.Errorf("column %s is not bound by the statement %q", c.Name, p.stmt)
 		}
-		pf := planField{col: c, bind: b, conv: conv, key: isKey[c.Name], tuple: tuple}
+		pf := planField{col: c, bind: b, conv: conv, key: isKey[c.Name], tuple: tuple, emptyNull: !c.Type.IsText()}
 		if !pf.key && tuple == 0 {
 			pf.verbatim = schema.Verbatim(c.Type, o.Formats)
 		}
@@ -302,9 +306,15 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			if pf.bind < 0 {
 				continue
 			}
-			if !rec.Quoted[i] && bytes.Equal(f, nullMarker) {
+			if len(f) == 0 && pf.emptyNull || !rec.Quoted[i] && bytes.Equal(f, nullMarker) {
 				if pf.key {
 					bad, badField = fmt.Sprintf("column %s: null value for a primary key column", pf.col.Name), i
+					break
+				}
+				if p.counter {
+					// Binding it unset would count the row as written
+					// though nothing was.
+					bad, badField = fmt.Sprintf("column %s: no value for a counter column (a counter update needs a number; write 0 to leave it unchanged)", pf.col.Name), i
 					break
 				}
 				switch {
@@ -315,7 +325,7 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 					for j := range pf.tuple {
 						vals[pf.bind+j] = (*cell)(nil)
 					}
-				case l.opts.NullMode == NullUnset || p.counter:
+				case l.opts.NullMode == NullUnset:
 					vals[pf.bind] = gocql.UnsetValue
 				default:
 					vals[pf.bind] = (*cell)(nil)
