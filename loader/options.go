@@ -106,6 +106,37 @@ type Options struct {
 	// Backoff is the first retry delay; it doubles per attempt with full
 	// jitter, capped at MaxBackoff.
 	Backoff, MaxBackoff time.Duration
+
+	// explicit lists the options given through SetOption (canonical
+	// lower-case names), for the defaults that depend on others: see
+	// Explicit. Appended only, so a copy of Options never sees another
+	// copy's later additions.
+	explicit []string
+}
+
+// Explicit reports whether the option (a cqlsh COPY option name or a
+// flag's alias, case-insensitive) was set through SetOption, as opposed
+// to left at its default.
+func (o *Options) Explicit(name string) bool {
+	n := canonicalOption(name)
+	for _, e := range o.explicit {
+		if e == n {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalOption maps the aliases SetOption accepts to one name.
+func canonicalOption(name string) string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	switch n {
+	case "nullval":
+		return "null"
+	case "workers":
+		return "numprocesses"
+	}
+	return strings.ReplaceAll(n, "-", "")
 }
 
 // DefaultOptions returns cqlsh COPY FROM's defaults.
@@ -135,8 +166,15 @@ func DefaultOptions() Options {
 	}
 }
 
-// Validate reports every problem with the options at once.
+// Validate reports every problem with the options at once. It first
+// settles the batch sizes as cqlsh users expect: an explicit MAXBATCHSIZE
+// below the default MINBATCHSIZE lowers MINBATCHSIZE to it, and an
+// explicit MINBATCHSIZE above the default MAXBATCHSIZE raises
+// MAXBATCHSIZE to it; only two explicit, contradictory values are an
+// error. (Options set as fields rather than through SetOption count as
+// explicit unless they equal DefaultOptions'.)
 func (o *Options) Validate() error {
+	o.settleBatchSizes()
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if o.Session == nil && len(o.Hosts) == 0 {
@@ -185,6 +223,22 @@ func (o *Options) Validate() error {
 	return errors.Join(errs...)
 }
 
+// settleBatchSizes lets one explicit batch size move the other's default.
+func (o *Options) settleBatchSizes() {
+	if o.MinBatchSize <= o.MaxBatchSize || o.MaxBatchSize < 1 {
+		return
+	}
+	d := DefaultOptions()
+	minSet := o.Explicit("minbatchsize") || o.MinBatchSize != d.MinBatchSize
+	maxSet := o.Explicit("maxbatchsize") || o.MaxBatchSize != d.MaxBatchSize
+	switch {
+	case maxSet && !minSet:
+		o.MinBatchSize = o.MaxBatchSize
+	case minSet && !maxSet:
+		o.MaxBatchSize = o.MinBatchSize
+	}
+}
+
 // cqlsh option names that only apply to COPY TO: accepted by cqlsh in a
 // COPY FROM too (and ignored there), so cqlload says so instead of failing.
 var copyToOnly = map[string]bool{
@@ -196,7 +250,7 @@ var copyToOnly = map[string]bool{
 // value as written in the WITH clause without quotes). Flags of the CLI
 // go through here too, so both forms share one meaning per option.
 // CONFIGFILE is handled by the caller, since it reads more options.
-func (o *Options) SetOption(name, value string) error {
+func (o *Options) SetOption(name, value string) (err error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	intv := func() (int, error) {
 		v, err := strconv.Atoi(strings.TrimSpace(value))
@@ -206,12 +260,17 @@ func (o *Options) SetOption(name, value string) error {
 		return v, nil
 	}
 	char := func() (byte, error) {
-		if len(value) != 1 || value[0] >= 0x80 {
-			return 0, fmt.Errorf("option %s: want a single ASCII character, got %q", strings.ToUpper(n), value)
+		v := unescapeChar(value)
+		if len(v) != 1 || v[0] >= 0x80 {
+			return 0, fmt.Errorf("option %s: want a single ASCII character (or \\t for a tab), got %q", strings.ToUpper(n), value)
 		}
-		return value[0], nil
+		return v[0], nil
 	}
-	var err error
+	defer func() {
+		if err == nil {
+			o.explicit = append(o.explicit, canonicalOption(n))
+		}
+	}()
 	switch n {
 	case "header":
 		o.Dialect.Header, err = parseBool(n, value)
@@ -340,6 +399,19 @@ func ParseConsistency(s string) (gocql.Consistency, error) {
 		return 0, fmt.Errorf("unknown consistency level %q", s)
 	}
 	return c, nil
+}
+
+// unescapeChar reads the escape forms cqlsh users type for DELIMITER,
+// QUOTE and ESCAPE: '\t' (also '\\t', as shells pass it on) is a tab,
+// and '\\' a backslash. Anything else is returned as written.
+func unescapeChar(v string) string {
+	switch v {
+	case `\t`, `\\t`:
+		return "\t"
+	case `\\`:
+		return `\`
+	}
+	return v
 }
 
 func parseBool(name, v string) (bool, error) {

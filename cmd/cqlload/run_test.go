@@ -36,7 +36,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--table", "t", "x.csv"}, "keyspace.table"},
 		{[]string{"--table", "ks.t"}, "no input files"},
 		{[]string{"--table", "ks.t", "--chunk-size", "0", "x.csv"}, "CHUNKSIZE must be at least 1"},
-		{[]string{"--table", "ks.t", "--min-batch-size", "50", "x.csv"}, "MINBATCHSIZE (50) is larger than MAXBATCHSIZE (20)"},
+		{[]string{"--table", "ks.t", "--min-batch-size", "50", "--max-batch-size", "20", "x.csv"}, "MINBATCHSIZE (50) is larger than MAXBATCHSIZE (20)"},
+		{[]string{"-e", "COPY ks.t FROM 'x.csv' WITH MAXBATCHSIZE = 1 AND MINBATCHSIZE = 5"}, "MINBATCHSIZE (5) is larger than MAXBATCHSIZE (1)"},
+		{[]string{"--table", "ks.t", "--max-batch-size", "1", "--min-batch-size", "2", "x.csv"}, "MINBATCHSIZE (2) is larger than MAXBATCHSIZE (1)"},
+		{[]string{"--table", "ks.t", "--delimiter", `\x`, "x.csv"}, "want a single ASCII character"},
 		{[]string{"--no-such-flag"}, "unknown flag"},
 		{[]string{"-e", "COPY ks.t FROM 'x'", "--table", "ks.t"}, "not both"},
 	}
