@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -179,14 +182,20 @@ type cli struct {
 	port                                     int
 	connectTimeout, requestTimeout           time.Duration
 	dc, summaryJSON, progress, metricsAddr   string
-	help, count, verbose                     bool
+	help, count, verbose, version            bool
 }
 
 const usageHead = `cqlload loads CSV files into Apache Cassandra or ScyllaDB.
 
 Usage:
   cqlload [flags] [HOST [PORT]] -e "COPY ks.table [(c1, c2, ...)] FROM 'file.csv' [WITH opt = value [AND ...]]"
-  cqlload [flags] --table ks.table [--columns c1,c2] FILE|GLOB|DIR|- ...
+  cqlload [flags] [HOST [PORT]] --table ks.table [--columns c1,c2] FILE|GLOB|DIR|- ...
+
+With --table, a first argument is taken for HOST only if no --hosts is
+given, more arguments follow it, it is no existing file, directory or glob
+match, and it is an IP address or a host name not ending in a data file
+extension (.csv, .tsv, .txt, .dat, .gz, .zst); a PORT after it is a number
+that is no existing file.
 
 Every cqlsh COPY FROM option is accepted in the WITH clause (names are
 case-insensitive) and as a flag of the same name in kebab case; flags
@@ -241,6 +250,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(new(string), "config-file", "", "cqlshrc-style file with [copy] / [copy-from] sections (CONFIGFILE)")
 	fs.BoolVar(&c.count, "count", false, "after loading, read back SELECT count(*) of the table (a full scan: for small tables and demos)")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also print the driver's log (reconnections, host events) to standard error")
+	fs.BoolVar(&c.version, "version", false, "print the version of cqlload, its Go and its driver, and exit")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
@@ -254,6 +264,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usageHead)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
+		return exitOK
+	}
+	if c.version {
+		v := buildVersion()
+		fmt.Fprintf(stdout, "cqlload %s (commit %s, %s, driver %s)\n", v.Version, v.Commit, v.Go, v.Driver)
 		return exitOK
 	}
 	usage := func(format string, a ...any) int {
@@ -295,6 +310,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if c.columns != "" {
 			for _, col := range strings.Split(c.columns, ",") {
 				opts.Columns = append(opts.Columns, strings.TrimSpace(col))
+			}
+		}
+		if c.hosts == "" {
+			host, port, rest := positionalHost(pos)
+			if host != "" {
+				c.hosts, pos = host, rest
+			}
+			if port != "" {
+				p, err := strconv.Atoi(port)
+				if err != nil {
+					return usage("port %q is not a number", port)
+				}
+				c.port = p
 			}
 		}
 		if len(pos) == 0 {
@@ -403,24 +431,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer stopMetrics()
 	}
-	rep := startReporter(l, mode, opts.ReportFrequency, stderr)
+	rep := startReporter(l, mode, reportEvery(&opts, mode), stderr)
 	sum, runErr := l.Run(ctx)
 	rep.stop()
 
 	if runErr != nil && sum.Aborted == "" {
 		sum.Aborted = runErr.Error()
 	}
+	// With the JSON summary on standard output, that stays pure JSON and
+	// everything for people goes to standard error.
+	human := stdout
+	if c.summaryJSON == "-" {
+		human = stderr
+	}
 	if sum.Files > 0 || runErr == nil {
 		// A run that failed before opening its input (no cluster, no
 		// such table) has nothing to summarise: the error says it all.
-		printSummary(stdout, sum, runErr)
+		printSummary(human, sum, runErr)
 	}
 	if c.count && runErr == nil {
 		n, err := countRows(opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "cqlload: count: %v\n", err)
 		} else {
-			fmt.Fprintf(stdout, "%s.%s now holds %d rows (SELECT count(*)).\n", opts.Keyspace, opts.Table, n)
+			fmt.Fprintf(human, "%s.%s now holds %d rows (SELECT count(*)).\n", opts.Keyspace, opts.Table, n)
 		}
 	}
 	if c.summaryJSON != "" {
@@ -432,6 +466,117 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cqlload: %v\n", runErr)
 	}
 	return exitStatus(sum, runErr)
+}
+
+// logReportFrequency is the default interval of progress log lines (off
+// a terminal); an explicit REPORTFREQUENCY overrides it.
+const logReportFrequency = 5 * time.Second
+
+// reportEvery is the interval of progress reports in mode: log lines
+// every logReportFrequency unless REPORTFREQUENCY was given (cqlsh's 0.25 s
+// suits a line redrawn in place, not a log file); the bar keeps it.
+func reportEvery(o *loader.Options, mode string) time.Duration {
+	if mode == "log" && !o.Explicit("REPORTFREQUENCY") {
+		return logReportFrequency
+	}
+	return o.ReportFrequency
+}
+
+// dataExtensions end names that are files, never hosts.
+var dataExtensions = map[string]bool{"csv": true, "tsv": true, "txt": true, "dat": true, "gz": true, "zst": true, "zstd": true}
+
+// positionalHost splits the flag form's arguments into HOST, PORT and
+// the input files. pos[0] is a host only if more arguments follow, it
+// names no existing file, directory or glob match, and it looks like a
+// host (an IP address, or a host name whose last label is no data file
+// extension); pos[1] is then a port if it is a number and no existing
+// file. Otherwise host and port are "" and files is pos.
+func positionalHost(pos []string) (host, port string, files []string) {
+	if len(pos) < 2 || !looksLikeHost(pos[0]) || pathExists(pos[0]) {
+		return "", "", pos
+	}
+	host, files = pos[0], pos[1:]
+	if _, err := strconv.Atoi(files[0]); err == nil && !pathExists(files[0]) {
+		port, files = files[0], files[1:]
+	}
+	return host, port, files
+}
+
+func pathExists(p string) bool {
+	if _, err := os.Stat(p); err == nil {
+		return true
+	}
+	m, _ := filepath.Glob(p)
+	return len(m) > 0
+}
+
+func looksLikeHost(s string) bool {
+	if s == "" || s == "-" || strings.EqualFold(s, "stdin") || strings.ContainsAny(s, "/\\*?[],~ ") {
+		return net.ParseIP(strings.Trim(s, "[]")) != nil && !strings.Contains(s, "/")
+	}
+	if net.ParseIP(s) != nil {
+		return true
+	}
+	labels := strings.Split(s, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for _, r := range l {
+			if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				return false
+			}
+		}
+	}
+	return len(labels) == 1 || !dataExtensions[strings.ToLower(labels[len(labels)-1])]
+}
+
+// versionInfo names the build: the module version, the commit, the Go
+// release and the CQL driver's module version; "devel" when unknown.
+type versionInfo struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Go      string `json:"go"`
+	Driver  string `json:"driver"`
+}
+
+func buildVersion() versionInfo {
+	v := versionInfo{Version: "devel", Commit: "devel", Go: runtime.Version(), Driver: "devel"}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v.Version = bi.Main.Version
+	}
+	if bi.GoVersion != "" {
+		v.Go = bi.GoVersion
+	}
+	modified := false
+	for _, st := range bi.Settings {
+		switch st.Key {
+		case "vcs.revision":
+			v.Commit = st.Value
+		case "vcs.modified":
+			modified = st.Value == "true"
+		}
+	}
+	if modified && v.Commit != "devel" {
+		v.Commit += "-dirty"
+	}
+	for _, d := range bi.Deps {
+		if d.Path != "github.com/gocql/gocql" {
+			continue
+		}
+		v.Driver = d.Path + " " + d.Version
+		if d.Replace != nil {
+			v.Driver = d.Replace.Path + " " + d.Replace.Version
+		}
+		if strings.HasSuffix(v.Driver, " ") || strings.HasSuffix(v.Driver, "(devel)") {
+			v.Driver = "devel"
+		}
+	}
+	return v
 }
 
 // exitStatus is what a scheduler learns from the run (see the README).
@@ -573,8 +718,15 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	}
 }
 
+// jsonSummary is the --summary-json document: the loader's summary and
+// the build that produced it.
+type jsonSummary struct {
+	loader.Summary
+	Version versionInfo `json:"version"`
+}
+
 func writeJSON(path string, stdout io.Writer, s loader.Summary) error {
-	b, err := json.MarshalIndent(s, "", "  ")
+	b, err := json.MarshalIndent(jsonSummary{s, buildVersion()}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlload/cqlload/loader"
+)
+
+// rowsFile writes n rows "k,v,n" with keys from first, joined by sep.
+func rowsFile(t *testing.T, dir, name string, first, n int, sep string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := first; i < first+n; i++ {
+		fmt.Fprintf(&b, "%d%sv%d%s%d\n", i, sep, i, sep, i)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCqlshDropIn: statements and flags as cqlsh users write them load as
+// cqlsh loads them.
+func TestCqlshDropIn(t *testing.T) {
+	c := startSim(t)
+	host, port := "127.0.0.1", strconv.Itoa(c.Port())
+	dir := t.TempDir()
+	csv := rowsFile(t, dir, "a.csv", 1, 8, ",")
+	csv2 := rowsFile(t, dir, "b.csv", 101, 8, ",")
+	tsv := rowsFile(t, dir, "a.tsv", 201, 5, "\t")
+	errFile := filepath.Join(dir, "e.err")
+	common := []string{"--progress", "none", "--err-file", errFile}
+	copyArgs := func(with string, file string) []string {
+		return append([]string{host, port, "-e", fmt.Sprintf("COPY ks.t (k, v, n) FROM '%s' WITH %s", file, with)}, common...)
+	}
+	flagArgs := func(files []string, flags ...string) []string {
+		a := append([]string{"--hosts", host, "--port", port, "--columns", "k,v,n", "--table", "ks.t"}, common...)
+		return append(append(a, flags...), files...)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"MAXBATCHSIZE = 1 alone", copyArgs("MAXBATCHSIZE = 1", csv), "8 rows imported from 1 files"},
+		{"--max-batch-size 1 alone", flagArgs([]string{csv}, "--max-batch-size", "1"), "8 rows imported from 1 files"},
+		{"MINBATCHSIZE = 30 alone", copyArgs("MINBATCHSIZE = 30", csv), "8 rows imported from 1 files"},
+		{`DELIMITER = '\t'`, copyArgs(`DELIMITER = '\t'`, tsv), "5 rows imported from 1 files"},
+		{`DELIMITER = '\\t'`, copyArgs(`DELIMITER = '\\t'`, tsv), "5 rows imported from 1 files"},
+		{`--delimiter '\t'`, flagArgs([]string{tsv}, "--delimiter", `\t`), "5 rows imported from 1 files"},
+		{"SKIPROWS = 3 AND MAXROWS = 4, one file", copyArgs("SKIPROWS = 3 AND MAXROWS = 4", csv), "1 rows imported from 1 files"},
+		{"SKIPROWS = 3 AND MAXROWS = 3, one file", copyArgs("SKIPROWS = 3 AND MAXROWS = 3", csv), "0 rows imported from 1 files"},
+		{"--skip-rows 3 --max-rows 4, one file", flagArgs([]string{csv}, "--skip-rows", "3", "--max-rows", "4"), "1 rows imported from 1 files"},
+		{"--skip-rows 3 --max-rows 4, two files", flagArgs([]string{csv, csv2}, "--skip-rows", "3", "--max-rows", "4"), "8 rows imported from 2 files"},
+		{"--skip-rows 3 --max-rows 4, a list of two", copyArgs("SKIPROWS = 3 AND MAXROWS = 4", csv+","+csv2), "8 rows imported from 2 files"},
+		{"positional HOST PORT, flag form", append([]string{host, port, "--table", "ks.t", "--columns", "k,v,n"}, append(common, csv)...), "8 rows imported from 1 files"},
+	}
+	for _, tt := range tests {
+		code, out, stderr := runCLI(t, "", tt.args...)
+		if code != exitOK || !strings.Contains(out, tt.want) {
+			t.Errorf("%s: exit %d, want 0 and %q\nstdout: %s\nstderr: %s", tt.name, code, tt.want, out, stderr)
+		}
+	}
+}
+
+// TestPositionalHost: the flag form's HOST [PORT] rule never takes a file
+// for a host.
+func TestPositionalHost(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, f := range []string{"10.0.0.9", "dbhost", "9143", "data.csv"} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir("exports", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		pos        []string
+		host, port string
+		files      []string
+	}{
+		{[]string{"10.0.0.5", "9142", "f.csv"}, "10.0.0.5", "9142", []string{"f.csv"}},
+		{[]string{"10.0.0.5", "f.csv"}, "10.0.0.5", "", []string{"f.csv"}},
+		{[]string{"db1.example.com", "f.csv", "g.csv"}, "db1.example.com", "", []string{"f.csv", "g.csv"}},
+		{[]string{"localhost", "9042", "-"}, "localhost", "9042", []string{"-"}},
+		{[]string{"::1", "9042", "f.csv"}, "::1", "9042", []string{"f.csv"}},
+		{[]string{"10.0.0.5", "9142"}, "10.0.0.5", "9142", []string{}},
+		{[]string{"10.0.0.5", "9142", "f.csv"}[:1], "", "", []string{"10.0.0.5"}},    // a lone argument is a file
+		{[]string{"10.0.0.9", "f.csv"}, "", "", []string{"10.0.0.9", "f.csv"}},       // an existing file
+		{[]string{"dbhost", "f.csv"}, "", "", []string{"dbhost", "f.csv"}},           // an existing file
+		{[]string{"exports", "f.csv"}, "", "", []string{"exports", "f.csv"}},         // a directory
+		{[]string{"data.*", "f.csv"}, "", "", []string{"data.*", "f.csv"}},           // a glob
+		{[]string{"missing.csv", "f.csv"}, "", "", []string{"missing.csv", "f.csv"}}, // a data file name
+		{[]string{"missing.csv.gz", "f.csv"}, "", "", []string{"missing.csv.gz", "f.csv"}},
+		{[]string{"in/a.csv", "f.csv"}, "", "", []string{"in/a.csv", "f.csv"}}, // a path
+		{[]string{"-", "f.csv"}, "", "", []string{"-", "f.csv"}},
+		{[]string{"STDIN", "f.csv"}, "", "", []string{"STDIN", "f.csv"}},
+		{[]string{"a.csv,b.csv", "f.csv"}, "", "", []string{"a.csv,b.csv", "f.csv"}},       // a list
+		{[]string{"10.0.0.5", "9143", "f.csv"}, "10.0.0.5", "", []string{"9143", "f.csv"}}, // an existing file named like a port
+	}
+	for _, tt := range tests {
+		host, port, files := positionalHost(tt.pos)
+		if host != tt.host || port != tt.port || strings.Join(files, "|") != strings.Join(tt.files, "|") {
+			t.Errorf("positionalHost(%q) = %q, %q, %q; want %q, %q, %q", tt.pos, host, port, files, tt.host, tt.port, tt.files)
+		}
+	}
+}
+
+// TestSummaryJSONOnStdout: with --summary-json -, standard output is one
+// JSON object and the lines for people go to standard error.
+func TestSummaryJSONOnStdout(t *testing.T) {
+	c := startSim(t)
+	dir := t.TempDir()
+	csv := rowsFile(t, dir, "a.csv", 1, 3, ",")
+	code, out, stderr := runCLI(t, "", "--hosts", "127.0.0.1", "--port", strconv.Itoa(c.Port()), "--progress", "log",
+		"--err-file", filepath.Join(dir, "e.err"), "--summary-json", "-", "--count", "--columns", "k,v,n", "--table", "ks.t", csv)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	var s map[string]any
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&s); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if dec.More() {
+		t.Fatalf("stdout holds more than one JSON value:\n%s", out)
+	}
+	if s["rows_written"] != float64(3) {
+		t.Errorf("rows_written = %v", s["rows_written"])
+	}
+	v, ok := s["version"].(map[string]any)
+	if !ok {
+		t.Fatalf("summary lacks a version object: %s", out)
+	}
+	for _, k := range []string{"version", "commit", "go", "driver"} {
+		if str, _ := v[k].(string); str == "" {
+			t.Errorf("version.%s is empty: %v", k, v)
+		}
+	}
+	for _, want := range []string{"3 rows imported from 1 files", "ks.t now holds", "Processed:"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "", "--version")
+	v := buildVersion()
+	if code != exitOK || !strings.HasPrefix(out, "cqlload "+v.Version+" ") || !strings.Contains(out, v.Go) || !strings.Contains(out, v.Driver) {
+		t.Errorf("--version: exit %d, %q; want the version, %s and %s", code, out, v.Go, v.Driver)
+	}
+	// The test binary is built with the module list: the driver is known.
+	if !strings.Contains(v.Driver, "gocql") {
+		t.Errorf("driver version %q, want the gocql module", v.Driver)
+	}
+}
+
+// TestReportEvery: log lines every 5 s unless REPORTFREQUENCY is given;
+// the bar keeps cqlsh's 0.25 s.
+func TestReportEvery(t *testing.T) {
+	explicit := loader.DefaultOptions()
+	if err := explicit.SetOption("REPORTFREQUENCY", "0.5"); err != nil {
+		t.Fatal(err)
+	}
+	d := loader.DefaultOptions()
+	tests := []struct {
+		o    loader.Options
+		mode string
+		want time.Duration
+	}{
+		{d, "log", 5 * time.Second},
+		{d, "bar", 250 * time.Millisecond},
+		{explicit, "log", 500 * time.Millisecond},
+		{explicit, "bar", 500 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		if got := reportEvery(&tt.o, tt.mode); got != tt.want {
+			t.Errorf("reportEvery(%v, %s) = %v, want %v", tt.o.ReportFrequency, tt.mode, got, tt.want)
+		}
+	}
+}
