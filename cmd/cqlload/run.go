@@ -183,6 +183,7 @@ type cli struct {
 	connectTimeout, requestTimeout           time.Duration
 	dc, summaryJSON, progress, metricsAddr   string
 	help, count, verbose, version            bool
+	cqlshrc                                  string
 }
 
 const usageHead = `cqlload loads CSV files into Apache Cassandra or ScyllaDB.
@@ -248,6 +249,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Var(v, f.flag, help)
 	}
 	fs.StringVar(new(string), "config-file", "", "cqlshrc-style file with [copy] / [copy-from] sections (CONFIGFILE)")
+	fs.StringVar(&c.cqlshrc, "cqlshrc", "", "cqlsh's configuration file: [connection], [authentication], [ssl] and [copy] sections (default ~/.cassandra/cqlshrc, when it exists); flags win")
 	fs.BoolVar(&c.count, "count", false, "after loading, read back SELECT count(*) of the table (a full scan: for small tables and demos)")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also print the driver's log (reconnections, host events) to standard error")
 	fs.BoolVar(&c.version, "version", false, "print the version of cqlload, its Go and its driver, and exit")
@@ -277,6 +279,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	rc, err := readCqlshrc(fs, &c, stderr)
+	if err != nil {
+		return usage("%v", err)
+	}
+	portGiven := fs.Lookup("port").Changed
+
 	pos := fs.Args()
 	var copyStmt *loader.CopyStatement
 	switch {
@@ -299,7 +307,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if err != nil {
 				return usage("port %q is not a number", pos[1])
 			}
-			c.port = p
+			c.port, portGiven = p, true
 		}
 	case c.table != "":
 		ks, t, ok := strings.Cut(c.table, ".")
@@ -322,7 +330,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				if err != nil {
 					return usage("port %q is not a number", port)
 				}
-				c.port = p
+				c.port, portGiven = p, true
 			}
 		}
 		if len(pos) == 0 {
@@ -333,7 +341,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usage("nothing to do: give -e \"COPY ...\" or --table ks.table FILE...")
 	}
 
-	// Precedence, low to high: defaults, CONFIGFILE, WITH options, flags.
+	// Precedence, low to high: defaults, the cqlshrc's [copy] sections,
+	// CONFIGFILE, WITH options, flags.
 	configFile := ""
 	if copyStmt != nil {
 		configFile = copyStmt.ConfigFile()
@@ -341,21 +350,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f := fs.Lookup("config-file"); f.Changed {
 		configFile = f.Value.String()
 	}
+	ks, table := opts.Keyspace, opts.Table
 	if copyStmt != nil {
-		ks := copyStmt.Keyspace
+		ks, table = copyStmt.Keyspace, copyStmt.Table
 		if ks == "" {
 			ks = c.keyspace
 		}
-		if configFile != "" {
-			if err := loader.ApplyConfigFile(&opts, configFile, ks, copyStmt.Table); err != nil {
-				return usage("%v", err)
-			}
+	}
+	for _, f := range []string{rcPath(rc), configFile} {
+		if f == "" {
+			continue
 		}
-		if err := copyStmt.Apply(&opts, c.keyspace); err != nil {
+		if err := loader.ApplyConfigFile(&opts, f, ks, table); err != nil {
 			return usage("%v", err)
 		}
-	} else if configFile != "" {
-		if err := loader.ApplyConfigFile(&opts, configFile, opts.Keyspace, opts.Table); err != nil {
+	}
+	if copyStmt != nil {
+		if err := copyStmt.Apply(&opts, c.keyspace); err != nil {
 			return usage("%v", err)
 		}
 	}
@@ -372,6 +383,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	// Connection.
+	if rc != nil && c.hosts == "" {
+		c.hosts = rc.Hostname
+	}
+	if rc != nil && !portGiven && rc.Port > 0 {
+		c.port = rc.Port
+	}
 	if c.hosts == "" {
 		c.hosts = "127.0.0.1"
 	}
@@ -391,6 +408,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pw, err := password(c)
 	if err != nil {
 		return usage("%v", err)
+	}
+	if pw == "" && rc != nil && c.username == rc.Username {
+		pw = rc.Password
 	}
 	opts.Password = pw
 	if c.ssl || c.sslCA != "" || c.sslCert != "" {
@@ -653,6 +673,70 @@ func countRows(o loader.Options) (int64, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// readCqlshrc reads the cqlsh configuration file (--cqlshrc, else
+// ~/.cassandra/cqlshrc when it exists) and takes from it what the command
+// line did not give: host and port are applied later, since positional
+// arguments may still give them. Its [copy] sections are applied with the
+// other options. nil when there is no file.
+func readCqlshrc(fs *pflag.FlagSet, c *cli, stderr io.Writer) (*loader.Cqlshrc, error) {
+	path, explicit := c.cqlshrc, c.cqlshrc != ""
+	if !explicit {
+		path = loader.DefaultCqlshrcPath()
+	}
+	if path == "" {
+		return nil, nil
+	}
+	rc, ok, err := loader.ReadCqlshrc(path)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if explicit {
+			return nil, fmt.Errorf("--cqlshrc %s: no such file", path)
+		}
+		return nil, nil
+	}
+	for _, w := range rc.Warnings {
+		fmt.Fprintf(stderr, "cqlload: warning: %s\n", w)
+	}
+	unset := func(name string) bool { return !fs.Lookup(name).Changed }
+	if unset("username") && rc.Username != "" {
+		c.username = rc.Username
+	}
+	if unset("keyspace") && rc.Keyspace != "" {
+		c.keyspace = rc.Keyspace
+	}
+	if unset("ssl") && rc.SSL {
+		c.ssl = true
+	}
+	if unset("connect-timeout") && rc.ConnectTimeout > 0 {
+		c.connectTimeout = rc.ConnectTimeout
+	}
+	if unset("request-timeout") && rc.RequestTimeout > 0 {
+		c.requestTimeout = rc.RequestTimeout
+	}
+	if unset("ssl-ca") && rc.CertFile != "" {
+		c.sslCA = rc.CertFile
+	}
+	if unset("ssl-no-verify") && rc.Validate != nil && !*rc.Validate {
+		c.sslNoVerify = true
+	}
+	if unset("ssl-cert") && rc.UserCert != "" {
+		c.sslCert = rc.UserCert
+	}
+	if unset("ssl-key") && rc.UserKey != "" {
+		c.sslKey = rc.UserKey
+	}
+	return rc, nil
+}
+
+func rcPath(rc *loader.Cqlshrc) string {
+	if rc == nil {
+		return ""
+	}
+	return rc.Path
 }
 
 func password(c cli) (string, error) {
