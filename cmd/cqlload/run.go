@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/loader"
@@ -411,6 +412,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if pw == "" && rc != nil && c.username == rc.Username {
 		pw = rc.Password
+	}
+	if pw == "" && c.username != "" {
+		// As cqlsh: a user name without a password asks for it, without
+		// echo, when someone is at the terminal.
+		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			fmt.Fprintf(stderr, "Password for %s: ", c.username)
+			b, err := term.ReadPassword(int(f.Fd()))
+			fmt.Fprintln(stderr)
+			if err != nil {
+				return usage("reading the password: %v", err)
+			}
+			pw = string(b)
+		}
 	}
 	opts.Password = pw
 	if c.ssl || c.sslCA != "" || c.sslCert != "" {
