@@ -294,7 +294,11 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 		}
 		if len(rec.Fields) != p.nfields {
 			where := fmt.Sprintf("%s:%d:1", c.File, rec.Line)
-			l.rejectParse(cr, ri, where, fmt.Sprintf("expected %d fields, found %d", p.nfields, len(rec.Fields)), rec.Raw)
+			reason := fmt.Sprintf("expected %d fields, found %d", p.nfields, len(rec.Fields))
+			if len(rec.Fields) == 1 && p.nfields > 1 {
+				reason = withHint(reason, l.delimiterHint(rec.Raw, p.nfields))
+			}
+			l.rejectParse(cr, ri, where, reason, rec.Raw)
 			continue
 		}
 		vals := values[k*n : (k+1)*n : (k+1)*n]
@@ -371,7 +375,7 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			clear(vals)
 			line, col := rec.FieldPos(badField)
 			where := fmt.Sprintf("%s:%d:%d", c.File, line, col)
-			l.rejectParse(cr, ri, where, bad, rec.Raw)
+			l.rejectParse(cr, ri, where, withHint(bad, l.headerHint(p, rec.Fields)), rec.Raw)
 			continue
 		}
 		rk := routingKey(&arena, p, cells[k*n:(k+1)*n])

@@ -60,6 +60,7 @@ type Loader struct {
 	errs    *errFiles
 
 	idleSlabs chan *slabs // released slabs for the next chunks (slabs.go)
+	hints     hints
 
 	planMu sync.Mutex
 	plans  map[int]*plan // per source index (layouts differ only with headers)
@@ -289,6 +290,7 @@ func (l *Loader) summary() Summary {
 	}
 	s.BatchRowsMax = int(l.tracker.batchRowsMax.Load())
 	s.BatchBytesMax = int(l.tracker.batchBytesMax.Load())
+	s.Hints = l.hints.all()
 	s.ErrFiles = l.errs.used()
 	if len(s.ErrFiles) > 0 {
 		s.ErrFile, s.ErrLog = s.ErrFiles[0], l.errs.path+".log"

@@ -161,6 +161,9 @@ type Summary struct {
 	ErrFiles []string `json:"err_files,omitempty"`
 	ErrLog   string   `json:"err_log,omitempty"` // where each of those rows came from and why
 	Aborted  string   `json:"aborted,omitempty"` // why the run stopped early
+	// Hints: advice about the usual first mistakes (the wrong DELIMITER,
+	// a header line loaded as data), once each.
+	Hints []string `json:"hints,omitempty"`
 	// NothingToDo: the --resume checkpoint records a completed run of the
 	// same input and options, so nothing was loaded again.
 	NothingToDo bool `json:"nothing_to_do,omitempty"`

@@ -259,3 +259,43 @@ func TestEmptyCounterRejected(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstMistakeHints: a file with another delimiter, and a header line
+// loaded as data, get a hint saying so, once each.
+func TestFirstMistakeHints(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.h (k int PRIMARY KEY, a text, n int);`, nil)
+	dir := t.TempDir()
+	tests := []struct {
+		name, body, want string
+		header           bool
+	}{
+		{"semicolons", "1;x;2\n2;y;3\n", `DELIMITER = ';'`, false},
+		{"tabs", "1\tx\t2\n", `DELIMITER = '\t'`, false},
+		{"a header line", "k,a,n\n1,x,2\n", "HEADER = true", false},
+		{"no hint with HEADER", "k,a,n\n1,x,2\n", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".csv")
+			os.WriteFile(path, []byte(tt.body), 0o644)
+			o := testOptions(t, c, "h", path)
+			o.Columns = []string{"k", "a", "n"}
+			o.Dialect.Header = tt.header
+			s, _ := runLoad(t, o)
+			got := strings.Join(s.Hints, " | ")
+			if tt.want == "" {
+				if got != "" {
+					t.Fatalf("hints %q, want none", got)
+				}
+				return
+			}
+			if len(s.Hints) != 1 || !strings.Contains(got, tt.want) {
+				t.Fatalf("hints %q, want one saying %s", got, tt.want)
+			}
+			log, _ := os.ReadFile(o.ErrFile + ".log")
+			if strings.Count(string(log), "hint:") != 1 {
+				t.Fatalf("the error log should carry the hint once:\n%s", log)
+			}
+		})
+	}
+}

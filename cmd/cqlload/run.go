@@ -810,6 +810,9 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if s.Warnings > 0 {
 		fmt.Fprintf(w, "%d warnings from the cluster; the first: %s\n", s.Warnings, s.FirstWarning)
 	}
+	for _, h := range s.Hints {
+		fmt.Fprintf(w, "Hint: %s\n", h)
+	}
 	var ae *loader.AbortError
 	if errors.As(runErr, &ae) {
 		fmt.Fprintf(w, "Aborted: %s\n", ae.Reason)

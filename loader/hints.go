@@ -1,0 +1,78 @@
+package loader
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// hints are advice about the usual first mistakes with a new file: the
+// wrong delimiter, a header line loaded as data. Each kind is given once
+// a run, in the reason of the row that shows it and in the summary.
+type hints struct {
+	mu    sync.Mutex
+	given map[string]bool
+	list  []string
+}
+
+func (h *hints) add(kind, text string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.given[kind] {
+		return ""
+	}
+	if h.given == nil {
+		h.given = map[string]bool{}
+	}
+	h.given[kind] = true
+	h.list = append(h.list, text)
+	return text
+}
+
+func (h *hints) all() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.list...)
+}
+
+// delimiterHint: a record with one field where the table expects several,
+// that another common delimiter would split into as many.
+func (l *Loader) delimiterHint(raw []byte, want int) string {
+	for _, d := range []byte{';', '\t', '|', ','} {
+		if d == l.opts.Dialect.Delimiter {
+			continue
+		}
+		if bytes.Count(raw, []byte{d})+1 == want {
+			name := string(d)
+			if d == '\t' {
+				name = `\t`
+			}
+			return l.hints.add("delimiter", fmt.Sprintf("the line has one field, but %q would split it into the %d columns loaded: DELIMITER = '%s'?", name, want, name))
+		}
+	}
+	return ""
+}
+
+// headerHint: a rejected record whose fields are the names of the columns
+// they load into, while HEADER is false.
+func (l *Loader) headerHint(p *plan, fields [][]byte) string {
+	if l.opts.Dialect.Header || len(fields) != len(p.fields) {
+		return ""
+	}
+	for i, f := range fields {
+		pf := p.fields[i]
+		if pf.col == nil || !strings.EqualFold(strings.TrimSpace(string(f)), pf.col.Name) {
+			return ""
+		}
+	}
+	return l.hints.add("header", "this line holds the column names: HEADER = true?")
+}
+
+// withHint appends a hint to a reason.
+func withHint(reason, hint string) string {
+	if hint == "" {
+		return reason
+	}
+	return reason + " (hint: " + hint + ")"
+}
