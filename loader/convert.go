@@ -46,6 +46,9 @@ type plan struct {
 	nbind   int
 	pk      []int // bind positions of the partition key, in key order
 	counter bool
+	// tsBind is the bind position of the write timestamp, -1 for counter
+	// updates, which take none.
+	tsBind int
 }
 
 type planField struct {
@@ -91,16 +94,19 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("primary key column(s) %s missing from the input's columns", strings.Join(missing, ", "))
 	}
-	p := &plan{nfields: len(fileCols), counter: t.Counter}
+	p := &plan{nfields: len(fileCols), counter: t.Counter, tsBind: -1}
 	var names []string
 	if t.Counter {
 		p.stmt, names = schema.CounterStatement(t, loaded)
 	} else {
-		p.stmt, names = schema.InsertStatement(t, loaded, o.TTL)
+		p.stmt, names = schema.InsertStatement(t, loaded, o.TTL, true)
 	}
 	pos := make(map[string]int, len(names))
 	for i, n := range names {
 		pos[n] = i
+	}
+	if b, ok := pos[schema.TimestampBind]; ok {
+		p.tsBind = b
 	}
 	p.nbind = len(names)
 	isKey := map[string]bool{}
@@ -377,6 +383,17 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			where := fmt.Sprintf("%s:%d:%d", c.File, line, col)
 			l.rejectParse(cr, ri, where, withHint(bad, l.headerHint(p, rec.Fields)), rec.Raw)
 			continue
+		}
+		if p.tsBind >= 0 {
+			// Write timestamps increase in input order, so that of rows
+			// with one primary key the later in the file wins, in a batch
+			// or not (with equal timestamps Cassandra keeps the greater
+			// value).
+			start := len(arena)
+			arena = binary.BigEndian.AppendUint64(arena, uint64(l.tsBase+cr.ordinal+int64(ri)))
+			cl := &cells[k*n+p.tsBind]
+			cl.b = arena[start:len(arena):len(arena)]
+			vals[p.tsBind] = cl
 		}
 		rk := routingKey(&arena, p, cells[k*n:(k+1)*n])
 		// The record as read stays in the chunk's Data, which nothing

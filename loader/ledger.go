@@ -77,6 +77,9 @@ type chunkRecord struct {
 	source  int
 	file    string
 	records int
+	// ordinal is the run's count of records read before this chunk: the
+	// write timestamp of its record i is the run's base plus ordinal + i.
+	ordinal int64
 	// ownBytes is the input this chunk accounts for in percent done: its
 	// own records (and what precedes them in the file), not what the
 	// reader had read ahead when it cut the chunk.

@@ -61,6 +61,9 @@ type Loader struct {
 
 	idleSlabs chan *slabs // released slabs for the next chunks (slabs.go)
 	hints     hints
+	// tsBase is the run's start in microseconds: write timestamps are
+	// tsBase plus each record's ordinal in the run (plan.tsBind).
+	tsBase int64
 
 	planMu sync.Mutex
 	plans  map[int]*plan // per source index (layouts differ only with headers)
@@ -146,6 +149,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	l.ledger.bytesTotal.Store(splitter.TotalBytes())
 	l.tracker.begin()
 	l.lastActivity.Store(time.Now().UnixNano())
+	l.tsBase = time.Now().UnixMicro()
 
 	readCtx, stopRead := context.WithCancel(ctx)
 	defer stopRead()

@@ -73,6 +73,7 @@ func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, sources []csvpa
 	defer close(out)
 	errFileOf := map[int]int{} // source → error file
 	var own ownBytes
+	var ordinal int64 // records read so far, for write timestamps
 	for {
 		c, err := s.Next()
 		if err == io.EOF {
@@ -106,6 +107,8 @@ func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, sources []csvpa
 			continue
 		}
 		l.ledger.readRows(cr)
+		cr.ordinal = ordinal
+		ordinal += int64(c.Records)
 		if c.Records == 0 {
 			l.ledger.settleEmpty(cr)
 			continue

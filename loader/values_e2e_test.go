@@ -299,3 +299,39 @@ func TestFirstMistakeHints(t *testing.T) {
 		})
 	}
 }
+
+// TestLaterDuplicateWins: of rows with one primary key, the later in the
+// file is what the table holds, in one batch or across chunks, whatever
+// the values: with equal write timestamps Cassandra keeps the greater
+// value, and the file's rows for a key here grow smaller.
+func TestLaterDuplicateWins(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.d (k int, c int, v text, n int, PRIMARY KEY (k, c));`, nil)
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "%d,0,v%03d,%d\n", i%100, 999-i, 1000-i)
+	}
+	path := filepath.Join(t.TempDir(), "dups.csv")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	for _, chunk := range []int{5000, 7} {
+		o := testOptions(t, c, "d", path)
+		o.Columns = []string{"k", "c", "v", "n"}
+		o.ChunkSize = chunk
+		if s, err := runLoad(t, o); err != nil || s.RowsWritten != 300 {
+			t.Fatalf("chunk %d: written %d, err %v", chunk, s.RowsWritten, err)
+		}
+		iter := session(t, c).Query(`SELECT k, v, n FROM ks.d`).Iter()
+		var k, n int
+		var v string
+		seen := 0
+		for iter.Scan(&k, &v, &n) {
+			seen++
+			last := 200 + k // the key's last row in the file
+			if want := fmt.Sprintf("v%03d", 999-last); v != want || n != 1000-last {
+				t.Fatalf("chunk %d: key %d holds %q, %d; want the file's last row: %q, %d", chunk, k, v, n, want, 1000-last)
+			}
+		}
+		if err := iter.Close(); err != nil || seen != 100 {
+			t.Fatalf("chunk %d: %d keys (err %v)", chunk, seen, err)
+		}
+	}
+}

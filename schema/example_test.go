@@ -38,7 +38,7 @@ func ExampleInsertStatement() {
 	if err != nil {
 		panic(err)
 	}
-	stmt, names := schema.InsertStatement(t, t.Columns, 86400)
+	stmt, names := schema.InsertStatement(t, t.Columns, 86400, false)
 	fmt.Println(stmt)
 	fmt.Println(names)
 	// Output:

@@ -15,16 +15,21 @@ func (t *Table) tableName() string {
 	return QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name)
 }
 
+// TimestampBind is the bind name of the write timestamp InsertStatement
+// adds with timestamp set: no column can be called that.
+const TimestampBind = "[timestamp]"
+
 // InsertStatement builds "INSERT INTO ks.t (a,b) VALUES (?,?) [USING TTL n]"
 // for the given columns; names are the bound column names (as stored, not
-// quoted) in bind order. A ttl of zero or less adds no TTL clause.
+// quoted) in bind order. A ttl of zero or less adds no TTL clause; with
+// timestamp, "USING TIMESTAMP ?" is bound last, as TimestampBind.
 //
 // A tuple column is bound element by element, "(?,?)" with names "c[0]",
 // "c[1]": gocql counts a bind marker of tuple type as one value per element
 // and rejects a single value for it. Bind the parts SplitTuple cuts from
 // the column's converted value. Tuples nested in other types are not
 // affected.
-func InsertStatement(t *Table, cols []*Column, ttl int) (stmt string, names []string) {
+func InsertStatement(t *Table, cols []*Column, ttl int, timestamp bool) (stmt string, names []string) {
 	b := qb.Insert(t.tableName())
 	for _, c := range cols {
 		if n := tupleArity(c); n > 0 {
@@ -36,6 +41,11 @@ func InsertStatement(t *Table, cols []*Column, ttl int) (stmt string, names []st
 	}
 	if ttl > 0 {
 		b.TTL(time.Duration(ttl) * time.Second)
+	}
+	if timestamp {
+		// USING TIMESTAMP ?, bound last.
+		b.TimestampNamed(TimestampBind)
+		names = append(names, TimestampBind)
 	}
 	stmt, _ = b.ToCql()
 	return strings.TrimSpace(stmt), names

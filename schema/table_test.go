@@ -301,16 +301,23 @@ func TestStatements(t *testing.T) {
 		}
 		return cs
 	}
-	stmt, names := InsertStatement(tb, pick("sensor", "day", "at", "seq", "Label", "where"), 0)
+	stmt, names := InsertStatement(tb, pick("sensor", "day", "at", "seq", "Label", "where"), 0, false)
 	if want := `INSERT INTO ks.events (sensor,day,at,seq,"Label","where") VALUES (?,?,?,?,?,?)`; stmt != want {
 		t.Errorf("insert:\n got %s\nwant %s", stmt, want)
 	}
 	if want := []string{"sensor", "day", "at", "seq", "Label", "where"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("insert names = %q, want %q", names, want)
 	}
-	stmt, _ = InsertStatement(tb, pick("sensor", "day", "at", "seq"), 3600)
+	stmt, _ = InsertStatement(tb, pick("sensor", "day", "at", "seq"), 3600, false)
 	if want := `INSERT INTO ks.events (sensor,day,at,seq) VALUES (?,?,?,?) USING TTL 3600`; stmt != want {
 		t.Errorf("insert with TTL:\n got %s\nwant %s", stmt, want)
+	}
+	stmt, names = InsertStatement(tb, pick("sensor", "day"), 3600, true)
+	if want := `INSERT INTO ks.events (sensor,day) VALUES (?,?) USING TTL 3600 AND TIMESTAMP ?`; stmt != want {
+		t.Errorf("insert with TTL and timestamp:\n got %s\nwant %s", stmt, want)
+	}
+	if want := []string{"sensor", "day", TimestampBind}; !reflect.DeepEqual(names, want) {
+		t.Errorf("insert with timestamp: names = %q, want %q", names, want)
 	}
 
 	tup, err := NewTable("ks", "t", []*Column{
@@ -321,7 +328,7 @@ func TestStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmt, names = InsertStatement(tup, tup.Columns, 0)
+	stmt, names = InsertStatement(tup, tup.Columns, 0, false)
 	if want := `INSERT INTO ks.t (k,l,v) VALUES ((?,?),?,(?,?,?))`; stmt != want {
 		t.Errorf("insert with tuples:\n got %s\nwant %s", stmt, want)
 	}

@@ -90,6 +90,11 @@ type sender struct {
 	fields  []field // per file field, from the header
 	nbind   int
 	pk      []int // bind positions of the partition key
+	// tsBind is where the write timestamp is bound (-1: counters), and
+	// ts the next one to give, as the loader gives them: increasing in
+	// input order from the start.
+	tsBind int
+	ts     int64
 }
 
 type field struct {
@@ -196,13 +201,18 @@ func (s *sender) plan(header []string) error {
 		s.stmt, names = schema.CounterStatement(t, cols)
 		s.counter = true
 	} else {
-		s.stmt, names = schema.InsertStatement(t, cols, s.opts.TTL)
+		// The loader's statement, write timestamp included.
+		s.stmt, names = schema.InsertStatement(t, cols, s.opts.TTL, true)
 	}
 	pos := map[string]int{}
 	for i, n := range names {
 		pos[n] = i
 	}
 	s.nbind = len(names)
+	s.tsBind = -1
+	if b, ok := pos[schema.TimestampBind]; ok {
+		s.tsBind, s.ts = b, time.Now().UnixMicro()
+	}
 	for _, c := range t.PartitionKey {
 		s.pk = append(s.pk, pos[c.Name])
 	}
@@ -245,6 +255,11 @@ func (s *sender) convert(c *csvparse.Chunk, d csvparse.Dialect) ([]*row, error) 
 			}
 			r.values[pf.bind] = &value{b: b}
 			r.size += len(b)
+		}
+		if s.tsBind >= 0 {
+			r.values[s.tsBind] = &value{b: binary.BigEndian.AppendUint64(nil, uint64(s.ts))}
+			r.size += 8 // the loader counts it in a batch's bytes too
+			s.ts++
 		}
 		key := s.routingKey(r)
 		r.partition = string(key)
