@@ -38,6 +38,7 @@ type ledger struct {
 	// Row counts by outcome, and input bytes whose rows have outcomes.
 	read, written, skipped, failedParse, failedInsert atomic.Int64
 	unknown, notSent, resumed, bytesDone              atomic.Int64
+	dryRun                                            atomic.Int64
 	bytesTotal                                        atomic.Int64
 
 	mu sync.Mutex
@@ -170,6 +171,12 @@ func (lg *ledger) wrote(cr *chunkRecord, rows []*row) {
 func (lg *ledger) skipDone(cr *chunkRecord, n int) {
 	lg.skipped.Add(int64(n))
 	lg.resolve(cr, n)
+}
+
+// notSentDryRun accounts for rows a dry run would have written: skipped.
+func (lg *ledger) notSentDryRun(cr *chunkRecord, n int) {
+	lg.dryRun.Add(int64(n))
+	lg.skipDone(cr, n)
 }
 
 // reject records a row that was not written, with its reason. kind says

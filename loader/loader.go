@@ -295,6 +295,7 @@ func (l *Loader) summary() Summary {
 	s.BatchRowsMax = int(l.tracker.batchRowsMax.Load())
 	s.BatchBytesMax = int(l.tracker.batchBytesMax.Load())
 	s.Hints = l.hints.all()
+	s.DryRun = l.opts.DryRun
 	s.ErrFiles = l.errs.used()
 	if len(s.ErrFiles) > 0 {
 		s.ErrFile, s.ErrLog = s.ErrFiles[0], l.errs.path+".log"

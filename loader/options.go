@@ -85,6 +85,11 @@ type Options struct {
 	MaxInsertErrors int    // MAXINSERTERRORS: rows; < 0 unlimited (default 1000)
 	ErrFile         string // ERRFILE: default import_<ks>_<table>.err
 
+	// DryRun reads and converts the input, and writes the error file and
+	// summary, as a real run would, but sends nothing: the rows that
+	// would be written are counted as RowsDryRun (part of RowsSkipped).
+	DryRun bool
+
 	// Resume names a checkpoint file: a run records there how far it got,
 	// and a run started with an existing one skips what it says is done.
 	Resume string
@@ -210,6 +215,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxAttempts < 0 {
 		bad("MAXATTEMPTS must not be negative, got %d", o.MaxAttempts)
+	}
+	if o.DryRun && o.Resume != "" {
+		bad("a dry run cannot be resumed: drop --resume or --dry-run")
 	}
 	if o.RetryWindow <= 0 {
 		bad("retry-window must be positive")

@@ -24,6 +24,8 @@ type Progress struct {
 	RowsUnknown int64 `json:"rows_unknown"`
 	RowsNotSent int64 `json:"rows_not_sent"` // read but not sent: the run stopped first
 	RowsResumed int64 `json:"rows_resumed"`  // settled by an earlier run (--resume): not read again
+	// RowsDryRun: of RowsSkipped, the rows a dry run would have written.
+	RowsDryRun int64 `json:"rows_dry_run,omitempty"`
 	// BytesDone is the input whose rows have outcomes: each chunk's own
 	// bytes, credited as its rows get theirs. Percent done is
 	// BytesDone / BytesTotal.
@@ -122,6 +124,7 @@ func progress(lg *ledger, t *tracker) Progress {
 		RowsUnknown:      lg.unknown.Load(),
 		RowsNotSent:      lg.notSent.Load(),
 		RowsResumed:      lg.resumed.Load(),
+		RowsDryRun:       lg.dryRun.Load(),
 		BytesDone:        lg.bytesDone.Load(),
 		BytesTotal:       lg.bytesTotal.Load(),
 		Retries:          t.retries.Load(),
@@ -167,6 +170,7 @@ type Summary struct {
 	// NothingToDo: the --resume checkpoint records a completed run of the
 	// same input and options, so nothing was loaded again.
 	NothingToDo bool `json:"nothing_to_do,omitempty"`
+	DryRun      bool `json:"dry_run,omitempty"` // nothing was sent (Options.DryRun)
 }
 
 // acked accounts for a request the cluster acknowledged.

@@ -75,6 +75,10 @@ func (c codeOf) GetCode() int { return c.Code() }
 // send writes one batch, retrying and splitting as needed, and gives
 // every row in it exactly one outcome.
 func (l *Loader) send(ctx context.Context, b *batch) {
+	if l.opts.DryRun {
+		l.ledger.notSentDryRun(b.rec, len(b.rows))
+		return
+	}
 	if l.stopped() {
 		l.settleRows(b, b.rows, notSent, "the run stopped before this row was sent")
 		return

@@ -183,7 +183,8 @@ type cli struct {
 	port                                     int
 	connectTimeout, requestTimeout           time.Duration
 	dc, summaryJSON, progress, metricsAddr   string
-	help, count, verbose, version            bool
+	help, count, verbose, version, dryRun    bool
+	dryRunRows                               int
 	cqlshrc                                  string
 }
 
@@ -251,6 +252,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fs.StringVar(new(string), "config-file", "", "cqlshrc-style file with [copy] / [copy-from] sections (CONFIGFILE)")
 	fs.StringVar(&c.cqlshrc, "cqlshrc", "", "cqlsh's configuration file: [connection], [authentication], [ssl] and [copy] sections (default ~/.cassandra/cqlshrc, when it exists); flags win")
+	fs.BoolVar(&c.dryRun, "dry-run", false, "connect, check the table, read and convert the input, write the error file and summary, send nothing")
+	fs.IntVar(&c.dryRunRows, "dry-run-rows", 0, "with --dry-run: read at most this many records per file (0: all)")
 	fs.BoolVar(&c.count, "count", false, "after loading, read back SELECT count(*) of the table (a full scan: for small tables and demos)")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also print the driver's log (reconnections, host events) to standard error")
 	fs.BoolVar(&c.version, "version", false, "print the version of cqlload, its Go and its driver, and exit")
@@ -402,6 +405,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts.Username = c.username
 	opts.ConnectTimeout, opts.RequestTimeout = c.connectTimeout, c.requestTimeout
 	opts.LocalDC = c.dc
+	opts.DryRun = c.dryRun
+	if c.dryRun && c.dryRunRows > 0 && (opts.Dialect.MaxRows < 0 || c.dryRunRows < opts.Dialect.MaxRows) {
+		opts.Dialect.MaxRows = c.dryRunRows
+	}
 	if c.verbose {
 		opts.DriverLog = stderr
 	}
@@ -796,7 +803,12 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 		fmt.Fprintf(w, "Nothing to do: the checkpoint records a completed run of these files with these options (%d rows); remove it to load them again.\n", s.RowsResumed)
 		return
 	}
-	fmt.Fprintf(w, "%d rows imported from %d files in %.3f seconds (%d skipped).\n", s.RowsWritten, s.Files, s.ElapsedS, s.RowsSkipped)
+	if s.DryRun {
+		fmt.Fprintf(w, "Dry run: %d rows would be imported from %d files, read and converted in %.3f seconds (%d skipped); nothing was sent.\n",
+			s.RowsDryRun, s.Files, s.ElapsedS, s.RowsSkipped-s.RowsDryRun)
+	} else {
+		fmt.Fprintf(w, "%d rows imported from %d files in %.3f seconds (%d skipped).\n", s.RowsWritten, s.Files, s.ElapsedS, s.RowsSkipped)
+	}
 	if s.RowsResumed > 0 {
 		fmt.Fprintf(w, "%d rows were settled by the run this one resumed, and not read again.\n", s.RowsResumed)
 	}
