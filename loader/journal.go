@@ -41,12 +41,7 @@ func newSentJournal(path string) *sentJournal {
 // mark records that rows idx of chunk seq are about to be sent, and
 // returns once that is durable.
 func (j *sentJournal) mark(seq int64, idx []int32) error {
-	line := strconv.AppendInt(nil, seq, 10)
-	for _, i := range idx {
-		line = append(line, ' ')
-		line = strconv.AppendInt(line, int64(i), 10)
-	}
-	line = append(line, '\n')
+	line := journalLine(nil, seq, idx)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.err != nil {
@@ -92,12 +87,7 @@ func (j *sentJournal) mark(seq int64, idx []int32) error {
 // ack records that rows idx of chunk seq were acknowledged. A write error
 // is kept for the next mark to report.
 func (j *sentJournal) ack(seq int64, idx []int32) {
-	line := append([]byte("a "), strconv.AppendInt(nil, seq, 10)...)
-	for _, i := range idx {
-		line = append(line, ' ')
-		line = strconv.AppendInt(line, int64(i), 10)
-	}
-	line = append(line, '\n')
+	line := journalLine([]byte("a "), seq, idx)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.err != nil || j.f == nil {
@@ -108,6 +98,16 @@ func (j *sentJournal) ack(seq int64, idx []int32) {
 	if err != nil {
 		j.err = fmt.Errorf("counter journal %s: %w", j.path, err)
 	}
+}
+
+// journalLine appends "seq idx idx …\n" to prefix.
+func journalLine(prefix []byte, seq int64, idx []int32) []byte {
+	line := strconv.AppendInt(prefix, seq, 10)
+	for _, i := range idx {
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, int64(i), 10)
+	}
+	return append(line, '\n')
 }
 
 func (j *sentJournal) close() error {

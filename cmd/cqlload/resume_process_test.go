@@ -31,6 +31,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlload/cqlload/internal/proctest"
+	"github.com/cqlload/cqlload/loader"
 )
 
 var resumeSeed = flag.Int64("resume-seed", 0, "seed of the stop points of the TestResume* tests (0: from the clock); each test logs the seed it used")
@@ -406,19 +407,9 @@ func (l *stopLoop) checkInterrupted(t *testing.T, n int, at stopAt, res runResul
 // ---------------------------------------------------------------------
 // What a run leaves: summary, checkpoint, error files.
 
-type summary struct {
-	RowsRead         int64    `json:"rows_read"`
-	RowsWritten      int64    `json:"rows_written"`
-	RowsSkipped      int64    `json:"rows_skipped"`
-	RowsFailedParse  int64    `json:"rows_failed_parse"`
-	RowsFailedInsert int64    `json:"rows_failed_insert"`
-	RowsUnknown      int64    `json:"rows_unknown"`
-	RowsNotSent      int64    `json:"rows_not_sent"`
-	RowsResumed      int64    `json:"rows_resumed"`
-	ErrFiles         []string `json:"err_files"`
-	Aborted          string   `json:"aborted"`
-	NothingToDo      bool     `json:"nothing_to_do"`
-}
+// summary is the --summary-json a run wrote (its keys are checked
+// against the README by TestExitStatuses).
+type summary struct{ loader.Summary }
 
 func (s summary) rejected() int64 {
 	return s.RowsFailedParse + s.RowsFailedInsert + s.RowsUnknown + s.RowsNotSent
@@ -783,31 +774,25 @@ func onceEach(t *testing.T, rows []errRow) map[string]map[int]errRow {
 // Reading the table back.
 
 func readKV(t *testing.T, s *gocql.Session) map[int32]string {
+	return readMap[string](t, s, "SELECT k, v FROM ks.t")
+}
+
+func readCounters(t *testing.T, s *gocql.Session) map[int32]int64 {
+	return readMap[int64](t, s, "SELECT k, n FROM ks.c")
+}
+
+// readMap reads a two-column query, key then value, whole.
+func readMap[V any](t *testing.T, s *gocql.Session, query string) map[int32]V {
 	t.Helper()
-	out := map[int32]string{}
-	it := s.Query("SELECT k, v FROM ks.t").PageSize(5000).Iter()
+	out := map[int32]V{}
+	it := s.Query(query).PageSize(5000).Iter()
 	var k int32
-	var v string
+	var v V
 	for it.Scan(&k, &v) {
 		out[k] = v
 	}
 	if err := it.Close(); err != nil {
-		t.Fatalf("read ks.t: %v", err)
-	}
-	return out
-}
-
-func readCounters(t *testing.T, s *gocql.Session) map[int32]int64 {
-	t.Helper()
-	out := map[int32]int64{}
-	it := s.Query("SELECT k, n FROM ks.c").PageSize(5000).Iter()
-	var k int32
-	var n int64
-	for it.Scan(&k, &n) {
-		out[k] = n
-	}
-	if err := it.Close(); err != nil {
-		t.Fatalf("read ks.c: %v", err)
+		t.Fatalf("%s: %v", query, err)
 	}
 	return out
 }
