@@ -98,12 +98,10 @@ type chunkRecord struct {
 	// incomplete: some row was not sent (or, for inserts, may not have
 	// been applied); a resumed run loads the chunk again.
 	incomplete bool
-	// For counter chunks with a checkpoint: sent at least once, the
-	// records acknowledged, and those proved not applied.
-	dispatched bool
-	acked      bitmap
-	sendable   bitmap
-	sent       bitmap
+	// For counter chunks with a checkpoint, from the first update sent
+	// (nil before): the records acknowledged, those proved not applied,
+	// and those sent.
+	acked, sendable, sent bitmap
 	// prior, on a resumed run, is what the stopped run knew of this
 	// chunk's counter updates; nil when it sent none.
 	prior *priorDoubt
@@ -245,10 +243,10 @@ func (lg *ledger) settleEmpty(cr *chunkRecord) {
 // a checkpoint it records the chunk as in doubt, durably, so that a run
 // killed from now on never has its updates applied twice by a resumed run.
 func (lg *ledger) dispatch(cr *chunkRecord) error {
-	if lg.cp == nil || !cr.counter || cr.dispatched {
+	// acked is set here only, by the chunk's converter: no lock to read.
+	if lg.cp == nil || !cr.counter || cr.acked != nil {
 		return nil
 	}
-	cr.dispatched = true
 	words := (cr.records + 63) / 64
 	cr.mu.Lock()
 	cr.acked, cr.sendable, cr.sent = make(bitmap, words), make(bitmap, words), make(bitmap, words)
