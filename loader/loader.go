@@ -119,7 +119,7 @@ func (l *Loader) Progress() Progress { return progress(l.ledger, l.tracker) }
 // drainTimeout is how long an interrupted run waits for the requests it
 // already sent, so that their rows are settled as written rather than
 // unknown; it keeps the whole stop well inside two seconds.
-const drainTimeout = 1500 * time.Millisecond
+const drainTimeout = time.Second
 
 // readGrace is how long a stopping run waits for a reader blocked in I/O.
 const readGrace = 300 * time.Millisecond
@@ -338,10 +338,28 @@ func (l *Loader) setup(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// sessionCloseTimeout bounds closing the session: gocql's Close waits on
+// the control connection's goroutine, which a node that accepts TCP but
+// answers nothing (paused, frozen) can block for as long as it lasts.
+const sessionCloseTimeout = 300 * time.Millisecond
+
+// closeOwned closes the session if Run opened it, waiting at most
+// sessionCloseTimeout: a session still closing then is left to finish on
+// its own (or to the process's exit), so that a stop never waits on the
+// cluster.
 func (l *Loader) closeOwned() {
-	if l.owned {
+	if !l.owned {
+		return
+	}
+	l.owned = false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
 		l.session.Close()
-		l.owned = false
+	}()
+	select {
+	case <-done:
+	case <-time.After(sessionCloseTimeout):
 	}
 }
 
