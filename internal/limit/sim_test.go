@@ -1,0 +1,264 @@
+package limit
+
+import (
+	"container/heap"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// fakeClock is a settable clock for the single-threaded simulation.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+// server models one node: requests wait in a FIFO served at rate
+// requests/s, then take base more (network, replication). A request
+// arriving when more than queueMax requests wait is answered Dropped
+// (Overloaded) after base. RTT at no load is base + 1/rate.
+type server struct {
+	rate      float64
+	base      time.Duration
+	queueMax  int
+	busyUntil time.Time
+}
+
+func (s *server) service() time.Duration {
+	return time.Duration(float64(time.Second) / s.rate)
+}
+
+// floor is the RTT of a request that finds the node idle.
+func (s *server) floor() time.Duration { return s.base + s.service() }
+
+// bdp is the requests in flight that keep the node busy without a queue.
+func (s *server) bdp() float64 { return s.rate * s.floor().Seconds() }
+
+// send returns when the answer to a request sent at t arrives.
+func (s *server) send(t time.Time) (time.Time, Outcome) {
+	start := t
+	if s.busyUntil.After(t) {
+		start = s.busyUntil
+	}
+	waiting := int(s.busyUntil.Sub(t).Seconds() * s.rate)
+	if s.queueMax > 0 && waiting > s.queueMax {
+		return t.Add(s.base), Dropped
+	}
+	done := start.Add(s.service())
+	s.busyUntil = done
+	return done.Add(s.base), Success
+}
+
+type event struct {
+	at      time.Time
+	sent    time.Time
+	outcome Outcome
+}
+
+type events []event
+
+func (e events) Len() int           { return len(e) }
+func (e events) Less(i, j int) bool { return e[i].at.Before(e[j].at) }
+func (e events) Swap(i, j int)      { e[i], e[j] = e[j], e[i] }
+func (e *events) Push(x any)        { *e = append(*e, x.(event)) }
+func (e *events) Pop() any {
+	old := *e
+	x := old[len(old)-1]
+	*e = old[:len(old)-1]
+	return x
+}
+
+// sim drives a Limiter against a server with an always-backlogged
+// client, as the loader is: whenever a permit is free a request is sent.
+type sim struct {
+	clock *fakeClock
+	srv   *server
+	lim   *Limiter
+	q     events
+}
+
+func newSim(srv *server, cfg Config) *sim {
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	cfg.Now = clock.now
+	s := &sim{clock: clock, srv: srv, lim: New(cfg)}
+	s.fill()
+	return s
+}
+
+func (s *sim) fill() {
+	for s.lim.TryAcquire() {
+		at, o := s.srv.send(s.clock.t)
+		heap.Push(&s.q, event{at: at, sent: s.clock.t, outcome: o})
+	}
+}
+
+// stats of one stretch of simulated time.
+type stats struct {
+	ok, dropped     int
+	minLim, maxLim  int // of Limit()
+	minLrn, maxLrn  int // of the learned limit, which probes leave alone
+	sumLim, samples float64
+	dur             time.Duration
+}
+
+func (st stats) throughput() float64 { return float64(st.ok) / st.dur.Seconds() }
+func (st stats) meanLimit() float64  { return st.sumLim / st.samples }
+
+// run simulates d; the limit is sampled after every event.
+func (s *sim) run(d time.Duration) stats {
+	end := s.clock.t.Add(d)
+	st := stats{minLim: 1 << 30, minLrn: 1 << 30, dur: d}
+	for len(s.q) > 0 && !s.q[0].at.After(end) {
+		e := heap.Pop(&s.q).(event)
+		s.clock.t = e.at
+		s.lim.Release(e.at.Sub(e.sent), e.outcome)
+		if e.outcome == Success {
+			st.ok++
+		} else {
+			st.dropped++
+		}
+		s.fill()
+		n := s.lim.Limit()
+		if n > int(s.lim.max) {
+			panic("limit above max")
+		}
+		st.minLim, st.maxLim = min(st.minLim, n), max(st.maxLim, n)
+		lrn := int(s.lim.limit)
+		st.minLrn, st.maxLrn = min(st.minLrn, lrn), max(st.maxLrn, lrn)
+		st.sumLim += float64(n)
+		st.samples++
+	}
+	s.clock.t = end
+	return st
+}
+
+func (st stats) String() string {
+	return fmt.Sprintf("ok=%d dropped=%d limit [%d, %d] mean %.1f, learned [%d, %d], %.0f/s",
+		st.ok, st.dropped, st.minLim, st.maxLim, st.meanLimit(), st.minLrn, st.maxLrn, st.throughput())
+}
+
+// The loader's case: 50k rows/s per node in 20-row batches is 2500
+// requests/s; base latency 1 ms.
+const loaderRate = 2500
+
+func TestSimulatedServer(t *testing.T) {
+	type phase struct {
+		d        time.Duration
+		rate     float64       // 0: unchanged
+		base     time.Duration // 0: unchanged
+		check    func(t *testing.T, srv *server, st stats)
+		describe string
+	}
+	// steady: the limit sits between the BDP and BDP plus a small queue,
+	// and the node is kept busy.
+	steady := func(maxQueue float64) func(t *testing.T, srv *server, st stats) {
+		return func(t *testing.T, srv *server, st stats) {
+			t.Helper()
+			bdp := srv.bdp()
+			if float64(st.minLrn) < bdp*0.9 || float64(st.maxLrn) > bdp+maxQueue {
+				t.Errorf("learned limit in [%d, %d], want within [%.1f, %.1f] (BDP %.1f)",
+					st.minLrn, st.maxLrn, bdp*0.9, bdp+maxQueue, bdp)
+			}
+			if tp := st.throughput(); tp < 0.95*srv.rate {
+				t.Errorf("throughput %.0f/s, want >= 95%% of %.0f/s", tp, srv.rate)
+			}
+		}
+	}
+	// converged: at the end of the phase the limit is near the BDP.
+	converged := func(maxQueue float64) func(t *testing.T, srv *server, st stats) {
+		return func(t *testing.T, srv *server, st stats) {
+			t.Helper()
+			if tp := st.throughput(); tp < 0.85*srv.rate {
+				t.Errorf("throughput %.0f/s, want >= 85%% of %.0f/s", tp, srv.rate)
+			}
+		}
+	}
+	_ = converged
+	tests := []struct {
+		name   string
+		srv    server
+		cfg    Config
+		phases []phase
+	}{
+		{
+			name: "local from below",
+			srv:  server{rate: loaderRate, base: time.Millisecond, queueMax: 64},
+			cfg:  Config{Initial: 1, Max: 128},
+			phases: []phase{
+				{d: 100 * time.Millisecond, describe: "warm-up"},
+				{d: 30 * time.Second, check: steady(10), describe: "steady"},
+			},
+		},
+		{
+			name: "local from the old fixed 128",
+			srv:  server{rate: loaderRate, base: time.Millisecond, queueMax: 32},
+			cfg:  Config{Initial: 128, Max: 128},
+			phases: []phase{
+				{d: 200 * time.Millisecond, describe: "warm-up"},
+				{d: 30 * time.Second, check: steady(10), describe: "steady"},
+			},
+		},
+		{
+			name: "production latency",
+			srv:  server{rate: loaderRate, base: 20 * time.Millisecond, queueMax: 256},
+			cfg:  Config{Max: 128},
+			phases: []phase{
+				{d: 2 * time.Second, describe: "warm-up"},
+				{d: 60 * time.Second, check: steady(20), describe: "steady"},
+			},
+		},
+		{
+			name: "ceiling below the BDP",
+			srv:  server{rate: loaderRate, base: 20 * time.Millisecond},
+			cfg:  Config{Max: 8},
+			phases: []phase{
+				{d: 10 * time.Second, check: func(t *testing.T, _ *server, st stats) {
+					if st.maxLim != 8 || st.maxLrn != 8 {
+						t.Errorf("limit max %d, learned max %d, want both 8", st.maxLim, st.maxLrn)
+					}
+				}},
+			},
+		},
+		{
+			name: "capacity halved and restored",
+			srv:  server{rate: loaderRate, base: time.Millisecond, queueMax: 64},
+			cfg:  Config{Max: 128},
+			phases: []phase{
+				{d: 2 * time.Second, describe: "warm-up"},
+				{d: 10 * time.Second, check: steady(10), describe: "full"},
+				{d: 250 * time.Millisecond, rate: loaderRate / 2, describe: "halving"},
+				{d: 30 * time.Second, check: steady(10), describe: "half"},
+				{d: 250 * time.Millisecond, rate: loaderRate, describe: "restoring"},
+				{d: 30 * time.Second, check: steady(10), describe: "restored"},
+			},
+		},
+		{
+			name: "node permanently slower",
+			srv:  server{rate: loaderRate, base: time.Millisecond, queueMax: 64},
+			cfg:  Config{Max: 128},
+			phases: []phase{
+				{d: 10 * time.Second, describe: "warm-up"},
+				{d: 12 * time.Second, base: 5 * time.Millisecond, describe: "slower"},
+				{d: 30 * time.Second, check: steady(10), describe: "settled"},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := tc.srv
+			s := newSim(&srv, tc.cfg)
+			for _, p := range tc.phases {
+				if p.rate != 0 {
+					srv.rate = p.rate
+				}
+				if p.base != 0 {
+					srv.base = p.base
+				}
+				st := s.run(p.d)
+				t.Logf("%s: %v (BDP %.1f)", p.describe, st, srv.bdp())
+				if p.check != nil {
+					p.check(t, &srv, st)
+				}
+			}
+		})
+	}
+}
