@@ -49,6 +49,14 @@ func (n *Node) blackholeExecute(sess *session, p *plan, req *execRequest) (messa
 	if _, err := p.checkCount(req.vals); err != nil {
 		return errorMessage(err), nil
 	}
+	var late message.Error
+	if l := n.limit.Load(); l != nil {
+		e, lt, apply := n.admit(l, sess, 1, req.opts.Consistency, p.writeKind())
+		if !apply {
+			return e, nil
+		}
+		late = lt
+	}
 	if e := n.injected(req.opts.Consistency, p.writeKind()); e != nil {
 		return e, nil
 	}
@@ -62,6 +70,9 @@ func (n *Node) blackholeExecute(sess *session, p *plan, req *execRequest) (messa
 	n.blackholeRow(sess, p, key, ok)
 	if e := n.timedOut(req.opts.Consistency, p.writeKind()); e != nil {
 		return e, nil
+	}
+	if late != nil {
+		return n.lateAnswer(voidResult, late), nil
 	}
 	return voidResult, nil
 }

@@ -95,6 +95,23 @@ type Config struct {
 	// RowsWrittenOnShard shows whether a driver routed each row to the
 	// connection of its shard. 0: no sharding, as Cassandra.
 	Shards int
+	// Capacity is the rows each node coordinates per second (a token
+	// bucket with a burst of 20 ms worth; a BATCH of k statements costs k,
+	// another data request 1); 0 means unlimited. Node.SetCapacity
+	// changes it at run time; capacity.go tells the whole model.
+	Capacity int
+	// Overload is what a node does with a data request beyond its
+	// capacity: shed (answer Overloaded at once), queue (wait in a FIFO
+	// queue served at the capacity rate, WriteTimeout past WriteTimeout)
+	// or timeout (held for WriteTimeout, then WriteTimeout, not applied).
+	// "" means shed.
+	Overload OverloadMode
+	// WriteTimeout is the node's write_request_timeout, for the queue and
+	// timeout modes of Overload; 0 means 2s, as Cassandra's default.
+	WriteTimeout time.Duration
+	// QueueLimit bounds the requests a node holds waiting for their answer
+	// in the queue and timeout modes; beyond it, it sheds. 0 means 10000.
+	QueueLimit int
 	// Schema holds CQL scripts run at start, in order.
 	Schema []string
 	// Logf, when set, receives diagnostic messages (connection errors).
@@ -150,6 +167,21 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	if !(cfg.FailRate >= 0 && cfg.FailRate <= 1) { // NaN too
 		return nil, fmt.Errorf("cqlsim: fail rate %v is not in [0, 1]", cfg.FailRate)
+	}
+	if err := checkCapacity(cfg.Capacity); err != nil {
+		return nil, fmt.Errorf("cqlsim: %w", err)
+	}
+	if cfg.Overload, err = ParseOverloadMode(string(cfg.Overload)); err != nil {
+		return nil, fmt.Errorf("cqlsim: %w", err)
+	}
+	if cfg.WriteTimeout < 0 || cfg.QueueLimit < 0 {
+		return nil, fmt.Errorf("cqlsim: write timeout %v and queue limit %d must not be negative", cfg.WriteTimeout, cfg.QueueLimit)
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = defaultWriteTimeout
+	}
+	if cfg.QueueLimit == 0 {
+		cfg.QueueLimit = defaultQueueLimit
 	}
 	topo, err := newTopology(first, dcs, cfg.VNodes, cfg.Seed)
 	if err != nil {

@@ -40,6 +40,9 @@ type session struct {
 	// shards > 0: the node announces ScyllaDB sharding and this
 	// connection belongs to shard.
 	shard, shards int
+	// answerIn, set by the node's capacity (Node.admit), holds the answer
+	// to the request being handled that long; serve takes it back to 0.
+	answerIn time.Duration
 }
 
 // onShard reports whether token belongs to the session's shard on a
@@ -51,6 +54,9 @@ func (s *session) onShard(token int64) bool {
 type delayed struct {
 	due time.Time
 	buf []byte
+	// queued: the answer is held by the node's capacity and counts in
+	// Node.queued until it is written or dropped.
+	queued bool
 }
 
 type conn struct {
@@ -229,12 +235,17 @@ func (c *conn) serve() {
 		st.bytes.Add(int64(headerLen + len(body)))
 		st.requests[h.OpCode].Add(1)
 		msg, warnings := c.safeHandle(h, body)
+		held := c.sess.answerIn
+		c.sess.answerIn = 0
 		if msg == nil {
+			if held > 0 {
+				c.n.queued.Add(-1)
+			}
 			continue
 		}
 		st.response(msg)
-		if d := c.n.latency(); d > 0 {
-			c.delay(d, h.StreamId, msg, warnings)
+		if d := c.n.latency() + held; d > 0 {
+			c.delay(d, h.StreamId, msg, warnings, held > 0)
 		} else {
 			c.write(h.StreamId, msg, warnings, !c.nextFrameBuffered())
 		}
@@ -318,7 +329,7 @@ func (c *conn) push(ev message.Message) {
 
 // delay queues an encoded response to be written after d. Responses go
 // out in due order, not arrival order, so a latency range keeps its spread.
-func (c *conn) delay(d time.Duration, stream int16, msg message.Message, warnings []string) {
+func (c *conn) delay(d time.Duration, stream int16, msg message.Message, warnings []string, queued bool) {
 	c.delayOnce.Do(func() {
 		c.delayq = make(chan delayed, delayQueue)
 		c.delayDone = make(chan struct{})
@@ -326,7 +337,7 @@ func (c *conn) delay(d time.Duration, stream int16, msg message.Message, warning
 	})
 	var buf bytes.Buffer
 	c.encode(&buf, stream, msg, warnings)
-	c.delayq <- delayed{due: time.Now().Add(d), buf: buf.Bytes()}
+	c.delayq <- delayed{due: time.Now().Add(d), buf: buf.Bytes(), queued: queued}
 }
 
 // delayHeap orders delayed responses by due time. Its size is bounded by
@@ -358,22 +369,38 @@ func (c *conn) delayWriter() {
 		select {
 		case d, ok := <-c.delayq:
 			if !ok {
-				return // the connection is gone; so are its answers
+				c.dropDelayed(pending) // the connection is gone; so are its answers
+				return
 			}
 			heap.Push(&pending, d)
 		case <-wake:
 			// Answers that fell due during a pause wait for Resume too.
 			if !c.hold() {
+				c.dropDelayed(pending)
 				pending = pending[:0]
 				continue
 			}
 			now := time.Now()
 			c.wmu.Lock()
 			for len(pending) > 0 && !pending[0].due.After(now) {
-				_, _ = c.bw.Write(heap.Pop(&pending).(delayed).buf)
+				d := heap.Pop(&pending).(delayed)
+				_, _ = c.bw.Write(d.buf)
+				if d.queued {
+					c.n.queued.Add(-1)
+				}
 			}
 			_ = c.bw.Flush()
 			c.wmu.Unlock()
+		}
+	}
+}
+
+// dropDelayed takes the answers of a connection that went away out of
+// the node's queue.
+func (c *conn) dropDelayed(pending delayHeap) {
+	for _, d := range pending {
+		if d.queued {
+			c.n.queued.Add(-1)
 		}
 	}
 }

@@ -22,6 +22,10 @@ import (
 //	POST /nodes/{n}/faults?rate=R&kind=K&latency=L&fail_next=N
 //	                                 Node.SetFault: replaces the node's faults;
 //	                                 an absent parameter is zero (no faults)
+//	POST /nodes/{n}/capacity?rows_per_sec=N&mode=M
+//	                                 Node.SetCapacity: N rows per second (0:
+//	                                 unlimited); mode shed, queue or timeout,
+//	                                 absent keeps the current one
 //
 // The parameters of faults come in the query string or a form body: rate a
 // probability in [0, 1]; kind overloaded, write_timeout, unavailable,
@@ -30,7 +34,8 @@ import (
 // next whatever the rate.
 //
 // A control request answers 200 with the node's state as JSON: node,
-// address, up, paused and fault {rate, kind, fail_next, latency}. Stopping
+// address, up, paused, fault {rate, kind, fail_next, latency} and
+// capacity {rows_per_sec, mode}. Stopping
 // a stopped node, starting a running one, resuming one that is not paused
 // succeed and change nothing. Errors are plain text: 404 for a node that
 // does not exist, 400 for bad parameters (each named), 405 for a method
@@ -80,6 +85,19 @@ func (cl *Cluster) ControlHandler() http.Handler {
 		}
 		return 0, nil
 	}))
+	mux.HandleFunc("POST /nodes/{n}/capacity", cl.nodeAction(func(n *Node, r *http.Request) (int, error) {
+		if err := r.ParseForm(); err != nil {
+			return http.StatusBadRequest, fmt.Errorf("cqlsim: %w", err)
+		}
+		rate, mode, err := parseCapacity(r.Form)
+		if err == nil {
+			err = n.SetCapacity(rate, mode)
+		}
+		if err != nil {
+			return http.StatusBadRequest, err
+		}
+		return 0, nil
+	}))
 	return mux
 }
 
@@ -108,6 +126,13 @@ type nodeState struct {
 	Up      bool       `json:"up"`
 	Paused  bool       `json:"paused"`
 	Fault   faultState `json:"fault"`
+	// Capacity is Node.Capacity.
+	Capacity capacityState `json:"capacity"`
+}
+
+type capacityState struct {
+	RowsPerSec int          `json:"rows_per_sec"`
+	Mode       OverloadMode `json:"mode"`
 }
 
 type faultState struct {
@@ -130,7 +155,62 @@ func (n *Node) state() nodeState {
 	case f.LatencyMin > 0:
 		fs.Latency = f.LatencyMin.String()
 	}
-	return nodeState{Node: n.info.index + 1, Address: n.info.addr.String(), Up: n.Running(), Paused: n.Paused(), Fault: fs}
+	rate, mode := n.Capacity()
+	return nodeState{Node: n.info.index + 1, Address: n.info.addr.String(), Up: n.Running(), Paused: n.Paused(), Fault: fs,
+		Capacity: capacityState{RowsPerSec: rate, Mode: mode}}
+}
+
+// parseCapacity reads the parameters of POST /nodes/{n}/capacity:
+// rows_per_sec is required, mode "" keeps the node's. Every bad parameter
+// is reported, by name.
+func parseCapacity(form url.Values) (int, OverloadMode, error) {
+	var (
+		rate    int
+		mode    OverloadMode
+		errs    []error
+		hasRate bool
+	)
+	keys := make([]string, 0, len(form))
+	for k := range form {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if len(form[k]) != 1 {
+			errs = append(errs, fmt.Errorf("%s: given %d times", k, len(form[k])))
+			continue
+		}
+		v := form[k][0]
+		switch k {
+		case "rows_per_sec":
+			hasRate = true
+			r, err := strconv.Atoi(v)
+			if err == nil {
+				err = checkCapacity(r)
+			} else {
+				err = fmt.Errorf("%q is not a number of rows per second", v)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("rows_per_sec: %w", err))
+			}
+			rate = r
+		case "mode":
+			m, err := ParseOverloadMode(v)
+			if err != nil || v == "" {
+				errs = append(errs, fmt.Errorf("mode: %q is not shed, queue or timeout", v))
+			}
+			mode = m
+		default:
+			errs = append(errs, fmt.Errorf("unknown parameter %q (want rows_per_sec, mode)", k))
+		}
+	}
+	if !hasRate {
+		errs = append(errs, errors.New("rows_per_sec: missing (0 for unlimited)"))
+	}
+	if len(errs) > 0 {
+		return 0, "", fmt.Errorf("cqlsim: bad capacity parameters:\n%w", errors.Join(errs...))
+	}
+	return rate, mode, nil
 }
 
 // parseFault reads the parameters of POST /nodes/{n}/faults. Every bad

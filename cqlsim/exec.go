@@ -52,7 +52,15 @@ func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions, vals 
 	if opts != nil {
 		cl = opts.Consistency
 	}
+	var late message.Error
 	if p.userData() {
+		if l := n.limit.Load(); l != nil {
+			e, lt, apply := n.admit(l, sess, 1, cl, p.writeKind())
+			if !apply {
+				return e, nil
+			}
+			late = lt
+		}
 		if e := n.injected(cl, p.writeKind()); e != nil {
 			return e, nil
 		}
@@ -74,6 +82,9 @@ func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions, vals 
 		if e := n.timedOut(cl, p.writeKind()); e != nil {
 			return e, nil
 		}
+	}
+	if late != nil {
+		return n.lateAnswer(msg, late), nil
 	}
 	return msg, warn
 }
@@ -319,6 +330,14 @@ func (n *Node) batch(sess *session, req *batchRequest) (message.Message, []strin
 	case primitive.BatchTypeCounter:
 		bt, wk = cql.CounterBatch, writeCounter
 	}
+	var late message.Error
+	if l := n.limit.Load(); l != nil {
+		e, lt, apply := n.admit(l, sess, len(req.children), req.consistency, wk)
+		if !apply {
+			return e, nil
+		}
+		late = lt
+	}
 	if e := n.injected(req.consistency, wk); e != nil {
 		return e, nil
 	}
@@ -363,6 +382,9 @@ func (n *Node) batch(sess *session, req *batchRequest) (message.Message, []strin
 	}
 	if e := n.timedOut(req.consistency, wk); e != nil {
 		return e, nil
+	}
+	if late != nil {
+		return n.lateAnswer(msg, late), nil
 	}
 	return msg, warn
 }

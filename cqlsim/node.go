@@ -83,6 +83,19 @@ type Node struct {
 	// queries caches plans of unprepared statements by keyspace and text.
 	queries map[string]*plan
 
+	// limit is the node's capacity, nil when unlimited: the hot path
+	// loads it and nothing else (capacity.go). Replaced under capMu.
+	limit atomic.Pointer[limiter]
+	// overload is the mode SetCapacity keeps when given none; under capMu.
+	capMu    sync.Mutex
+	overload OverloadMode
+	// queued counts the answers held by the capacity, bounded by queueLimit.
+	queued       atomic.Int64
+	queueLimit   int
+	writeTimeout time.Duration
+	// epoch is the origin of the limiter's monotonic clock.
+	epoch time.Time
+
 	stats nodeStats
 }
 
@@ -94,6 +107,12 @@ func newNode(cl *Cluster, info *nodeInfo) *Node {
 		queries:  map[string]*plan{},
 	}
 	n.stats.batches = map[int]int64{}
+	n.epoch = time.Now()
+	n.writeTimeout, n.queueLimit = cl.cfg.WriteTimeout, cl.cfg.QueueLimit
+	n.overload = cl.cfg.Overload
+	if cl.cfg.Capacity > 0 {
+		n.limit.Store(newLimiter(cl.cfg.Capacity, cl.cfg.Overload))
+	}
 	n.fault.Store(&Fault{Rate: cl.cfg.FailRate, Kind: cl.cfg.FailWith, LatencyMin: cl.cfg.LatencyMin, LatencyMax: cl.cfg.LatencyMax})
 	return n
 }

@@ -26,6 +26,9 @@ type nodeStats struct {
 	batchRejected atomic.Int64
 	// errors counts ERROR responses sent, by errorKinds index.
 	errors [len(errorKinds) + 1]atomic.Int64
+	// capErrors counts those of them answered because of the node's
+	// capacity (Node.SetCapacity), by errorKinds index.
+	capErrors [len(errorKinds) + 1]atomic.Int64
 
 	batchMu sync.Mutex
 	batches map[int]int64 // by number of partitions
@@ -69,11 +72,31 @@ func (s *nodeStats) response(msg message.Message) {
 	if !ok {
 		return
 	}
+	s.errors[errorIndex(e.GetErrorCode())].Add(1)
+}
+
+// errorIndex is code's index in errorKinds, len(errorKinds) for "other".
+func errorIndex(code primitive.ErrorCode) int {
 	i := 0
-	for i < len(errorKinds) && errorKinds[i].code != e.GetErrorCode() {
+	for i < len(errorKinds) && errorKinds[i].code != code {
 		i++
 	}
-	s.errors[i].Add(1)
+	return i
+}
+
+// errorCounts names the non-zero counters of c by kind.
+func errorCounts(c *[len(errorKinds) + 1]atomic.Int64) map[string]int64 {
+	m := map[string]int64{}
+	for i := range c {
+		if v := c[i].Load(); v > 0 {
+			name := "other"
+			if i < len(errorKinds) {
+				name = errorKinds[i].name
+			}
+			m[name] = v
+		}
+	}
+	return m
 }
 
 func (s *nodeStats) batch(partitions int) {
@@ -120,6 +143,25 @@ type NodeStats struct {
 	Errors map[string]int64 `json:"errors"`
 	// Connections counts connections accepted since start.
 	Connections int64 `json:"connections"`
+	// Capacity is the node's capacity (Node.SetCapacity) and what it did.
+	Capacity CapacityStats `json:"capacity"`
+}
+
+// CapacityStats describe a node's capacity: its setting, its queue and
+// the errors it answered because of it.
+type CapacityStats struct {
+	// RowsPerSec is the capacity in rows coordinated per second; 0 is
+	// unlimited.
+	RowsPerSec int `json:"rows_per_sec"`
+	// Mode is what the node does beyond it: shed, queue or timeout.
+	Mode OverloadMode `json:"mode"`
+	// Queued is how many requests wait for their answer now, held by the
+	// queue (queue mode) or until their timeout (timeout mode).
+	Queued int64 `json:"queued"`
+	// Errors counts the ERROR responses answered because of the capacity,
+	// by kind as NodeStats.Errors (which counts them too): overloaded
+	// (shed, or the queue full), write_timeout and read_timeout.
+	Errors map[string]int64 `json:"errors"`
 }
 
 // Stats holds every node's counters.
@@ -128,10 +170,15 @@ type Stats struct {
 }
 
 // Total sums the counters of all nodes (Node is 0, Up and Paused false,
-// maps are merged).
+// maps are merged; of Capacity, only Queued and Errors are summed).
 func (s Stats) Total() NodeStats {
-	t := NodeStats{Requests: map[string]int64{}, Batches: map[int]int64{}, Errors: map[string]int64{}}
+	t := NodeStats{Requests: map[string]int64{}, Batches: map[int]int64{}, Errors: map[string]int64{},
+		Capacity: CapacityStats{Errors: map[string]int64{}}}
 	for _, n := range s.Nodes {
+		for k, v := range n.Capacity.Errors {
+			t.Capacity.Errors[k] += v
+		}
+		t.Capacity.Queued += n.Capacity.Queued
 		for k, v := range n.Requests {
 			t.Requests[k] += v
 		}
@@ -161,7 +208,7 @@ func (cl *Cluster) Stats() Stats {
 		s := &n.stats
 		ns := NodeStats{
 			Node: n.info.index + 1, Address: n.info.addr.String(), DC: n.info.dc, Rack: n.info.rack, Up: n.Running(), Paused: n.Paused(),
-			Requests: map[string]int64{}, Batches: map[int]int64{}, Errors: map[string]int64{},
+			Requests: map[string]int64{}, Batches: map[int]int64{},
 			Statements: s.statements.Load(), RowsWritten: s.rows.Load(), RowsWrittenAsReplica: s.replicaRows.Load(), RowsWrittenOnShard: s.shardRows.Load(),
 			BatchWarnings: s.warnings.Load(), BatchesRejected: s.batchRejected.Load(),
 			BytesReceived: s.bytes.Load(), InjectedErrors: s.injected.Load(), Connections: s.connections.Load(),
@@ -171,15 +218,9 @@ func (cl *Cluster) Stats() Stats {
 				ns.Requests[opName(primitive.OpCode(op))] = v
 			}
 		}
-		for i := range s.errors {
-			if v := s.errors[i].Load(); v > 0 {
-				name := "other"
-				if i < len(errorKinds) {
-					name = errorKinds[i].name
-				}
-				ns.Errors[name] = v
-			}
-		}
+		ns.Errors = errorCounts(&s.errors)
+		rate, mode := n.Capacity()
+		ns.Capacity = CapacityStats{RowsPerSec: rate, Mode: mode, Queued: n.queued.Load(), Errors: errorCounts(&s.capErrors)}
 		s.batchMu.Lock()
 		for k, v := range s.batches {
 			ns.Batches[k] = v
