@@ -96,8 +96,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 const httpUsage = `HTTP on --stats-addr (n counts from 1, as in /stats):
   GET  /stats                 per node: up, paused, requests by opcode, rows
                               written (as a replica, on its shard), batches,
-                              errors sent by kind (injected and real); the process
-  GET  /nodes/{n}             the node's state: up, paused, fault
+                              errors sent by kind (injected and real), capacity
+                              (setting, queue length, errors it caused); the process
+  GET  /nodes/{n}             the node's state: up, paused, fault, capacity
   POST /nodes/{n}/stop        kill the node: connections closed, port refused,
                               data kept; the other nodes announce it DOWN
   POST /nodes/{n}/start       bring it back with its data, announced UP
@@ -115,6 +116,9 @@ const httpUsage = `HTTP on --stats-addr (n counts from 1, as in /stats):
                               server_error (write_timeout applies the write,
                               then answers WriteTimeout); latency DURATION or
                               MIN-MAX; fail_next fails the next N data requests
+  POST /nodes/{n}/capacity?rows_per_sec=N&mode=M
+                              set the node's capacity as --capacity (0:
+                              unlimited) and, if given, its mode as --overload
 Control requests answer the node's state as JSON. Errors: 404 no such node,
 400 bad parameter (named), 405 wrong method, 409 pausing a stopped node.
 Example: curl -X POST '127.0.0.1:8080/nodes/2/faults?rate=0.05&kind=write_timeout'
@@ -135,6 +139,7 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 	var (
 		schemas                  listFlag
 		auth, latency, statsAddr string
+		overload                 string
 		tlsCert, tlsKey, tlsCA   string
 		dcs                      string
 		nodes                    int
@@ -155,6 +160,8 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 	fs.Float64Var(&cfg.FailRate, "fail-rate", 0, "probability that a data request fails")
 	fs.StringVar(&cfg.FailWith, "fail-with", "overloaded", "overloaded|write_timeout|unavailable|read_timeout|server_error")
 	fs.StringVar(&latency, "latency", "", "added response latency: DURATION or MIN-MAX (e.g. 2ms, 1ms-5ms)")
+	fs.IntVar(&cfg.Capacity, "capacity", 0, "rows each node coordinates per second (token bucket, 20 ms burst; a batch of k costs k); 0: unlimited")
+	fs.StringVar(&overload, "overload", "shed", "beyond --capacity: shed (answer Overloaded)|queue (wait, WriteTimeout past 2s)|timeout (hold 2s, WriteTimeout)")
 	fs.IntVar(&cfg.BatchWarnKB, "batch-warn-kb", 5, "multi-partition batch size that draws a warning (KiB)")
 	fs.IntVar(&cfg.BatchFailKB, "batch-fail-kb", 50, "multi-partition batch size that is rejected (KiB)")
 	fs.StringVar(&statsAddr, "stats-addr", "", "serve GET /stats as JSON and the control requests below on HOST:PORT")
@@ -199,6 +206,14 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 	default:
 		return cfg, "", fmt.Errorf("--fail-with: unknown kind %q", cfg.FailWith)
 	}
+	if cfg.Capacity < 0 {
+		return cfg, "", fmt.Errorf("--capacity must not be negative, got %d", cfg.Capacity)
+	}
+	mode, err := cqlsim.ParseOverloadMode(overload)
+	if err != nil || overload == "" {
+		return cfg, "", fmt.Errorf("--overload: unknown mode %q (want shed, queue or timeout)", overload)
+	}
+	cfg.Overload = mode
 	for _, f := range schemas {
 		b, err := os.ReadFile(f)
 		if err != nil {
