@@ -263,7 +263,7 @@ func ApplyConfigFile(o *Options, path, keyspace, table string) error {
 	qualified := keyspace + "." + table
 	for _, name := range []string{"copy", "copy-from", "copy:" + qualified, "copy-from:" + qualified} {
 		for _, kv := range sections[name] {
-			if copyToOnly[strings.ToLower(strings.TrimSpace(kv[0]))] {
+			if copyToOnly[optionKey(kv[0])] {
 				// [copy] serves COPY TO as well: cqlsh ignores these
 				// when loading, and so does cqlload.
 				continue

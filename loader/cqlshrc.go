@@ -75,9 +75,9 @@ func ReadCqlshrc(path string) (rc *Cqlshrc, ok bool, err error) {
 		if !ok {
 			return false, false
 		}
-		b, err := parseBool(key, v)
+		b, err := parseBool(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("[%s] %w", section, err))
+			errs = append(errs, fmt.Errorf("[%s] %s: %w", section, key, err))
 		}
 		return b, true
 	}

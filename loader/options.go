@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -119,31 +118,6 @@ type Options struct {
 	explicit []string
 }
 
-// Explicit reports whether the option (a cqlsh COPY option name or a
-// flag's alias, case-insensitive) was set through SetOption, as opposed
-// to left at its default.
-func (o *Options) Explicit(name string) bool {
-	n := canonicalOption(name)
-	for _, e := range o.explicit {
-		if e == n {
-			return true
-		}
-	}
-	return false
-}
-
-// canonicalOption maps the aliases SetOption accepts to one name.
-func canonicalOption(name string) string {
-	n := strings.ToLower(strings.TrimSpace(name))
-	switch n {
-	case "nullval":
-		return "null"
-	case "workers":
-		return "numprocesses"
-	}
-	return strings.ReplaceAll(n, "-", "")
-}
-
 // DefaultOptions returns cqlsh COPY FROM's defaults.
 func DefaultOptions() Options {
 	return Options{
@@ -247,159 +221,6 @@ func (o *Options) settleBatchSizes() {
 	}
 }
 
-// cqlsh option names that only apply to COPY TO: accepted by cqlsh in a
-// COPY FROM too (and ignored there), so cqlload says so instead of failing.
-var copyToOnly = map[string]bool{
-	"pagesize": true, "pagetimeout": true, "begintoken": true, "endtoken": true,
-	"maxrequests": true, "maxoutputsize": true, "floatprecision": true, "doubleprecision": true,
-}
-
-// SetOption applies one cqlsh COPY FROM option (name case-insensitive,
-// value as written in the WITH clause without quotes). Flags of the CLI
-// go through here too, so both forms share one meaning per option.
-// CONFIGFILE is handled by the caller, since it reads more options.
-func (o *Options) SetOption(name, value string) (err error) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	intv := func() (int, error) {
-		v, err := strconv.Atoi(strings.TrimSpace(value))
-		if err != nil {
-			return 0, fmt.Errorf("option %s: %q is not an integer", strings.ToUpper(n), value)
-		}
-		return v, nil
-	}
-	char := func() (byte, error) {
-		v := unescapeChar(value)
-		if len(v) != 1 || v[0] >= 0x80 {
-			return 0, fmt.Errorf("option %s: want a single ASCII character (or \\t for a tab), got %q", strings.ToUpper(n), value)
-		}
-		return v[0], nil
-	}
-	defer func() {
-		if err == nil {
-			o.explicit = append(o.explicit, canonicalOption(n))
-		}
-	}()
-	switch n {
-	case "header":
-		o.Dialect.Header, err = parseBool(n, value)
-	case "delimiter":
-		o.Dialect.Delimiter, err = char()
-	case "quote":
-		o.Dialect.Quote, err = char()
-	case "escape":
-		if value == "" {
-			o.Dialect.Escape = 0
-		} else {
-			o.Dialect.Escape, err = char()
-		}
-	case "null", "nullval":
-		o.Null = value
-		o.Formats.NullMarker = value
-	case "cqlshescapes", "cqlsh-escapes":
-		o.Formats.CqlshEscapes, err = parseBool(n, value)
-	case "nullmode", "null-mode":
-		switch strings.ToLower(value) {
-		case "null":
-			o.NullMode = NullWrite
-		case "unset":
-			o.NullMode = NullUnset
-		default:
-			err = fmt.Errorf("option null-mode: want null or unset, got %q", value)
-		}
-	case "datetimeformat":
-		o.Formats.DateTimeFormat = value
-	case "timezone":
-		loc, lerr := time.LoadLocation(value)
-		if lerr != nil {
-			err = fmt.Errorf("option timezone: %w", lerr)
-		}
-		o.Formats.TimeZone = loc
-	case "decimalsep":
-		o.Formats.DecimalSep = value
-	case "thousandssep":
-		o.Formats.ThousandsSep = value
-	case "boolstyle":
-		t, f, ok := strings.Cut(value, ",")
-		if !ok || strings.TrimSpace(t) == "" || strings.TrimSpace(f) == "" {
-			return fmt.Errorf("option BOOLSTYLE: want two words separated by a comma, got %q", value)
-		}
-		o.Formats.BoolStyle = [2]string{strings.TrimSpace(t), strings.TrimSpace(f)}
-	case "encoding":
-		o.Dialect.Encoding = value
-	case "maxattempts":
-		o.MaxAttempts, err = intv()
-	case "verifybuffer", "verify-buffer":
-		o.VerifyBuffer, err = intv()
-	case "flushinterval", "flush-interval":
-		o.FlushInterval, err = time.ParseDuration(strings.TrimSpace(value))
-		if err != nil {
-			err = fmt.Errorf("option flush-interval: %w", err)
-		}
-	case "retrywindow", "retry-window":
-		o.RetryWindow, err = time.ParseDuration(strings.TrimSpace(value))
-		if err != nil {
-			err = fmt.Errorf("option retry-window: %w", err)
-		}
-	case "reportfrequency":
-		f, ferr := strconv.ParseFloat(value, 64)
-		if ferr != nil || f <= 0 {
-			return fmt.Errorf("option REPORTFREQUENCY: want seconds > 0, got %q", value)
-		}
-		o.ReportFrequency = time.Duration(f * float64(time.Second))
-	case "numprocesses", "workers":
-		o.Workers, err = intv()
-	case "chunksize":
-		o.ChunkSize, err = intv()
-	case "ingestrate":
-		o.IngestRate, err = intv()
-	case "minbatchsize":
-		o.MinBatchSize, err = intv()
-	case "maxbatchsize":
-		o.MaxBatchSize, err = intv()
-	case "maxbatchbytes", "max-batch-bytes":
-		o.MaxBatchBytes, err = intv()
-	case "maxinflight", "max-in-flight":
-		o.MaxInFlight, err = intv()
-	case "maxrecordbytes", "max-record-bytes":
-		o.Dialect.MaxRecordBytes, err = intv()
-	case "maxrows":
-		o.Dialect.MaxRows, err = intv()
-	case "skiprows":
-		o.Dialect.SkipRows, err = intv()
-	case "skipcols":
-		o.SkipCols = splitList(value)
-	case "maxparseerrors":
-		o.MaxParseErrors, err = intv()
-	case "maxinserterrors":
-		o.MaxInsertErrors, err = intv()
-	case "errfile":
-		o.ErrFile = value
-	case "ttl":
-		o.TTL, err = intv()
-	case "ratefile":
-		o.RateFile = value
-	case "resume":
-		o.Resume = value
-	case "preparedstatements":
-		var prepared bool
-		prepared, err = parseBool(n, value)
-		if err == nil && !prepared {
-			// cqlsh's unprepared mode exists for its own performance
-			// problems; every value here is bound, so it has no meaning.
-			err = errors.New("option PREPAREDSTATEMENTS = false is not supported: cqlload always uses prepared statements")
-		}
-	case "consistency":
-		c, cerr := ParseConsistency(value)
-		o.Consistency, err = c, cerr
-	default:
-		if copyToOnly[n] {
-			return fmt.Errorf("option %s applies to COPY TO only", strings.ToUpper(n))
-		}
-		return fmt.Errorf("unknown COPY FROM option %s", strings.ToUpper(name))
-	}
-	return err
-}
-
 // ParseConsistency parses a consistency level name such as LOCAL_ONE.
 func ParseConsistency(s string) (gocql.Consistency, error) {
 	c, err := gocql.ParseConsistencyWrapper(strings.TrimSpace(s))
@@ -407,37 +228,4 @@ func ParseConsistency(s string) (gocql.Consistency, error) {
 		return 0, fmt.Errorf("unknown consistency level %q", s)
 	}
 	return c, nil
-}
-
-// unescapeChar reads the escape forms cqlsh users type for DELIMITER,
-// QUOTE and ESCAPE: '\t' (also '\\t', as shells pass it on) is a tab,
-// and '\\' a backslash. Anything else is returned as written.
-func unescapeChar(v string) string {
-	switch v {
-	case `\t`, `\\t`:
-		return "\t"
-	case `\\`:
-		return `\`
-	}
-	return v
-}
-
-func parseBool(name, v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "yes", "on", "1":
-		return true, nil
-	case "false", "no", "off", "0":
-		return false, nil
-	}
-	return false, fmt.Errorf("option %s: want true or false, got %q", strings.ToUpper(name), v)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

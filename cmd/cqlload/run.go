@@ -19,10 +19,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -36,240 +34,18 @@ const (
 	exitUsage       = 64 // bad command line, or a --resume that cannot be honoured
 )
 
-// optionFlags maps flags to cqlsh COPY option names, so that both forms
-// go through loader.Options.SetOption and mean the same thing.
-var optionFlags = []struct{ flag, option, help string }{
-	{"header", "HEADER", "the first line of each file holds column names"},
-	{"delimiter", "DELIMITER", "field delimiter"},
-	{"quote", "QUOTE", "quote character"},
-	{"escape", "ESCAPE", "escape character inside fields; empty for none (plain RFC 4180 files with backslashes in data)"},
-	{"null", "NULL", "the text of a null value (unquoted)"},
-	{"null-mode", "NULLMODE", "null: write nulls as cqlsh does; unset: leave those columns unset (no tombstones)"},
-	{"datetime-format", "DATETIMEFORMAT", "timestamp format, strftime syntax as in cqlsh"},
-	{"timezone", "TIMEZONE", "time zone of timestamps that carry none"},
-	{"decimal-sep", "DECIMALSEP", "decimal separator"},
-	{"thousands-sep", "THOUSANDSSEP", "thousands separator (none by default)"},
-	{"bool-style", "BOOLSTYLE", "true and false words, comma separated"},
-	{"cqlsh-escapes", "CQLSHESCAPES", "the input was written by cqlsh COPY TO: undo its backslash escapes inside text (\\\\, \\n, \\xHH)"},
-	{"encoding", "ENCODING", "input encoding: utf-8, latin-1, utf-16, utf-16le, utf-16be"},
-	{"max-attempts", "MAXATTEMPTS", "attempts per batch for retryable errors at most; 0 = as many as --retry-window allows"},
-	{"verify-buffer", "VERIFYBUFFER", "compressed bytes of a gzip member or zstd frame checked before its rows are sent; 0 = none"},
-	{"flush-interval", "FLUSHINTERVAL", "a stream (stdin, a pipe) silent this long has the rows read so far sent"},
-	{"retry-window", "RETRYWINDOW", "how long a failing batch is retried, and how long the run waits while no node answers"},
-	{"report-frequency", "REPORTFREQUENCY", "seconds between progress reports"},
-	{"workers", "NUMPROCESSES", "parse/convert workers"},
-	{"chunk-size", "CHUNKSIZE", "records per chunk handed to a worker"},
-	{"ingest-rate", "INGESTRATE", "rows per second at most; 0 = unlimited (cqlsh's default is 100000)"},
-	{"min-batch-size", "MINBATCHSIZE", "a partition with at least this many rows gets batches of its own"},
-	{"max-batch-size", "MAXBATCHSIZE", "rows per batch at most"},
-	{"max-batch-bytes", "MAXBATCHBYTES", "value bytes per batch at most (Cassandra fails multi-partition batches over 50 KiB)"},
-	{"max-in-flight", "MAXINFLIGHT", "requests awaiting the cluster at once"},
-	{"max-rows", "MAXROWS", "records read per file at most; -1 = all"},
-	{"max-record-bytes", "MAXRECORDBYTES", "a record longer than this is rejected whole (its bytes go to the error file intact)"},
-	{"skip-rows", "SKIPROWS", "records skipped at the start of each file"},
-	{"skip-cols", "SKIPCOLS", "comma-separated columns of the file not to load"},
-	{"max-parse-errors", "MAXPARSEERRORS", "abort after this many rows fail to parse; -1 = no limit"},
-	{"max-insert-errors", "MAXINSERTERRORS", "abort after this many rows fail to insert; -1 = no limit"},
-	{"err-file", "ERRFILE", "file receiving rejected rows (default import_<ks>_<table>.err)"},
-	{"ttl", "TTL", "time to live of written rows in seconds; -1 = none"},
-	{"rate-file", "RATEFILE", "file to append progress lines to"},
-	{"resume", "RESUME", "checkpoint file: records how far the run got; if it exists, what it says is done is skipped"},
-	{"consistency", "CONSISTENCY", "write consistency level"},
-}
-
-// optValue holds a flag's text until it is applied through SetOption,
-// which does the checking; kind only labels the flag in --help.
-type optValue struct{ s, kind string }
-
-func (v *optValue) String() string     { return v.s }
-func (v *optValue) Set(s string) error { v.s = s; return nil }
-func (v *optValue) Type() string       { return v.kind }
-
-func optionKind(option string) string {
-	switch option {
-	case "HEADER", "CQLSHESCAPES":
-		// Not "bool": these take a value (--header true), as in cqlsh's
-		// WITH HEADER = true, so `--header true FILE` reads as expected.
-		return "true|false"
-	case "REPORTFREQUENCY":
-		return "seconds"
-	case "RETRYWINDOW", "FLUSHINTERVAL":
-		return "duration"
-	case "MAXATTEMPTS", "NUMPROCESSES", "CHUNKSIZE", "INGESTRATE", "MINBATCHSIZE", "MAXBATCHSIZE",
-		"MAXBATCHBYTES", "MAXINFLIGHT", "MAXROWS", "MAXRECORDBYTES", "VERIFYBUFFER", "SKIPROWS", "MAXPARSEERRORS", "MAXINSERTERRORS", "TTL":
-		return "int"
-	}
-	return "string"
-}
-
-func defaultText(o loader.Options, option string) string {
-	switch option {
-	case "HEADER":
-		return strconv.FormatBool(o.Dialect.Header)
-	case "CQLSHESCAPES":
-		return strconv.FormatBool(o.Formats.CqlshEscapes)
-	case "DELIMITER":
-		return string(o.Dialect.Delimiter)
-	case "QUOTE":
-		return string(o.Dialect.Quote)
-	case "ESCAPE":
-		return string(o.Dialect.Escape)
-	case "NULL":
-		return o.Null
-	case "NULLMODE":
-		return "null"
-	case "DATETIMEFORMAT":
-		return o.Formats.DateTimeFormat
-	case "TIMEZONE":
-		return "UTC"
-	case "DECIMALSEP":
-		return o.Formats.DecimalSep
-	case "THOUSANDSSEP":
-		return o.Formats.ThousandsSep
-	case "BOOLSTYLE":
-		return o.Formats.BoolStyle[0] + "," + o.Formats.BoolStyle[1]
-	case "ENCODING":
-		return "utf-8"
-	case "MAXATTEMPTS":
-		return strconv.Itoa(o.MaxAttempts)
-	case "RETRYWINDOW":
-		return o.RetryWindow.String()
-	case "FLUSHINTERVAL":
-		return o.FlushInterval.String()
-	case "VERIFYBUFFER":
-		return strconv.Itoa(o.VerifyBuffer)
-	case "REPORTFREQUENCY":
-		return strconv.FormatFloat(o.ReportFrequency.Seconds(), 'f', -1, 64)
-	case "NUMPROCESSES":
-		return strconv.Itoa(o.Workers)
-	case "CHUNKSIZE":
-		return strconv.Itoa(o.ChunkSize)
-	case "INGESTRATE":
-		return strconv.Itoa(o.IngestRate)
-	case "MINBATCHSIZE":
-		return strconv.Itoa(o.MinBatchSize)
-	case "MAXBATCHSIZE":
-		return strconv.Itoa(o.MaxBatchSize)
-	case "MAXBATCHBYTES":
-		return strconv.Itoa(o.MaxBatchBytes)
-	case "MAXINFLIGHT":
-		return strconv.Itoa(o.MaxInFlight)
-	case "MAXROWS":
-		return strconv.Itoa(o.Dialect.MaxRows)
-	case "MAXRECORDBYTES":
-		if o.Dialect.MaxRecordBytes == 0 {
-			return strconv.Itoa(csvparse.DefaultMaxRecordBytes)
-		}
-		return strconv.Itoa(o.Dialect.MaxRecordBytes)
-	case "SKIPROWS":
-		return strconv.Itoa(o.Dialect.SkipRows)
-	case "MAXPARSEERRORS":
-		return strconv.Itoa(o.MaxParseErrors)
-	case "MAXINSERTERRORS":
-		return strconv.Itoa(o.MaxInsertErrors)
-	case "TTL":
-		return strconv.Itoa(o.TTL)
-	case "CONSISTENCY":
-		return o.Consistency.String()
-	}
-	return ""
-}
-
-type cli struct {
-	execute, table, columns, hosts, keyspace string
-	username, password, passwordFile         string
-	ssl, sslNoVerify                         bool
-	sslCA, sslCert, sslKey                   string
-	port                                     int
-	connectTimeout, requestTimeout           time.Duration
-	dc, summaryJSON, progress, metricsAddr   string
-	help, count, verbose, version, dryRun    bool
-	dryRunRows                               int
-	cqlshrc                                  string
-}
-
-const usageHead = `cqlload loads CSV files into Apache Cassandra or ScyllaDB.
-
-Usage:
-  cqlload [flags] [HOST [PORT]] -e "COPY ks.table [(c1, c2, ...)] FROM 'file.csv' [WITH opt = value [AND ...]]"
-  cqlload [flags] [HOST [PORT]] --table ks.table [--columns c1,c2] FILE|GLOB|DIR|- ...
-
-With --table, a first argument is taken for HOST only if no --hosts is
-given, more arguments follow it, it is no existing file, directory or glob
-match, and it is an IP address or a host name not ending in a data file
-extension (.csv, .tsv, .txt, .dat, .gz, .zst); a PORT after it is a number
-that is no existing file.
-
-Every cqlsh COPY FROM option is accepted in the WITH clause (names are
-case-insensitive) and as a flag of the same name in kebab case; flags
-override the statement. Exit status: 0 all rows written, 1 some rows
-rejected or unknown (see the error file), 2 aborted by MAXPARSEERRORS or
-MAXINSERTERRORS, 3 fatal error (cluster unreachable or silent, schema
-mismatch, damaged input), 4 interrupted, 64 usage error.
-
-Flags:
-`
-
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// First, so that a signal that comes while the options are read or
 	// the cluster is reached stops the run in order instead of killing it.
 	ctx, stop := interruptContext(stderr)
 	defer stop()
 	opts := loader.DefaultOptions()
-	fs := pflag.NewFlagSet("cqlload", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported once, below
-	fs.SortFlags = false
-	var c cli
-	fs.StringVarP(&c.execute, "execute", "e", "", "a cqlsh COPY ... FROM statement")
-	fs.StringVar(&c.table, "table", "", "the table to load, as keyspace.table")
-	fs.StringVar(&c.columns, "columns", "", "comma-separated columns in file order (default: all, or the header's names)")
-	fs.StringVar(&c.hosts, "hosts", "", "comma-separated contact points, host or host:port (default 127.0.0.1)")
-	fs.IntVar(&c.port, "port", 9042, "CQL native port")
-	fs.StringVarP(&c.keyspace, "keyspace", "k", "", "keyspace of a COPY statement that names none")
-	fs.StringVarP(&c.username, "username", "u", "", "user name (PasswordAuthenticator)")
-	fs.StringVarP(&c.password, "password", "p", "", "password (better: CQLLOAD_PASSWORD or --password-file)")
-	fs.StringVar(&c.passwordFile, "password-file", "", "read the password from this file's first line")
-	fs.BoolVar(&c.ssl, "ssl", false, "connect with TLS")
-	fs.StringVar(&c.sslCA, "ssl-ca", "", "CA certificate file (PEM) to verify the nodes")
-	fs.StringVar(&c.sslCert, "ssl-cert", "", "client certificate file (PEM)")
-	fs.StringVar(&c.sslKey, "ssl-key", "", "client key file (PEM)")
-	fs.BoolVar(&c.sslNoVerify, "ssl-no-verify", false, "do not verify node certificates")
-	fs.DurationVar(&c.connectTimeout, "connect-timeout", opts.ConnectTimeout, "connection timeout")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", opts.RequestTimeout, "per-request timeout")
-	fs.StringVar(&c.dc, "dc", "", "local data center: coordinators are chosen there")
-	fs.StringVar(&c.summaryJSON, "summary-json", "", "write the summary as JSON to this file (- for standard output)")
-	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run at http://HOST:PORT/metrics")
-	fs.StringVar(&c.progress, "progress", "auto", "progress display: auto (a bar on a terminal, else log lines), bar, log, none")
-	optVals := make(map[string]*optValue, len(optionFlags))
-	for _, f := range optionFlags {
-		v := &optValue{s: defaultText(opts, f.option), kind: optionKind(f.option)}
-		optVals[f.flag] = v
-		help := fmt.Sprintf("%s (%s)", f.help, f.option)
-		if v.s == "0" || v.s == "false" {
-			help += " (default " + v.s + ")" // pflag omits zero defaults
-		}
-		fs.Var(v, f.flag, help)
-	}
-	fs.StringVar(new(string), "config-file", "", "cqlshrc-style file with [copy] / [copy-from] sections (CONFIGFILE)")
-	fs.StringVar(&c.cqlshrc, "cqlshrc", "", "cqlsh's configuration file: [connection], [authentication], [ssl] and [copy] sections (default ~/.cassandra/cqlshrc, when it exists); flags win")
-	fs.BoolVar(&c.dryRun, "dry-run", false, "connect, check the table, read and convert the input, write the error file and summary, send nothing")
-	fs.IntVar(&c.dryRunRows, "dry-run-rows", 0, "with --dry-run: read at most this many records per file (0: all)")
-	fs.BoolVar(&c.count, "count", false, "after loading, read back SELECT count(*) of the table (a full scan: for small tables and demos)")
-	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also print the driver's log (reconnections, host events) to standard error")
-	fs.BoolVar(&c.version, "version", false, "print the version of cqlload, its Go and its driver, and exit")
-	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageHead)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "cqlload: %v\nRun cqlload --help for usage.\n", err)
-		return exitUsage
+	c, docs := newCLI(&opts)
+	if err := c.fs.Parse(args); err != nil {
+		return usageError(stderr, err)
 	}
 	if c.help {
-		fmt.Fprint(stdout, usageHead)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		printHelp(stdout, docs)
 		return exitOK
 	}
 	if c.version {
@@ -277,46 +53,111 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "cqlload %s (commit %s, %s, driver %s)\n", v.Version, v.Commit, v.Go, v.Driver)
 		return exitOK
 	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "cqlload: "+format+"\n", a...)
-		fmt.Fprintln(stderr, "Run cqlload --help for usage.")
-		return exitUsage
+	if err := c.options(&opts, stdin, stderr); err != nil {
+		return usageError(stderr, err)
 	}
+	return load(ctx, c, opts, stdout, stderr)
+}
 
-	rc, err := readCqlshrc(fs, &c, stderr)
+func usageError(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "cqlload: %v\nRun cqlload --help for usage.\n", err)
+	return exitUsage
+}
+
+// options settles the load's options from the command line, the cqlshrc
+// and the COPY statement, and validates them. Precedence, low to high:
+// defaults, the cqlshrc's [copy] sections, CONFIGFILE, WITH, flags.
+func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) error {
+	rc, err := readCqlshrc(c, stderr)
 	if err != nil {
-		return usage("%v", err)
+		return err
 	}
-	portGiven := fs.Lookup("port").Changed
+	stmt, portGiven, err := c.target(opts)
+	if err != nil {
+		return err
+	}
+	configFile := c.vals["config-file"].s
+	if stmt != nil && !c.fs.Lookup("config-file").Changed {
+		configFile = stmt.ConfigFile()
+	}
+	ks, table := opts.Keyspace, opts.Table
+	if stmt != nil {
+		ks, table = stmt.Keyspace, stmt.Table
+		if ks == "" {
+			ks = c.keyspace
+		}
+	}
+	for _, f := range []string{rcPath(rc), configFile} {
+		if f == "" {
+			continue
+		}
+		if err := loader.ApplyConfigFile(opts, f, ks, table); err != nil {
+			return err
+		}
+	}
+	if stmt != nil {
+		if err := stmt.Apply(opts, c.keyspace); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	for _, opt := range loader.OptionTable() {
+		if v := c.vals[opt.Flag]; v != nil && opt.Settable() && c.fs.Lookup(opt.Flag).Changed {
+			errs = append(errs, opts.SetOption(opt.Flag, v.s))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := c.connection(opts, rc, portGiven, stdin, stderr); err != nil {
+		return err
+	}
+	opts.DryRun = c.dryRun
+	if c.dryRun && c.dryRunRows > 0 && (opts.Dialect.MaxRows < 0 || c.dryRunRows < opts.Dialect.MaxRows) {
+		opts.Dialect.MaxRows = c.dryRunRows
+	}
+	if c.verbose {
+		opts.DriverLog = stderr
+	}
+	opts.Stdin = stdin
+	return opts.Validate()
+}
 
-	pos := fs.Args()
-	var copyStmt *loader.CopyStatement
+// target reads what to load: a COPY statement (returned, applied later
+// with the other options) or --table and the files, with the positional
+// HOST and PORT that may precede either. portGiven reports a PORT.
+func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGiven bool, err error) {
+	portGiven = c.fs.Lookup("port").Changed
+	setPort := func(p string) error {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return fmt.Errorf("port %q is not a number", p)
+		}
+		c.port, portGiven = n, true
+		return nil
+	}
+	pos := c.fs.Args()
 	switch {
 	case c.execute != "" && c.table != "":
-		return usage("give either -e COPY ... or --table, not both")
+		return nil, false, errors.New("give either -e COPY ... or --table, not both")
 	case c.execute != "":
-		cs, err := loader.ParseCopy(c.execute)
-		if err != nil {
-			return usage("%v", err)
+		if stmt, err = loader.ParseCopy(c.execute); err != nil {
+			return nil, false, err
 		}
-		copyStmt = cs
 		if len(pos) > 2 {
-			return usage("unexpected arguments %v (only HOST and PORT may precede -e)", pos[2:])
+			return nil, false, fmt.Errorf("unexpected arguments %v (only HOST and PORT may precede -e)", pos[2:])
 		}
 		if len(pos) >= 1 {
 			c.hosts = pos[0]
 		}
 		if len(pos) == 2 {
-			p, err := strconv.Atoi(pos[1])
-			if err != nil {
-				return usage("port %q is not a number", pos[1])
-			}
-			c.port, portGiven = p, true
+			err = setPort(pos[1])
 		}
+		return stmt, portGiven, err
 	case c.table != "":
 		ks, t, ok := strings.Cut(c.table, ".")
 		if !ok || ks == "" || t == "" {
-			return usage("--table wants keyspace.table, got %q", c.table)
+			return nil, false, fmt.Errorf("--table wants keyspace.table, got %q", c.table)
 		}
 		opts.Keyspace, opts.Table = strings.ToLower(ks), strings.ToLower(t)
 		if c.columns != "" {
@@ -330,63 +171,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				c.hosts, pos = host, rest
 			}
 			if port != "" {
-				p, err := strconv.Atoi(port)
-				if err != nil {
-					return usage("port %q is not a number", port)
+				if err := setPort(port); err != nil {
+					return nil, false, err
 				}
-				c.port, portGiven = p, true
 			}
 		}
 		if len(pos) == 0 {
-			return usage("no input files given")
+			return nil, false, errors.New("no input files given")
 		}
 		opts.Files = pos
-	default:
-		return usage("nothing to do: give -e \"COPY ...\" or --table ks.table FILE...")
+		return nil, portGiven, nil
 	}
+	return nil, false, errors.New(`nothing to do: give -e "COPY ..." or --table ks.table and files`)
+}
 
-	// Precedence, low to high: defaults, the cqlshrc's [copy] sections,
-	// CONFIGFILE, WITH options, flags.
-	configFile := ""
-	if copyStmt != nil {
-		configFile = copyStmt.ConfigFile()
-	}
-	if f := fs.Lookup("config-file"); f.Changed {
-		configFile = f.Value.String()
-	}
-	ks, table := opts.Keyspace, opts.Table
-	if copyStmt != nil {
-		ks, table = copyStmt.Keyspace, copyStmt.Table
-		if ks == "" {
-			ks = c.keyspace
-		}
-	}
-	for _, f := range []string{rcPath(rc), configFile} {
-		if f == "" {
-			continue
-		}
-		if err := loader.ApplyConfigFile(&opts, f, ks, table); err != nil {
-			return usage("%v", err)
-		}
-	}
-	if copyStmt != nil {
-		if err := copyStmt.Apply(&opts, c.keyspace); err != nil {
-			return usage("%v", err)
-		}
-	}
-	var optErrs []string
-	for _, f := range optionFlags {
-		if fs.Lookup(f.flag).Changed {
-			if err := opts.SetOption(f.option, optVals[f.flag].s); err != nil {
-				optErrs = append(optErrs, err.Error())
-			}
-		}
-	}
-	if len(optErrs) > 0 {
-		return usage("%s", strings.Join(optErrs, "; "))
-	}
-
-	// Connection.
+// connection sets hosts, port, credentials and TLS: flags and positional
+// arguments first, then the cqlshrc, then the defaults.
+func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven bool, stdin io.Reader, stderr io.Writer) error {
 	if rc != nil && c.hosts == "" {
 		c.hosts = rc.Hostname
 	}
@@ -405,17 +206,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts.Username = c.username
 	opts.ConnectTimeout, opts.RequestTimeout = c.connectTimeout, c.requestTimeout
 	opts.LocalDC = c.dc
-	opts.DryRun = c.dryRun
-	if c.dryRun && c.dryRunRows > 0 && (opts.Dialect.MaxRows < 0 || c.dryRunRows < opts.Dialect.MaxRows) {
-		opts.Dialect.MaxRows = c.dryRunRows
-	}
-	if c.verbose {
-		opts.DriverLog = stderr
-	}
-	opts.Stdin = stdin
-	pw, err := password(c)
+	pw, err := password(*c)
 	if err != nil {
-		return usage("%v", err)
+		return err
 	}
 	if pw == "" && rc != nil && c.username == rc.Username {
 		pw = rc.Password
@@ -428,26 +221,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			b, err := term.ReadPassword(int(f.Fd()))
 			fmt.Fprintln(stderr)
 			if err != nil {
-				return usage("reading the password: %v", err)
+				return fmt.Errorf("reading the password: %w", err)
 			}
 			pw = string(b)
 		}
 	}
 	opts.Password = pw
 	if c.ssl || c.sslCA != "" || c.sslCert != "" {
-		t, err := tlsConfig(c)
+		t, err := tlsConfig(*c)
 		if err != nil {
-			return usage("%v", err)
+			return err
 		}
 		opts.TLS = t
 	}
-	if err := opts.Validate(); err != nil {
-		return usage("%v", err)
-	}
+	return nil
+}
 
+// load runs the load with its progress display, then prints the summary
+// and returns the exit status.
+func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Writer) int {
 	l, err := loader.New(opts)
 	if err != nil {
-		return usage("%v", err)
+		return usageError(stderr, err)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The pipeline's working set is bounded (chunks are capped at
@@ -468,7 +263,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c.metricsAddr != "" {
 		_, stopMetrics, err := serveMetrics(c.metricsAddr, l)
 		if err != nil {
-			return usage("%v", err)
+			return usageError(stderr, err)
 		}
 		defer stopMetrics()
 	}
@@ -701,7 +496,7 @@ func countRows(o loader.Options) (int64, error) {
 // line did not give: host and port are applied later, since positional
 // arguments may still give them. Its [copy] sections are applied with the
 // other options. nil when there is no file.
-func readCqlshrc(fs *pflag.FlagSet, c *cli, stderr io.Writer) (*loader.Cqlshrc, error) {
+func readCqlshrc(c *cli, stderr io.Writer) (*loader.Cqlshrc, error) {
 	path, explicit := c.cqlshrc, c.cqlshrc != ""
 	if !explicit {
 		path = loader.DefaultCqlshrcPath()
@@ -722,7 +517,7 @@ func readCqlshrc(fs *pflag.FlagSet, c *cli, stderr io.Writer) (*loader.Cqlshrc, 
 	for _, w := range rc.Warnings {
 		fmt.Fprintf(stderr, "cqlload: warning: %s\n", w)
 	}
-	unset := func(name string) bool { return !fs.Lookup(name).Changed }
+	unset := func(name string) bool { return !c.fs.Lookup(name).Changed }
 	if unset("username") && rc.Username != "" {
 		c.username = rc.Username
 	}

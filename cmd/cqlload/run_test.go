@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,29 +52,96 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestHelpDocumentsEveryOption: each cqlsh option flag appears in --help
-// with its default.
+// TestHelpDocumentsEveryOption: every option of the table, the loader's
+// and the command line's, appears in --help under its section, with its
+// COPY name and its default; each section has its example.
 func TestHelpDocumentsEveryOption(t *testing.T) {
 	code, out, _ := runCLI(t, "", "--help")
 	if code != exitOK {
 		t.Fatalf("--help exit %d", code)
 	}
-	d := loader.DefaultOptions()
-	for _, f := range optionFlags {
-		if !strings.Contains(out, "--"+f.flag) || !strings.Contains(out, "("+f.option+")") {
-			t.Errorf("--help lacks --%s (%s)", f.flag, f.option)
+	sections := map[loader.Section]string{}
+	rest := out
+	for _, s := range loader.Sections() {
+		head := "\n" + s.String() + ":\n"
+		i := strings.Index(rest, head)
+		if i < 0 {
+			t.Fatalf("--help lacks the section %q (or it is out of order)\n%s", s, out)
 		}
-		def := defaultText(d, f.option)
+		rest = rest[i+len(head):]
+		end := strings.Index(rest, "\n\n")
+		if end < 0 {
+			end = len(rest)
+		}
+		sections[s] = rest[:end]
+		if !strings.Contains(sections[s], "Example:\n    cqlload ") {
+			t.Errorf("section %s has no example", s)
+		}
+	}
+	for _, o := range loader.OptionTable() {
+		if o.Flag == "" {
+			continue
+		}
+		sec := sections[o.Section]
+		if !strings.Contains(sec, "--"+o.Flag+" ") || o.Name != "" && !strings.Contains(sec, "("+o.Name+")") {
+			t.Errorf("section %s of --help lacks --%s (%s)", o.Section, o.Flag, o.Name)
+		}
+		def := o.Default()
 		if def == "" {
 			continue // an empty default (NULL, THOUSANDSSEP…) shows as none
 		}
-		if !strings.Contains(out, fmt.Sprintf("(default %q)", def)) && !strings.Contains(out, fmt.Sprintf("(default %s)", def)) {
-			t.Errorf("--help lacks the default %q of --%s", def, f.flag)
+		if !strings.Contains(sec, fmt.Sprintf("(default %q)", def)) && !strings.Contains(sec, fmt.Sprintf("(default %s)", def)) {
+			t.Errorf("--help lacks the default %q of --%s", def, o.Flag)
 		}
 	}
-	for _, want := range []string{"-u, --username", "-p, --password", "--password-file", "--ssl", "--consistency", "--summary-json", "--hosts", "--dc"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("--help lacks %s", want)
+	for _, f := range cliFlags() {
+		want := "--" + f.Flag
+		if f.Short != "" {
+			want = "-" + f.Short + ", --" + f.Flag
+		}
+		if !strings.Contains(sections[f.Section], want) {
+			t.Errorf("section %s of --help lacks %s", f.Section, want)
+		}
+	}
+}
+
+// TestFlagsAreOptions: each flag of a loader option sets what its WITH
+// form sets, so that the two cannot drift apart.
+func TestFlagsAreOptions(t *testing.T) {
+	values := map[string]string{
+		"int": "7", "true|false": "true", "seconds": "3", "duration": "42s", "char": "|",
+		"text": "latin-1", "list": "a,b", "level": "QUORUM", "path": "some.file", "null|unset": "unset", "zone": "Europe/Paris",
+	}
+	for _, o := range loader.OptionTable() {
+		if o.Flag == "" || !o.Settable() {
+			continue
+		}
+		v, ok := values[o.Value]
+		if !ok {
+			t.Fatalf("no test value for kind %q of --%s", o.Value, o.Flag)
+		}
+		switch o.Flag {
+		case "bool-style":
+			v = "Y,N"
+		case "decimal-sep", "thousands-sep":
+			v = ";"
+		case "datetime-format":
+			v = "%d/%m/%Y"
+		}
+		viaWith := loader.DefaultOptions()
+		if err := viaWith.SetOption(o.Name, v); err != nil {
+			t.Fatalf("WITH %s = %s: %v", o.Name, v, err)
+		}
+		viaFlag := loader.DefaultOptions()
+		c, _ := newCLI(&viaFlag)
+		if err := c.fs.Parse([]string{"--" + o.Flag, v, "--table", "ks.t", "x.csv"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.options(&viaFlag, strings.NewReader(""), io.Discard); err != nil && !strings.Contains(err.Error(), "dry run") {
+			t.Fatalf("--%s %s: %v", o.Flag, v, err)
+		}
+		if got, want := o.Get(&viaFlag), o.Get(&viaWith); got != want || got == o.Default() {
+			t.Errorf("--%s %s gives %q, WITH %s gives %q (default %q)", o.Flag, v, got, o.Name, want, o.Default())
 		}
 	}
 }

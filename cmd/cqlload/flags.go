@@ -1,0 +1,271 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/cqlload/cqlload/loader"
+)
+
+// cli holds the flags of the command line that are not loader options:
+// the connection (resolved with positional HOST PORT and the cqlshrc),
+// what to load, and the output. The loader's options are in opts, each
+// flag's text in vals until it is applied through SetOption.
+type cli struct {
+	fs   *pflag.FlagSet
+	vals map[string]*optValue // loader options by flag
+
+	execute, table, columns, hosts, keyspace string
+	username, password, passwordFile         string
+	ssl, sslNoVerify                         bool
+	sslCA, sslCert, sslKey                   string
+	port                                     int
+	connectTimeout, requestTimeout           time.Duration
+	dc, summaryJSON, progress, metricsAddr   string
+	help, count, verbose, version, dryRun    bool
+	dryRunRows                               int
+	cqlshrc                                  string
+}
+
+// cliFlag is a flag the command line binds itself: an Option without a
+// setter documents it beside the loader's, bind registers it on c.
+type cliFlag struct {
+	loader.Option
+	bind func(fs *pflag.FlagSet, c *cli, o *loader.Options, name, short, usage string)
+}
+
+func strFlag(field func(*cli) *string) func(*pflag.FlagSet, *cli, *loader.Options, string, string, string) {
+	return func(fs *pflag.FlagSet, c *cli, _ *loader.Options, name, short, usage string) {
+		fs.StringVarP(field(c), name, short, "", usage)
+	}
+}
+
+func boolFlag(field func(*cli) *bool) func(*pflag.FlagSet, *cli, *loader.Options, string, string, string) {
+	return func(fs *pflag.FlagSet, c *cli, _ *loader.Options, name, short, usage string) {
+		fs.BoolVarP(field(c), name, short, false, usage)
+	}
+}
+
+// cliFlags are the command line's own flags, in --help order within each
+// section; the loader's options (loader.OptionTable) join them there.
+func cliFlags() []cliFlag {
+	const (
+		conn = loader.SectionConnection
+		in   = loader.SectionInput
+		errs = loader.SectionErrors
+		out  = loader.SectionOutput
+	)
+	opt := func(flag, short string, section loader.Section, help string) loader.Option {
+		return loader.Option{Flag: flag, Short: short, Section: section, Help: help}
+	}
+	return []cliFlag{
+		{loader.Option{Flag: "hosts", Section: conn, Documented: "`127.0.0.1`",
+			Help: "comma-separated contact points, host or host:port (default 127.0.0.1; or HOST before the files)"},
+			strFlag(func(c *cli) *string { return &c.hosts })},
+		{opt("port", "", conn, "CQL native port (or PORT after HOST)"),
+			func(fs *pflag.FlagSet, c *cli, _ *loader.Options, name, short, usage string) {
+				fs.IntVarP(&c.port, name, short, 9042, usage)
+			}},
+		{opt("username", "u", conn, "user name (PasswordAuthenticator); on a terminal, the password is asked for when none is given"),
+			strFlag(func(c *cli) *string { return &c.username })},
+		{opt("password", "p", conn, "password (better: CQLLOAD_PASSWORD or --password-file)"),
+			strFlag(func(c *cli) *string { return &c.password })},
+		{opt("password-file", "", conn, "read the password from this file's first line"),
+			strFlag(func(c *cli) *string { return &c.passwordFile })},
+		{opt("ssl", "", conn, "connect with TLS"), boolFlag(func(c *cli) *bool { return &c.ssl })},
+		{opt("ssl-ca", "", conn, "CA certificate file (PEM) to verify the nodes"),
+			strFlag(func(c *cli) *string { return &c.sslCA })},
+		{opt("ssl-cert", "", conn, "client certificate file (PEM)"), strFlag(func(c *cli) *string { return &c.sslCert })},
+		{opt("ssl-key", "", conn, "client key file (PEM)"), strFlag(func(c *cli) *string { return &c.sslKey })},
+		{opt("ssl-no-verify", "", conn, "do not verify node certificates"), boolFlag(func(c *cli) *bool { return &c.sslNoVerify })},
+		{opt("connect-timeout", "", conn, "connection timeout"),
+			func(fs *pflag.FlagSet, c *cli, o *loader.Options, name, short, usage string) {
+				fs.DurationVarP(&c.connectTimeout, name, short, o.ConnectTimeout, usage)
+			}},
+		{opt("request-timeout", "", conn, "per-request timeout"),
+			func(fs *pflag.FlagSet, c *cli, o *loader.Options, name, short, usage string) {
+				fs.DurationVarP(&c.requestTimeout, name, short, o.RequestTimeout, usage)
+			}},
+		{opt("dc", "", conn, "local data center: coordinators are chosen there"), strFlag(func(c *cli) *string { return &c.dc })},
+		{loader.Option{Flag: "cqlshrc", Section: conn,
+			Help:       "cqlsh's configuration file: [connection], [authentication], [ssl] and [copy] sections; flags win",
+			Documented: "`~/.cassandra/cqlshrc`, when it exists",
+			Example:    "cqlload 10.0.0.5 9142 -u loader --ssl --ssl-ca ca.pem --table ks.t data.csv"},
+			strFlag(func(c *cli) *string { return &c.cqlshrc })},
+
+		{loader.Option{Flag: "execute", Short: "e", Section: in, Help: "a cqlsh COPY ... FROM statement",
+			Example: `cqlload -e "COPY ks.t (id, name) FROM 'data/*.csv.gz' WITH HEADER = true"`},
+			strFlag(func(c *cli) *string { return &c.execute })},
+		{opt("table", "", in, "the table to load, as keyspace.table (the files follow the flags)"),
+			strFlag(func(c *cli) *string { return &c.table })},
+		{opt("columns", "", in, "comma-separated columns in file order (default: all, or the header's names)"),
+			strFlag(func(c *cli) *string { return &c.columns })},
+		{opt("keyspace", "k", in, "keyspace of a COPY statement that names none"),
+			strFlag(func(c *cli) *string { return &c.keyspace })},
+
+		{loader.Option{Flag: "dry-run", Section: errs,
+			Help:    "connect, check the table, read and convert the input, write the error file and summary, send nothing",
+			Differs: "cqlload extension: `rows_dry_run` counts the rows that would be written, within `rows_skipped`; exit status as a real run's; not with `--resume`"},
+			boolFlag(func(c *cli) *bool { return &c.dryRun })},
+		{loader.Option{Flag: "dry-run-rows", Section: errs, Help: "with --dry-run: read at most this many records per file",
+			Documented: "0 = all"},
+			func(fs *pflag.FlagSet, c *cli, _ *loader.Options, name, short, usage string) {
+				fs.IntVarP(&c.dryRunRows, name, short, 0, usage)
+			}},
+
+		{opt("summary-json", "", out, "write the summary as JSON to this file (- for standard output, which then holds only the JSON)"),
+			strFlag(func(c *cli) *string { return &c.summaryJSON })},
+		{loader.Option{Flag: "progress", Section: out, Help: "progress display: auto (a bar on a terminal, else log lines), bar, log, none"},
+			func(fs *pflag.FlagSet, c *cli, _ *loader.Options, name, short, usage string) {
+				fs.StringVarP(&c.progress, name, short, "auto", usage)
+			}},
+		{opt("metrics-addr", "", out, "serve Prometheus metrics of the run (cqlload_rows_written_total, …) at http://HOST:PORT/metrics"),
+			strFlag(func(c *cli) *string { return &c.metricsAddr })},
+		{opt("count", "", out, "after loading, read back SELECT count(*) of the table (a full scan: for small tables and demos)"),
+			boolFlag(func(c *cli) *bool { return &c.count })},
+		{opt("verbose", "v", out, "also print the driver's log (reconnections, host events) to standard error"),
+			boolFlag(func(c *cli) *bool { return &c.verbose })},
+		{opt("version", "", out, "print the version of cqlload, its Go and its driver, and exit"),
+			boolFlag(func(c *cli) *bool { return &c.version })},
+		{opt("help", "h", out, "show this help"), boolFlag(func(c *cli) *bool { return &c.help })},
+	}
+}
+
+// optValue holds a loader option's flag text until it is applied through
+// SetOption, which does the checking; kind only labels it in --help.
+type optValue struct{ s, kind string }
+
+func (v *optValue) String() string     { return v.s }
+func (v *optValue) Set(s string) error { v.s = s; return nil }
+func (v *optValue) Type() string       { return v.kind }
+
+// documented is one flag as --help and the README show it.
+type documented struct {
+	loader.Option
+	flag *pflag.Flag
+}
+
+// newCLI registers every flag: the command line's own and the loader's
+// options, in section order. It returns them in that order too.
+func newCLI(opts *loader.Options) (*cli, []documented) {
+	c := &cli{fs: pflag.NewFlagSet("cqlload", pflag.ContinueOnError), vals: map[string]*optValue{}}
+	c.fs.SetOutput(io.Discard) // errors are reported once, by run
+	c.fs.SortFlags = false
+	own, table := cliFlags(), loader.OptionTable()
+	var docs []documented
+	for _, s := range loader.Sections() {
+		for _, f := range own {
+			if f.Section == s {
+				f.bind(c.fs, c, opts, f.Flag, f.Short, f.Help)
+				docs = append(docs, documented{f.Option, c.fs.Lookup(f.Flag)})
+			}
+		}
+		for _, o := range table {
+			if o.Section != s || o.Flag == "" {
+				continue
+			}
+			v := &optValue{s: o.Default(), kind: o.Value}
+			help := o.Help
+			if o.Name != "" {
+				help += " (" + o.Name + ")"
+			}
+			if v.s == "0" || v.s == "false" {
+				help += " (default " + v.s + ")" // pflag omits zero defaults
+			}
+			c.vals[o.Flag] = v
+			c.fs.VarP(v, o.Flag, o.Short, help)
+			docs = append(docs, documented{o, c.fs.Lookup(o.Flag)})
+		}
+	}
+	return c, docs
+}
+
+const usageHead = `cqlload loads CSV files into Apache Cassandra or ScyllaDB.
+
+Usage:
+  cqlload [flags] [HOST [PORT]] -e "COPY ks.table [(c1, c2, ...)] FROM 'file.csv' [WITH opt = value [AND ...]]"
+  cqlload [flags] [HOST [PORT]] --table ks.table [--columns c1,c2] FILE|GLOB|DIR|- ...
+
+With --table, a first argument is taken for HOST only if no --hosts is
+given, more arguments follow it, it is no existing file, directory or glob
+match, and it is an IP address or a host name not ending in a data file
+extension (.csv, .tsv, .txt, .dat, .gz, .zst); a PORT after it is a number
+that is no existing file.
+
+Every cqlsh COPY FROM option is accepted in the WITH clause (names are
+case-insensitive) and as a flag of the same name in kebab case; flags
+override the statement, which overrides CONFIGFILE and the cqlshrc.
+Exit status: 0 all rows written, 1 some rows rejected or unknown (see the
+error file), 2 aborted by MAXPARSEERRORS or MAXINSERTERRORS, 3 fatal error
+(cluster unreachable or silent, schema mismatch, damaged input),
+4 interrupted, 64 usage error.
+`
+
+// printHelp writes the usage and the flags by section, each section with
+// its example.
+func printHelp(w io.Writer, docs []documented) {
+	fmt.Fprint(w, usageHead)
+	for _, s := range loader.Sections() {
+		set := pflag.NewFlagSet(s.String(), pflag.ContinueOnError)
+		set.SortFlags = false
+		example := ""
+		for _, d := range docs {
+			if d.Section == s {
+				set.AddFlag(d.flag)
+				if example == "" {
+					example = d.Example
+				}
+			}
+		}
+		fmt.Fprintf(w, "\n%s:\n%s", s, set.FlagUsages())
+		if example != "" {
+			fmt.Fprintf(w, "  Example:\n    %s\n", example)
+		}
+	}
+}
+
+// optionsTable renders the README's options table: a table per section,
+// each flag with its COPY name, default, meaning and difference from
+// cqlsh.
+func optionsTable(docs []documented) string {
+	var b strings.Builder
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for _, s := range loader.Sections() {
+		fmt.Fprintf(&b, "\n#### %s\n\n| option | flag | default | meaning | difference from cqlsh |\n|---|---|---|---|---|\n", s)
+		for _, d := range docs {
+			if d.Section != s {
+				continue
+			}
+			name := "—"
+			if d.Name != "" {
+				name = d.Name
+			}
+			flag := "`--" + d.Flag + "`"
+			if d.Short != "" {
+				flag = "`-" + d.Short + "`, " + flag
+			}
+			def := d.Documented
+			if def == "" {
+				def = d.flag.DefValue
+				switch {
+				case def == "":
+					def = "none"
+				default:
+					def = "`" + def + "`"
+				}
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, flag, cell(def), cell(d.Help), cell(d.Differs))
+		}
+	}
+	// WITH-only options have no flag, so no documented entry.
+	for _, o := range loader.OptionTable() {
+		if o.Flag == "" {
+			fmt.Fprintf(&b, "\nWITH only: %s (%s): %s.\n", o.Name, o.Documented, cell(o.Differs))
+		}
+	}
+	return b.String()
+}

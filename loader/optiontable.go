@@ -1,0 +1,554 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cqlload/cqlload/csvparse"
+)
+
+// Section groups options in --help and in the README's options table.
+type Section int
+
+// The sections, in the order --help shows them.
+const (
+	SectionConnection Section = iota
+	SectionInput
+	SectionDialect
+	SectionValues
+	SectionBatching
+	SectionErrors
+	SectionOutput
+	numSections
+)
+
+var sectionNames = [numSections]string{
+	"Connection", "Input", "CSV dialect", "Values", "Batching and rate", "Errors and resume", "Output",
+}
+
+func (s Section) String() string {
+	if s < 0 || s >= numSections {
+		return "Section(" + strconv.Itoa(int(s)) + ")"
+	}
+	return sectionNames[s]
+}
+
+// Sections lists the sections in display order.
+func Sections() []Section {
+	out := make([]Section, numSections)
+	for i := range out {
+		out[i] = Section(i)
+	}
+	return out
+}
+
+// An Option is one setting of a load, defined once: its name in a COPY
+// statement's WITH clause and in CONFIGFILE or cqlshrc [copy] sections,
+// its flag, the kind of value it takes, its default, its help and how it
+// differs from cqlsh COPY FROM. OptionTable lists the loader's options;
+// SetOption, the command line's flags, --help and the README's options
+// table are all read from it, so an option cannot mean one thing in a
+// WITH clause and another as a flag.
+//
+// A front end may describe its own flags (the host list, the output
+// format) with Options that have no setter: they document a flag the
+// front end binds itself, and SetOption does not know them.
+type Option struct {
+	// Name is the upper-case COPY option name; "" for a flag that has no
+	// WITH form (the connection's, the output's).
+	Name string
+	// Flag is the kebab-case flag; "" for a WITH-only option.
+	Flag  string
+	Short string // one-letter flag, if any
+	// Value names the kind of value in --help: int, true|false, seconds,
+	// duration, char, text, list, level, path.
+	Value   string
+	Section Section
+	Help    string
+	// Cqlsh is set when cqlsh COPY FROM has the option; otherwise it is
+	// a cqlload extension (also accepted in WITH when Name is set).
+	Cqlsh bool
+	// Differs says how cqlload's option differs from cqlsh's; "" when it
+	// behaves the same. The README's table shows it.
+	Differs string
+	// Documented is the default as the README shows it, when the value
+	// itself would mislead there (it depends on the machine or the table).
+	Documented string
+	// Example is a command line showing the option in use; --help prints
+	// the first of each section.
+	Example string
+
+	aliases []string // further names accepted in WITH (lower case)
+	set     func(o *Options, v string) error
+	get     func(o *Options) string
+}
+
+// Default renders the option's default value as a flag would take it;
+// "" when it has none (or the front end binds it).
+func (opt Option) Default() string {
+	d := DefaultOptions()
+	return opt.Get(&d)
+}
+
+// Get renders the option's value in o as a flag would take it; "" when
+// the option has no field of Options (CONFIGFILE, a front end's flag).
+func (opt Option) Get(o *Options) string {
+	if opt.get == nil {
+		return ""
+	}
+	return opt.get(o)
+}
+
+// Settable reports whether SetOption applies the option (as opposed to a
+// front end's own flag, or CONFIGFILE, which the caller reads).
+func (opt Option) Settable() bool { return opt.set != nil }
+
+// id is the name Explicit records: the COPY name, else the flag.
+func (opt Option) id() string {
+	if opt.Name != "" {
+		return strings.ToLower(opt.Name)
+	}
+	return opt.Flag
+}
+
+// matches reports whether name (already normalized by optionKey) names opt.
+func (opt Option) matches(key string) bool {
+	if key == optionKey(opt.Name) || key == optionKey(opt.Flag) {
+		return key != ""
+	}
+	for _, a := range opt.aliases {
+		if key == optionKey(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// optionKey folds the spellings of one option: case, and the dashes and
+// underscores of flags (max-in-flight, MAX_IN_FLIGHT, MAXINFLIGHT).
+func optionKey(name string) string {
+	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(strings.TrimSpace(name)))
+}
+
+// OptionTable returns the loader's options, in --help order within each
+// section. The slice is the caller's.
+func OptionTable() []Option {
+	return optionTable()
+}
+
+// LookupOption finds a loader option by its COPY name, its flag or an
+// alias, in any case and with or without dashes.
+func LookupOption(name string) (Option, bool) {
+	key := optionKey(name)
+	for _, opt := range optionTable() {
+		if opt.matches(key) {
+			return opt, true
+		}
+	}
+	return Option{}, false
+}
+
+// cqlsh option names that only apply to COPY TO: accepted by cqlsh in a
+// COPY FROM too (and ignored there), so cqlload says so instead of failing.
+var copyToOnly = map[string]bool{
+	"pagesize": true, "pagetimeout": true, "begintoken": true, "endtoken": true,
+	"maxrequests": true, "maxoutputsize": true, "floatprecision": true, "doubleprecision": true,
+}
+
+// SetOption applies one option by its cqlsh COPY name, its flag or an
+// alias (case-insensitive), its value as written in the WITH clause
+// without quotes. The command line's flags go through here too, so both
+// forms share one meaning per option. CONFIGFILE is read by the caller,
+// since it brings more options.
+func (o *Options) SetOption(name, value string) error {
+	opt, ok := LookupOption(name)
+	switch {
+	case !ok && copyToOnly[optionKey(name)]:
+		return fmt.Errorf("option %s applies to COPY TO only", strings.ToUpper(strings.TrimSpace(name)))
+	case !ok || opt.set == nil && opt.Name != "CONFIGFILE":
+		return fmt.Errorf("unknown COPY FROM option %s", strings.ToUpper(strings.TrimSpace(name)))
+	case opt.set == nil:
+		return errors.New("option CONFIGFILE is read by the COPY statement or --config-file, before the other options")
+	}
+	if err := opt.set(o, value); err != nil {
+		return fmt.Errorf("option %s: %w", opt.label(), err)
+	}
+	o.explicit = append(o.explicit, opt.id())
+	return nil
+}
+
+// label names the option in errors as the user most likely wrote it.
+func (opt Option) label() string {
+	if opt.Name != "" {
+		return opt.Name
+	}
+	return "--" + opt.Flag
+}
+
+// Explicit reports whether the option (a COPY name, a flag or an alias,
+// case-insensitive) was set through SetOption, as opposed to left at its
+// default.
+func (o *Options) Explicit(name string) bool {
+	opt, ok := LookupOption(name)
+	if !ok {
+		return false
+	}
+	for _, e := range o.explicit {
+		if e == opt.id() {
+			return true
+		}
+	}
+	return false
+}
+
+// The setters and getters the table is made of.
+
+func setInt(p *int, v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return fmt.Errorf("%q is not an integer", v)
+	}
+	*p = n
+	return nil
+}
+
+func intOpt(field func(*Options) *int) accessor {
+	return accessor{func(o *Options, v string) error {
+		return setInt(field(o), v)
+	}, func(o *Options) string {
+		return strconv.Itoa(*field(o))
+	}}
+}
+
+func boolOpt(field func(*Options) *bool) accessor {
+	return accessor{func(o *Options, v string) error {
+		b, err := parseBool(v)
+		if err == nil {
+			*field(o) = b
+		}
+		return err
+	}, func(o *Options) string {
+		return strconv.FormatBool(*field(o))
+	}}
+}
+
+func textOpt(field func(*Options) *string) accessor {
+	return accessor{func(o *Options, v string) error {
+		*field(o) = v
+		return nil
+	}, func(o *Options) string {
+		return *field(o)
+	}}
+}
+
+func durationOpt(field func(*Options) *time.Duration) accessor {
+	return accessor{func(o *Options, v string) error {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("want a duration such as 30s or 1m, got %q", v)
+		}
+		*field(o) = d
+		return nil
+	}, func(o *Options) string {
+		return field(o).String()
+	}}
+}
+
+// charOpt takes one ASCII character, or the escape forms cqlsh users
+// type: '\t' (also '\\t', as shells pass it on) is a tab, '\\' a
+// backslash. With emptyOff, an empty value is 0 (ESCAPE = ” turns
+// escaping off).
+func charOpt(field func(*Options) *byte, emptyOff bool) accessor {
+	return accessor{func(o *Options, v string) error {
+		if v == "" && emptyOff {
+			*field(o) = 0
+			return nil
+		}
+		switch v {
+		case `\t`, `\\t`:
+			v = "\t"
+		case `\\`:
+			v = `\`
+		}
+		if len(v) != 1 || v[0] >= 0x80 {
+			return fmt.Errorf("want a single ASCII character (or \\t for a tab), got %q", v)
+		}
+		*field(o) = v[0]
+		return nil
+	}, func(o *Options) string {
+		if c := *field(o); c != 0 {
+			return string(c)
+		}
+		return ""
+	}}
+}
+
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("want true or false, got %q", v)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// accessor reads and writes one option's field of Options.
+type accessor struct {
+	set func(o *Options, v string) error
+	get func(o *Options) string
+}
+
+// with gives an Option its accessor.
+func with(opt Option, a accessor) Option {
+	opt.set, opt.get = a.set, a.get
+	return opt
+}
+
+// optionTable defines every option of the loader, once. It is built per
+// call (it is small) so that no caller can change another's.
+func optionTable() []Option {
+	return []Option{
+		// Connection.
+		with(Option{Name: "CONSISTENCY", Flag: "consistency", Value: "level", Section: SectionConnection,
+			Help:    "write consistency level",
+			Differs: "cqlload extension (cqlsh takes it from its CONSISTENCY command)",
+			Example: "cqlload --consistency QUORUM --table ks.t data.csv"},
+			accessor{func(o *Options, v string) (err error) {
+				o.Consistency, err = ParseConsistency(v)
+				return err
+			}, func(o *Options) string { return o.Consistency.String() }}),
+
+		// Input.
+		with(Option{Name: "MAXROWS", Flag: "max-rows", Value: "int", Section: SectionInput, Cqlsh: true,
+			Help:    "records read per file at most; -1 = all",
+			Differs: "one input: counts the skipped rows, as in cqlsh; several: counted **per file**, after SKIPROWS",
+			Example: "cqlload --table ks.t --skip-rows 1 --max-rows 1000 data.csv"},
+			intOpt(func(o *Options) *int { return &o.Dialect.MaxRows })),
+		with(Option{Name: "SKIPROWS", Flag: "skip-rows", Value: "int", Section: SectionInput, Cqlsh: true,
+			Help: "records skipped at the start of each file", Differs: "counted **per file**"},
+			intOpt(func(o *Options) *int { return &o.Dialect.SkipRows })),
+		with(Option{Name: "SKIPCOLS", Flag: "skip-cols", Value: "list", Section: SectionInput, Cqlsh: true,
+			Help: "comma-separated columns of the file not to load", Documented: "none"},
+			accessor{func(o *Options, v string) error { o.SkipCols = splitList(v); return nil },
+				func(o *Options) string { return strings.Join(o.SkipCols, ",") }}),
+		{Name: "CONFIGFILE", Flag: "config-file", Value: "path", Section: SectionInput, Cqlsh: true,
+			Help:       "cqlshrc-style file whose [copy], [copy-from], [copy:ks.t] and [copy-from:ks.t] sections hold options",
+			Documented: "none"},
+		with(Option{Name: "FLUSHINTERVAL", Flag: "flush-interval", Value: "duration", Section: SectionInput,
+			Help:    "a stream (stdin, a pipe) silent this long has the rows read so far sent; 0 waits for full chunks",
+			Differs: "cqlload extension: a slow producer's rows are written (uncompressed streams)"},
+			durationOpt(func(o *Options) *time.Duration { return &o.FlushInterval })),
+		with(Option{Name: "VERIFYBUFFER", Flag: "verify-buffer", Value: "int", Section: SectionInput,
+			Help:    "compressed bytes of a gzip member or zstd frame checked before its rows are sent; 0 = none",
+			Differs: "cqlload extension: a damaged file stores no altered row; rows of a larger member that then fails are named suspect in the error log"},
+			intOpt(func(o *Options) *int { return &o.VerifyBuffer })),
+
+		// CSV dialect.
+		with(Option{Name: "HEADER", Flag: "header", Value: "true|false", Section: SectionDialect, Cqlsh: true,
+			Help:    "the first line of each file holds column names",
+			Differs: "with no column list, fields map to columns **by header name** (cqlsh maps by position)",
+			Example: "cqlload --table ks.t --header true --delimiter '\\t' data.tsv"},
+			boolOpt(func(o *Options) *bool { return &o.Dialect.Header })),
+		with(Option{Name: "DELIMITER", Flag: "delimiter", Value: "char", Section: SectionDialect, Cqlsh: true,
+			Help: "field delimiter", Differs: "`'\\t'` (also `'\\\\t'`, as shells may pass it on) is a tab"},
+			charOpt(func(o *Options) *byte { return &o.Dialect.Delimiter }, false)),
+		with(Option{Name: "QUOTE", Flag: "quote", Value: "char", Section: SectionDialect, Cqlsh: true,
+			Help: "quote character", Differs: "`'\\t'` is a tab"},
+			charOpt(func(o *Options) *byte { return &o.Dialect.Quote }, false)),
+		with(Option{Name: "ESCAPE", Flag: "escape", Value: "char", Section: SectionDialect, Cqlsh: true,
+			Help:    "escape character inside quoted fields; empty for none",
+			Differs: "`ESCAPE = ''` turns escaping off: use it for plain RFC 4180 files whose data holds backslashes; `'\\\\'` is one backslash"},
+			charOpt(func(o *Options) *byte { return &o.Dialect.Escape }, true)),
+		with(Option{Name: "ENCODING", Flag: "encoding", Value: "text", Section: SectionDialect, Cqlsh: true,
+			Help:    "input encoding: utf-8, latin-1, utf-16, utf-16le, utf-16be",
+			Differs: "applies to input (cqlsh: COPY TO only)"},
+			accessor{func(o *Options, v string) error { o.Dialect.Encoding = v; return nil },
+				func(o *Options) string {
+					if o.Dialect.Encoding == "" {
+						return "utf-8"
+					}
+					return o.Dialect.Encoding
+				}}),
+		with(Option{Name: "MAXRECORDBYTES", Flag: "max-record-bytes", Value: "int", Section: SectionDialect,
+			Help:    "a record longer than this is rejected whole, its bytes streamed to the error file intact",
+			Differs: "cqlload extension (cqlsh reads any length into memory)"},
+			accessor{func(o *Options, v string) error { return setInt(&o.Dialect.MaxRecordBytes, v) },
+				func(o *Options) string {
+					if o.Dialect.MaxRecordBytes == 0 {
+						return strconv.Itoa(csvparse.DefaultMaxRecordBytes)
+					}
+					return strconv.Itoa(o.Dialect.MaxRecordBytes)
+				}}),
+
+		// Values.
+		with(Option{Name: "NULL", Flag: "null", Value: "text", Section: SectionValues, Cqlsh: true,
+			aliases:    []string{"nullval"},
+			Help:       "the text of a null value (unquoted)",
+			Documented: "empty",
+			Differs:    "an empty field, quoted or not, is null in every column but text, varchar and ascii, as in cqlsh; with another marker an empty boolean or blob is null too (cqlsh: false, an empty blob)",
+			Example:    "cqlload --table ks.t --null NULL --datetime-format '%d/%m/%Y %H:%M' data.csv"},
+			accessor{func(o *Options, v string) error { o.Null, o.Formats.NullMarker = v, v; return nil },
+				func(o *Options) string { return o.Null }}),
+		with(Option{Name: "NULLMODE", Flag: "null-mode", Value: "null|unset", Section: SectionValues,
+			Help:    "null: write nulls (tombstones) as cqlsh does; unset: leave those columns unset",
+			Differs: "cqlload extension: `unset` writes no tombstones and keeps an existing value"},
+			accessor{func(o *Options, v string) error {
+				switch strings.ToLower(strings.TrimSpace(v)) {
+				case "null":
+					o.NullMode = NullWrite
+				case "unset":
+					o.NullMode = NullUnset
+				default:
+					return fmt.Errorf("want null or unset, got %q", v)
+				}
+				return nil
+			}, func(o *Options) string {
+				if o.NullMode == NullUnset {
+					return "unset"
+				}
+				return "null"
+			}}),
+		with(Option{Name: "DATETIMEFORMAT", Flag: "datetime-format", Value: "text", Section: SectionValues, Cqlsh: true,
+			Help: "timestamp format, strftime syntax as in cqlsh", Differs: "every CQL timestamp literal is accepted too"},
+			textOpt(func(o *Options) *string { return &o.Formats.DateTimeFormat })),
+		with(Option{Name: "TIMEZONE", Flag: "timezone", Value: "zone", Section: SectionValues,
+			Help:    "time zone of timestamps that carry none",
+			Differs: "cqlload extension (cqlsh uses UTC, or $TZ for display only)"},
+			accessor{func(o *Options, v string) error {
+				loc, err := time.LoadLocation(v)
+				if err != nil {
+					return err
+				}
+				o.Formats.TimeZone = loc
+				return nil
+			}, func(o *Options) string {
+				if o.Formats.TimeZone == nil {
+					return "UTC"
+				}
+				return o.Formats.TimeZone.String()
+			}}),
+		with(Option{Name: "DECIMALSEP", Flag: "decimal-sep", Value: "text", Section: SectionValues, Cqlsh: true,
+			Help: "decimal separator"},
+			textOpt(func(o *Options) *string { return &o.Formats.DecimalSep })),
+		with(Option{Name: "THOUSANDSSEP", Flag: "thousands-sep", Value: "text", Section: SectionValues, Cqlsh: true,
+			Help: "thousands separator", Documented: "none"},
+			textOpt(func(o *Options) *string { return &o.Formats.ThousandsSep })),
+		with(Option{Name: "BOOLSTYLE", Flag: "bool-style", Value: "text", Section: SectionValues, Cqlsh: true,
+			Help: "true and false words, comma separated", Differs: "any other value is an error (cqlsh stores false)"},
+			accessor{func(o *Options, v string) error {
+				t, f, ok := strings.Cut(v, ",")
+				if !ok || strings.TrimSpace(t) == "" || strings.TrimSpace(f) == "" {
+					return fmt.Errorf("want two words separated by a comma, got %q", v)
+				}
+				o.Formats.BoolStyle = [2]string{strings.TrimSpace(t), strings.TrimSpace(f)}
+				return nil
+			}, func(o *Options) string { return o.Formats.BoolStyle[0] + "," + o.Formats.BoolStyle[1] }}),
+		with(Option{Name: "CQLSHESCAPES", Flag: "cqlsh-escapes", Value: "true|false", Section: SectionValues,
+			Help:    "the input was written by cqlsh COPY TO: undo its backslash escapes inside text (\\\\, \\n, \\xHH)",
+			Differs: "cqlload extension: cqlsh COPY FROM stores those escapes as they are"},
+			boolOpt(func(o *Options) *bool { return &o.Formats.CqlshEscapes })),
+		with(Option{Name: "TTL", Flag: "ttl", Value: "int", Section: SectionValues, Cqlsh: true,
+			Help: "time to live of written rows in seconds; -1 = none"},
+			intOpt(func(o *Options) *int { return &o.TTL })),
+
+		// Batching and rate.
+		with(Option{Name: "NUMPROCESSES", Flag: "workers", Value: "int", Section: SectionBatching, Cqlsh: true,
+			Help: "parse/convert workers", Documented: "CPU count",
+			Differs: "goroutines (cqlsh: CPUs − 1 processes, at most 16)",
+			Example: "cqlload --table ks.t --ingest-rate 50000 --max-in-flight 64 data.csv"},
+			intOpt(func(o *Options) *int { return &o.Workers })),
+		with(Option{Name: "CHUNKSIZE", Flag: "chunk-size", Value: "int", Section: SectionBatching, Cqlsh: true,
+			Help: "records per chunk handed to a worker"},
+			intOpt(func(o *Options) *int { return &o.ChunkSize })),
+		with(Option{Name: "INGESTRATE", Flag: "ingest-rate", Value: "int", Section: SectionBatching, Cqlsh: true,
+			Help: "rows per second at most; 0 = unlimited", Documented: "0 = unlimited",
+			Differs: "cqlsh's default is 100000 rows/s; an explicit value is honoured"},
+			intOpt(func(o *Options) *int { return &o.IngestRate })),
+		with(Option{Name: "MINBATCHSIZE", Flag: "min-batch-size", Value: "int", Section: SectionBatching, Cqlsh: true,
+			Help:    "a partition with at least this many rows gets batches of its own",
+			Differs: "given alone above MAXBATCHSIZE's default, it raises MAXBATCHSIZE to it"},
+			intOpt(func(o *Options) *int { return &o.MinBatchSize })),
+		with(Option{Name: "MAXBATCHSIZE", Flag: "max-batch-size", Value: "int", Section: SectionBatching, Cqlsh: true,
+			Help:    "rows per batch at most",
+			Differs: "given alone below MINBATCHSIZE's default (`MAXBATCHSIZE = 1`), it lowers MINBATCHSIZE to it; only both given and contradictory are an error"},
+			intOpt(func(o *Options) *int { return &o.MaxBatchSize })),
+		with(Option{Name: "MAXBATCHBYTES", Flag: "max-batch-bytes", Value: "int", Section: SectionBatching,
+			Help:    "serialized value bytes per batch at most",
+			Differs: "cqlload extension: keeps multi-partition batches under Cassandra's 50 KiB failure threshold"},
+			intOpt(func(o *Options) *int { return &o.MaxBatchBytes })),
+		with(Option{Name: "MAXINFLIGHT", Flag: "max-in-flight", Value: "int", Section: SectionBatching,
+			Help:    "requests awaiting the cluster at once",
+			Differs: "cqlload extension (cqlsh: one request per worker process)"},
+			intOpt(func(o *Options) *int { return &o.MaxInFlight })),
+		{Name: "PREPAREDSTATEMENTS", Value: "true|false", Section: SectionBatching, Cqlsh: true,
+			Help: "bind prepared statements", Documented: "true",
+			Differs: "`false` is refused: cqlload always binds prepared statements",
+			set: func(_ *Options, v string) error {
+				prepared, err := parseBool(v)
+				if err == nil && !prepared {
+					// cqlsh's unprepared mode exists for its own
+					// performance problems; every value here is bound.
+					err = errors.New("false is not supported: cqlload always uses prepared statements")
+				}
+				return err
+			}},
+
+		// Errors and resume.
+		with(Option{Name: "MAXATTEMPTS", Flag: "max-attempts", Value: "int", Section: SectionErrors, Cqlsh: true,
+			Help:       "attempts per batch for retryable errors at most; 0 = as many as --retry-window allows",
+			Documented: "0 = bounded by `--retry-window`",
+			Differs:    "cqlsh's 5 attempts last under a second, so a node restart rejected rows; an explicit value is honoured",
+			Example:    "cqlload --table ks.t --resume load.ckpt --err-file load.err data.csv.gz"},
+			intOpt(func(o *Options) *int { return &o.MaxAttempts })),
+		with(Option{Name: "RETRYWINDOW", Flag: "retry-window", Value: "duration", Section: SectionErrors,
+			Help:    "how long a failing batch is retried, and how long the run waits while no node answers",
+			Differs: "cqlload extension"},
+			durationOpt(func(o *Options) *time.Duration { return &o.RetryWindow })),
+		with(Option{Name: "MAXPARSEERRORS", Flag: "max-parse-errors", Value: "int", Section: SectionErrors, Cqlsh: true,
+			Help: "abort after this many rows fail to parse; -1 = no limit"},
+			intOpt(func(o *Options) *int { return &o.MaxParseErrors })),
+		with(Option{Name: "MAXINSERTERRORS", Flag: "max-insert-errors", Value: "int", Section: SectionErrors, Cqlsh: true,
+			Help: "abort after this many rows fail to insert; -1 = no limit"},
+			intOpt(func(o *Options) *int { return &o.MaxInsertErrors })),
+		with(Option{Name: "ERRFILE", Flag: "err-file", Value: "path", Section: SectionErrors, Cqlsh: true,
+			Help: "file receiving rejected rows (default import_<ks>_<table>.err)", Documented: "`import_<ks>_<table>.err`",
+			Differs: "plus `ERRFILE.log` with file, line, column and reason; `ERRFILE.2`, … for inputs with other headers; replaced by a fresh run"},
+			textOpt(func(o *Options) *string { return &o.ErrFile })),
+		with(Option{Name: "RESUME", Flag: "resume", Value: "path", Section: SectionErrors,
+			Help:       "checkpoint file: records how far the run got; if it exists, what it says is done is skipped",
+			Documented: "none",
+			Differs:    "cqlload extension: exact resume after any stop, `kill -9` included (see *Resuming a stopped run*)"},
+			textOpt(func(o *Options) *string { return &o.Resume })),
+
+		// Output.
+		with(Option{Name: "REPORTFREQUENCY", Flag: "report-frequency", Value: "seconds", Section: SectionOutput, Cqlsh: true,
+			Help:    "seconds between progress reports",
+			Differs: "log lines (off a terminal) come every 5 s unless it is given",
+			Example: "cqlload --table ks.t --progress log --summary-json - data.csv > summary.json"},
+			accessor{func(o *Options, v string) error {
+				f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil || f <= 0 {
+					return fmt.Errorf("want seconds > 0, got %q", v)
+				}
+				o.ReportFrequency = time.Duration(f * float64(time.Second))
+				return nil
+			}, func(o *Options) string { return strconv.FormatFloat(o.ReportFrequency.Seconds(), 'f', -1, 64) }}),
+		with(Option{Name: "RATEFILE", Flag: "rate-file", Value: "path", Section: SectionOutput, Cqlsh: true,
+			Help: "file to append progress lines to", Documented: "none"},
+			textOpt(func(o *Options) *string { return &o.RateFile })),
+	}
+}
