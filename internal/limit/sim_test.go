@@ -3,6 +3,7 @@ package limit
 import (
 	"container/heap"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -21,6 +22,9 @@ type server struct {
 	base      time.Duration
 	queueMax  int
 	busyUntil time.Time
+	// tail, if set, is extra latency of a request that does not occupy
+	// the node (a GC pause, a slow replica): noise, not queueing.
+	tail func() time.Duration
 }
 
 func (s *server) service() time.Duration {
@@ -45,6 +49,9 @@ func (s *server) send(t time.Time) (time.Time, Outcome) {
 	}
 	done := start.Add(s.service())
 	s.busyUntil = done
+	if s.tail != nil {
+		done = done.Add(s.tail())
+	}
 	return done.Add(s.base), Success
 }
 
@@ -136,6 +143,18 @@ func (st stats) String() string {
 		st.ok, st.dropped, st.minLim, st.maxLim, st.meanLimit(), st.minLrn, st.maxLrn, st.throughput())
 }
 
+// seededTail returns a deterministic tail: with probability p a uniform
+// extra latency in [0, most).
+func seededTail(seed uint64, p float64, most time.Duration) func() time.Duration {
+	r := rand.New(rand.NewPCG(seed, seed))
+	return func() time.Duration {
+		if r.Float64() >= p {
+			return 0
+		}
+		return time.Duration(r.Int64N(int64(most)))
+	}
+}
+
 // The loader's case: 50k rows/s per node in 20-row batches is 2500
 // requests/s; base latency 1 ms.
 const loaderRate = 2500
@@ -163,16 +182,6 @@ func TestSimulatedServer(t *testing.T) {
 			}
 		}
 	}
-	// converged: at the end of the phase the limit is near the BDP.
-	converged := func(maxQueue float64) func(t *testing.T, srv *server, st stats) {
-		return func(t *testing.T, srv *server, st stats) {
-			t.Helper()
-			if tp := st.throughput(); tp < 0.85*srv.rate {
-				t.Errorf("throughput %.0f/s, want >= 85%% of %.0f/s", tp, srv.rate)
-			}
-		}
-	}
-	_ = converged
 	tests := []struct {
 		name   string
 		srv    server
@@ -203,7 +212,7 @@ func TestSimulatedServer(t *testing.T) {
 			cfg:  Config{Max: 128},
 			phases: []phase{
 				{d: 2 * time.Second, describe: "warm-up"},
-				{d: 60 * time.Second, check: steady(20), describe: "steady"},
+				{d: 30 * time.Second, check: steady(20), describe: "steady"},
 			},
 		},
 		{
@@ -216,6 +225,18 @@ func TestSimulatedServer(t *testing.T) {
 						t.Errorf("limit max %d, learned max %d, want both 8", st.maxLim, st.maxLrn)
 					}
 				}},
+			},
+		},
+		{
+			// A fifth of the requests take up to 8 ms more without
+			// loading the node: the limit must not be held down by it.
+			name: "latency tail",
+			srv: server{rate: loaderRate, base: time.Millisecond, queueMax: 64,
+				tail: seededTail(1, 0.2, 8*time.Millisecond)},
+			cfg: Config{Max: 128},
+			phases: []phase{
+				{d: 2 * time.Second, describe: "warm-up"},
+				{d: 30 * time.Second, check: steady(10), describe: "steady"},
 			},
 		},
 		{
@@ -244,6 +265,7 @@ func TestSimulatedServer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv := tc.srv
 			s := newSim(&srv, tc.cfg)
 			for _, p := range tc.phases {
