@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cqlload/cqlload/cqlsim"
 )
 
 func TestFlagErrors(t *testing.T) {
@@ -24,6 +26,10 @@ func TestFlagErrors(t *testing.T) {
 		{"--latency", "5ms-1ms"},
 		{"--auth", "nopass"},
 		{"--tls-cert", "x.pem"},
+		{"--capacity", "-1"},
+		{"--capacity", "many"},
+		{"--overload", "drop"},
+		{"--overload", ""},
 		{"extra-arg"},
 	}
 	for _, args := range tests {
@@ -34,6 +40,31 @@ func TestFlagErrors(t *testing.T) {
 			}
 			if errb.Len() == 0 {
 				t.Error("no message on stderr")
+			}
+		})
+	}
+}
+
+func TestCapacityFlagsReachConfig(t *testing.T) {
+	tests := []struct {
+		args []string
+		rate int
+		mode cqlsim.OverloadMode
+	}{
+		{nil, 0, cqlsim.OverloadShed},
+		{[]string{"--capacity", "5000"}, 5000, cqlsim.OverloadShed},
+		{[]string{"--capacity=200", "--overload=queue"}, 200, cqlsim.OverloadQueue},
+		{[]string{"--capacity", "10", "--overload", "timeout"}, 10, cqlsim.OverloadTimeout},
+		{[]string{"--overload", "queue"}, 0, cqlsim.OverloadQueue},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			cfg, _, err := parseFlags(tc.args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Capacity != tc.rate || cfg.Overload != tc.mode {
+				t.Errorf("Capacity %d, Overload %q; want %d, %q", cfg.Capacity, cfg.Overload, tc.rate, tc.mode)
 			}
 		})
 	}
@@ -198,6 +229,13 @@ func TestRunServesControl(t *testing.T) {
 	}
 	post("/nodes/1/resume", http.StatusOK)
 	post("/nodes/1/faults?rate=0.5&kind=write_timeout&latency=1ms-2ms", http.StatusOK)
+	if body := post("/nodes/2/capacity?rows_per_sec=100&mode=timeout", http.StatusOK); !strings.Contains(body, `"rows_per_sec": 100`) ||
+		!strings.Contains(body, `"mode": "timeout"`) {
+		t.Errorf("capacity answered %s", body)
+	}
+	if body := post("/nodes/2/capacity?mode=queue", http.StatusBadRequest); !strings.Contains(body, "rows_per_sec") {
+		t.Errorf("capacity without rows_per_sec answered %q", body)
+	}
 	if body := post("/nodes/3/stop", http.StatusNotFound); !strings.Contains(body, "no node") {
 		t.Errorf("unknown node answered %q", body)
 	}
@@ -213,7 +251,8 @@ func TestHelpListsEndpoints(t *testing.T) {
 		t.Fatalf("--help exit %d", code)
 	}
 	for _, want := range []string{"GET  /stats", "/nodes/{n}/stop", "/nodes/{n}/start", "/nodes/{n}/pause",
-		"/nodes/{n}/resume", "/nodes/{n}/drop-connections", "/nodes/{n}/faults?rate=R&kind=K&latency=L&fail_next=N", "404", "400", "405"} {
+		"/nodes/{n}/resume", "/nodes/{n}/drop-connections", "/nodes/{n}/faults?rate=R&kind=K&latency=L&fail_next=N",
+		"/nodes/{n}/capacity?rows_per_sec=N&mode=M", "--capacity", "--overload", "404", "400", "405"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("--help does not mention %q", want)
 		}
