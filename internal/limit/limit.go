@@ -96,6 +96,8 @@ type Limiter struct {
 	winMaxInflight int           // most requests in flight during the window
 	slowStart      bool
 	lastDecrease   time.Time
+	ceil           int       // admission limit at the last drop; 0: none
+	ceilAt         time.Time // when; the ceiling is kept for FloorWindow
 
 	probing      bool
 	probeDrained bool
@@ -306,6 +308,7 @@ func (l *Limiter) learnLocked(now time.Time, rtt time.Duration, o Outcome) {
 		if sent.Before(l.lastDecrease) {
 			return
 		}
+		l.ceil, l.ceilAt = l.cur, now
 		l.limit = math.Max(l.min, l.limit*l.backoff)
 		l.slowStart = false
 		l.lastDecrease = now
@@ -370,18 +373,26 @@ func (l *Limiter) adjustLocked(now time.Time) {
 	queue := used * (1 - float64(l.floor)/float64(l.winMin))
 	alpha := math.Max(2, 3*math.Log10(l.limit))
 	beta := 2 * alpha
-	appLimited := 2*l.winMaxInflight < l.cur
 	switch {
 	case queue > beta:
 		l.limit -= math.Max(1, (queue-beta)/2)
 		l.slowStart = false
 	case queue >= alpha:
 		l.slowStart = false
-	case appLimited:
-	case l.slowStart:
-		l.limit = math.Max(l.limit+1, l.limit*1.5)
+	case l.winMaxInflight < l.cur:
+		// The client did not use the whole limit: no evidence that
+		// more would be taken, so no growth.
 	default:
-		l.limit++
+		grown := l.limit + 1
+		if l.slowStart {
+			grown = math.Max(grown, l.limit*1.5)
+		}
+		if l.ceil > 0 && now.Sub(l.ceilAt) < l.floorWindow {
+			// Stay below the level that was dropped at until the drop
+			// is old news.
+			grown = math.Max(l.limit, math.Min(grown, float64(l.ceil-1)))
+		}
+		l.limit = grown
 	}
 	l.limit = math.Max(l.min, math.Min(l.max, l.limit))
 	l.setCurLocked()

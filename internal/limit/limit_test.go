@@ -36,10 +36,9 @@ func waitWaiters(t *testing.T, l *Limiter, n int) {
 
 func TestDefaults(t *testing.T) {
 	tests := []struct {
-		name               string
-		cfg                Config
-		limit, lo, hi      int
-		fixedLimitUnchange bool
+		name          string
+		cfg           Config
+		limit, lo, hi int
 	}{
 		{name: "zero", cfg: Config{}, limit: DefaultInitial, lo: DefaultMin, hi: DefaultMax},
 		{name: "initial above max", cfg: Config{Initial: 500, Max: 64}, limit: 64, lo: 1, hi: 64},

@@ -77,22 +77,23 @@ func (e *events) Pop() any {
 // sim drives a Limiter against a server with an always-backlogged
 // client, as the loader is: whenever a permit is free a request is sent.
 type sim struct {
-	clock *fakeClock
-	srv   *server
-	lim   *Limiter
-	q     events
+	clock  *fakeClock
+	srv    *server
+	lim    *Limiter
+	q      events
+	demand int // if > 0, the client never has more requests than this
 }
 
-func newSim(srv *server, cfg Config) *sim {
+func newSim(srv *server, cfg Config, demand int) *sim {
 	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	cfg.Now = clock.now
-	s := &sim{clock: clock, srv: srv, lim: New(cfg)}
+	s := &sim{clock: clock, srv: srv, lim: New(cfg), demand: demand}
 	s.fill()
 	return s
 }
 
 func (s *sim) fill() {
-	for s.lim.TryAcquire() {
+	for (s.demand <= 0 || len(s.q) < s.demand) && s.lim.TryAcquire() {
 		at, o := s.srv.send(s.clock.t)
 		heap.Push(&s.q, event{at: at, sent: s.clock.t, outcome: o})
 	}
@@ -186,6 +187,7 @@ func TestSimulatedServer(t *testing.T) {
 		name   string
 		srv    server
 		cfg    Config
+		demand int
 		phases []phase
 	}{
 		{
@@ -220,7 +222,7 @@ func TestSimulatedServer(t *testing.T) {
 			srv:  server{rate: loaderRate, base: 20 * time.Millisecond},
 			cfg:  Config{Max: 8},
 			phases: []phase{
-				{d: 10 * time.Second, check: func(t *testing.T, _ *server, st stats) {
+				{d: 10 * time.Second, describe: "steady", check: func(t *testing.T, _ *server, st stats) {
 					if st.maxLim != 8 || st.maxLrn != 8 {
 						t.Errorf("limit max %d, learned max %d, want both 8", st.maxLim, st.maxLrn)
 					}
@@ -246,8 +248,10 @@ func TestSimulatedServer(t *testing.T) {
 			phases: []phase{
 				{d: 2 * time.Second, describe: "warm-up"},
 				{d: 10 * time.Second, check: steady(10), describe: "full"},
+				// 250 ms is about 40 RTTs at the new capacity.
 				{d: 250 * time.Millisecond, rate: loaderRate / 2, describe: "halving"},
 				{d: 30 * time.Second, check: steady(10), describe: "half"},
+				// and about 60 once restored.
 				{d: 250 * time.Millisecond, rate: loaderRate, describe: "restoring"},
 				{d: 30 * time.Second, check: steady(10), describe: "restored"},
 			},
@@ -263,11 +267,64 @@ func TestSimulatedServer(t *testing.T) {
 			},
 		},
 	}
+	tests = append(tests, []struct {
+		name   string
+		srv    server
+		cfg    Config
+		demand int
+		phases []phase
+	}{
+		{
+			// The old floor is never seen again: the limit falls while
+			// the stale floor lasts, then the floor is re-measured.
+			name: "node twenty times slower",
+			srv:  server{rate: loaderRate, base: time.Millisecond, queueMax: 256},
+			cfg:  Config{Max: 128},
+			phases: []phase{
+				{d: 10 * time.Second, describe: "warm-up"},
+				{d: 15 * time.Second, base: 20 * time.Millisecond, describe: "slower"},
+				{d: 30 * time.Second, check: steady(20), describe: "settled"},
+			},
+		},
+		{
+			name:   "client keeps only 3 in flight",
+			srv:    server{rate: loaderRate, base: time.Millisecond, queueMax: 64},
+			cfg:    Config{Initial: 1, Max: 128},
+			demand: 3,
+			phases: []phase{
+				{d: 30 * time.Second, describe: "steady", check: func(t *testing.T, _ *server, st stats) {
+					if st.maxLrn > 5 {
+						t.Errorf("learned limit reached %d with 3 requests in flight, want <= 5", st.maxLrn)
+					}
+				}},
+			},
+		},
+		{
+			// An Overloaded answer as soon as two requests wait: drops
+			// keep coming, the limit backs off but stays at Min or above.
+			name: "shallow node queue",
+			srv:  server{rate: loaderRate, base: time.Millisecond, queueMax: 1},
+			cfg:  Config{Initial: 64, Min: 3, Max: 128},
+			phases: []phase{
+				{d: 30 * time.Second, describe: "steady", check: func(t *testing.T, srv *server, st stats) {
+					if st.minLim < 3 || st.minLrn < 3 {
+						t.Errorf("limit fell to %d (learned %d), Min 3", st.minLim, st.minLrn)
+					}
+					if tp := st.throughput(); tp < 0.9*srv.rate {
+						t.Errorf("throughput %.0f/s, want >= 90%% of %.0f/s", tp, srv.rate)
+					}
+					if st.dropped > st.ok/100 {
+						t.Errorf("%d dropped of %d, want < 1%%", st.dropped, st.ok)
+					}
+				}},
+			},
+		},
+	}...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := tc.srv
-			s := newSim(&srv, tc.cfg)
+			s := newSim(&srv, tc.cfg, tc.demand)
 			for _, p := range tc.phases {
 				if p.rate != 0 {
 					srv.rate = p.rate
