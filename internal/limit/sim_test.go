@@ -196,7 +196,7 @@ func TestSimulatedServer(t *testing.T) {
 			cfg:  Config{Initial: 1, Max: 128},
 			phases: []phase{
 				{d: 100 * time.Millisecond, describe: "warm-up"},
-				{d: 30 * time.Second, check: steady(10), describe: "steady"},
+				{d: 15 * time.Second, check: steady(10), describe: "steady"},
 			},
 		},
 		{
@@ -205,7 +205,7 @@ func TestSimulatedServer(t *testing.T) {
 			cfg:  Config{Initial: 128, Max: 128},
 			phases: []phase{
 				{d: 200 * time.Millisecond, describe: "warm-up"},
-				{d: 30 * time.Second, check: steady(10), describe: "steady"},
+				{d: 15 * time.Second, check: steady(10), describe: "steady"},
 			},
 		},
 		{
@@ -214,7 +214,7 @@ func TestSimulatedServer(t *testing.T) {
 			cfg:  Config{Max: 128},
 			phases: []phase{
 				{d: 2 * time.Second, describe: "warm-up"},
-				{d: 30 * time.Second, check: steady(20), describe: "steady"},
+				{d: 15 * time.Second, check: steady(20), describe: "steady"},
 			},
 		},
 		{
@@ -238,7 +238,7 @@ func TestSimulatedServer(t *testing.T) {
 			cfg: Config{Max: 128},
 			phases: []phase{
 				{d: 2 * time.Second, describe: "warm-up"},
-				{d: 30 * time.Second, check: steady(10), describe: "steady"},
+				{d: 15 * time.Second, check: steady(10), describe: "steady"},
 			},
 		},
 		{
@@ -250,10 +250,10 @@ func TestSimulatedServer(t *testing.T) {
 				{d: 10 * time.Second, check: steady(10), describe: "full"},
 				// 250 ms is about 40 RTTs at the new capacity.
 				{d: 250 * time.Millisecond, rate: loaderRate / 2, describe: "halving"},
-				{d: 30 * time.Second, check: steady(10), describe: "half"},
+				{d: 15 * time.Second, check: steady(10), describe: "half"},
 				// and about 60 once restored.
 				{d: 250 * time.Millisecond, rate: loaderRate, describe: "restoring"},
-				{d: 30 * time.Second, check: steady(10), describe: "restored"},
+				{d: 15 * time.Second, check: steady(10), describe: "restored"},
 			},
 		},
 		{
@@ -263,7 +263,7 @@ func TestSimulatedServer(t *testing.T) {
 			phases: []phase{
 				{d: 10 * time.Second, describe: "warm-up"},
 				{d: 12 * time.Second, base: 5 * time.Millisecond, describe: "slower"},
-				{d: 30 * time.Second, check: steady(10), describe: "settled"},
+				{d: 15 * time.Second, check: steady(10), describe: "settled"},
 			},
 		},
 	}
@@ -283,7 +283,7 @@ func TestSimulatedServer(t *testing.T) {
 			phases: []phase{
 				{d: 10 * time.Second, describe: "warm-up"},
 				{d: 15 * time.Second, base: 20 * time.Millisecond, describe: "slower"},
-				{d: 30 * time.Second, check: steady(20), describe: "settled"},
+				{d: 15 * time.Second, check: steady(20), describe: "settled"},
 			},
 		},
 		{
@@ -292,7 +292,7 @@ func TestSimulatedServer(t *testing.T) {
 			cfg:    Config{Initial: 1, Max: 128},
 			demand: 3,
 			phases: []phase{
-				{d: 30 * time.Second, describe: "steady", check: func(t *testing.T, _ *server, st stats) {
+				{d: 15 * time.Second, describe: "steady", check: func(t *testing.T, _ *server, st stats) {
 					if st.maxLrn > 5 {
 						t.Errorf("learned limit reached %d with 3 requests in flight, want <= 5", st.maxLrn)
 					}
@@ -306,7 +306,7 @@ func TestSimulatedServer(t *testing.T) {
 			srv:  server{rate: loaderRate, base: time.Millisecond, queueMax: 1},
 			cfg:  Config{Initial: 64, Min: 3, Max: 128},
 			phases: []phase{
-				{d: 30 * time.Second, describe: "steady", check: func(t *testing.T, srv *server, st stats) {
+				{d: 15 * time.Second, describe: "steady", check: func(t *testing.T, srv *server, st stats) {
 					if st.minLim < 3 || st.minLrn < 3 {
 						t.Errorf("limit fell to %d (learned %d), Min 3", st.minLim, st.minLrn)
 					}
