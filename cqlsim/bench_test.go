@@ -26,10 +26,20 @@ func BenchmarkBlackholeInsert(b *testing.B)      { benchInsert(b, true, 1) }
 func BenchmarkStoreBatchInsert(b *testing.B)     { benchInsert(b, false, 20) }
 func BenchmarkBlackholeBatchInsert(b *testing.B) { benchInsert(b, true, 20) }
 
+// BenchmarkBlackholeInsertCapacity is BenchmarkBlackholeInsert with a
+// capacity far above what it reaches: the cost of the token bucket.
+func BenchmarkBlackholeInsertCapacity(b *testing.B) {
+	benchInsertConfig(b, Config{Nodes: 1, Blackhole: true, Capacity: maxCapacity}, 1)
+}
+
 const benchInFlight = 256
 
 func benchInsert(b *testing.B, blackhole bool, perBatch int) {
-	cl := startCluster(b, Config{Nodes: 1, Blackhole: blackhole})
+	benchInsertConfig(b, Config{Nodes: 1, Blackhole: blackhole}, perBatch)
+}
+
+func benchInsertConfig(b *testing.B, cfg Config, perBatch int) {
+	cl := startCluster(b, cfg)
 	if err := cl.Exec(`CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
 		CREATE TABLE ks.t (k bigint, c int, name text, score double, tags list<text>, PRIMARY KEY (k, c))`); err != nil {
 		b.Fatal(err)
@@ -154,7 +164,7 @@ func benchInsert(b *testing.B, blackhole bool, perBatch int) {
 	rows := float64(frames * perBatch)
 	b.ReportMetric(float64(cpu.Nanoseconds())/rows, "cpu-ns/row")
 	b.ReportMetric(rows/elapsed.Seconds(), "rows/s")
-	if !blackhole {
+	if !cfg.Blackhole {
 		// What the stored rows keep alive (the test client's part is constant).
 		b.ReportMetric(float64(liveHeap()-heap0)/rows, "heap-B/row")
 	}

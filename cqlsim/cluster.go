@@ -13,12 +13,14 @@
 // routing shows as 100%), batches by partition count, bytes, error responses
 // by kind, and whether it is up and paused. Node(i) stops and restarts
 // nodes (announced DOWN and UP to the drivers), pauses and resumes them (a
-// frozen process: connected to, answering nothing), drops connections and
-// sets faults (error rates by kind, latency). ControlHandler offers the
-// same over HTTP, for tests and chaos runs outside the process.
+// frozen process: connected to, answering nothing), drops connections,
+// sets faults (error rates by kind, latency) and a capacity in rows per
+// second beyond which a node sheds, queues or times out (Config.Capacity,
+// Node.SetCapacity). ControlHandler offers the same over HTTP, for tests
+// and chaos runs outside the process.
 //
 // Layout: cluster.go (Config, Start, the Cluster API), node.go (listeners,
-// faults, pauses, events), conn.go (frames, the request loop), control.go
+// faults, pauses, events), capacity.go (rows per second, overload modes), conn.go (frames, the request loop), control.go
 // (the HTTP control), decode.go (the
 // allocation-free EXECUTE/BATCH decoder), plan.go/write.go/select.go
 // (statements compiled once into plans), store.go (tables), schema.go and
