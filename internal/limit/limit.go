@@ -219,12 +219,15 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 }
 
 // Release returns a permit taken by Acquire or TryAcquire. rtt is the
-// time from sending the request to its outcome, measured with the same
-// clock as Config.Now; o says what the outcome teaches the limiter.
+// time from sending the request to its outcome (for a client timeout,
+// the timeout), measured with the same clock as Config.Now; samples
+// with rtt <= 0 teach nothing. o says what the outcome means: errors
+// answered without doing the work (Unavailable, a rejected statement)
+// must be Ignore, or their short RTT would pass for the latency floor.
 // Release panics if no permit is held.
 func (l *Limiter) Release(rtt time.Duration, o Outcome) {
 	var now time.Time
-	if !l.fixed && o != Ignore {
+	if !l.fixed {
 		now = l.now()
 	}
 	l.mu.Lock()
@@ -233,6 +236,9 @@ func (l *Limiter) Release(rtt time.Duration, o Outcome) {
 		panic("limit: Release without a held permit")
 	}
 	l.inflight--
+	if l.probing && !l.probeDrained && l.inflight <= l.cur {
+		l.probeDrained, l.probeStart, l.probeN, l.probeMin = true, now, 0, 0
+	}
 	if !l.fixed && o != Ignore && rtt > 0 {
 		l.learnLocked(now, rtt, o)
 	}
@@ -344,14 +350,7 @@ func (l *Limiter) learnLocked(now time.Time, rtt time.Duration, o Outcome) {
 // once the requests in flight have fallen to that, the minimum RTT of
 // requests sent afterwards becomes the new floor, higher or lower.
 func (l *Limiter) probeLocked(now, sent time.Time, rtt time.Duration) {
-	if !l.probeDrained {
-		if l.inflight > l.cur {
-			return
-		}
-		l.probeDrained, l.probeStart, l.probeN, l.probeMin = true, now, 0, 0
-		return
-	}
-	if sent.Before(l.probeStart) {
+	if !l.probeDrained || sent.Before(l.probeStart) {
 		return
 	}
 	l.probeN++
