@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/gocql/gocql"
@@ -34,6 +35,9 @@ type row struct {
 	key    []byte // the partition key as hashed for the token
 	token  int64
 	size   int // serialized value bytes
+	// stmt, when set, replaces the plan's statement for this row: one
+	// that writes its null tuple columns as null (plan.nullTupleRow).
+	stmt string
 }
 
 // plan says how the fields of a record become the bound values of one
@@ -49,6 +53,35 @@ type plan struct {
 	// tsBind is the bind position of the write timestamp, -1 for counter
 	// updates, which take none.
 	tsBind int
+	// tuples are the bind positions of the top-level tuple columns (64
+	// at most), and nullTuples builds the statement for a row whose
+	// tuples in a mask of them are null; nullStmts caches it per mask.
+	tuples     []tupleBind
+	nullTuples func(mask uint64) string
+	nullStmts  sync.Map // uint64 → string
+}
+
+// tupleBind is where a top-level tuple column's elements are bound.
+type tupleBind struct{ bind, n int }
+
+// nullTupleRow gives a row whose tuple columns in mask are null the
+// statement that writes them as null, and its values without their
+// element markers: bound element by element, a null tuple would be
+// stored as a tuple of nulls.
+func (p *plan) nullTupleRow(vals []any, mask uint64) (string, []any) {
+	stmt, ok := p.nullStmts.Load(mask)
+	if !ok {
+		stmt, _ = p.nullStmts.LoadOrStore(mask, p.nullTuples(mask))
+	}
+	out := make([]any, 0, len(vals))
+	next := 0
+	for i, tb := range p.tuples {
+		if mask&(1<<i) != 0 {
+			out = append(out, vals[next:tb.bind]...)
+			next = tb.bind + tb.n
+		}
+	}
+	return stmt.(string), append(out, vals[next:]...)
 }
 
 type planField struct {
@@ -66,8 +99,8 @@ type planField struct {
 	emptyNull bool
 	// tuple > 0: a top-level tuple column, bound element by element at
 	// bind, bind+1, … (gocql flattens tuple bind markers; see
-	// schema.InsertStatement).
-	tuple int
+	// schema.InsertStatement); tupleIdx is its index in plan.tuples.
+	tuple, tupleIdx int
 }
 
 // newPlan builds the statement and field mapping for fileCols, the table
@@ -137,10 +170,28 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 			return nil, fmt.Errorf("column %s is not bound by the statement %q", c.Name, p.stmt)
 		}
 		pf := planField{col: c, bind: b, conv: conv, key: isKey[c.Name], tuple: tuple, emptyNull: !c.Type.IsText()}
+		if tuple > 0 {
+			pf.tupleIdx = len(p.tuples)
+			p.tuples = append(p.tuples, tupleBind{b, tuple})
+		}
 		if !pf.key && tuple == 0 {
 			pf.verbatim = schema.Verbatim(c.Type, o.Formats)
 		}
 		p.fields = append(p.fields, pf)
+	}
+	if len(p.tuples) > 64 {
+		return nil, fmt.Errorf("%d tuple columns: at most 64 are supported", len(p.tuples))
+	}
+	// Bind positions follow the column order, so p.tuples is ordered.
+	p.nullTuples = func(mask uint64) string {
+		null := map[string]bool{}
+		for _, pf := range p.fields {
+			if pf.tuple > 0 && mask&(1<<pf.tupleIdx) != 0 {
+				null[pf.col.Name] = true
+			}
+		}
+		stmt, _ := schema.InsertNullTuples(t, loaded, o.TTL, true, null, o.NullMode == NullUnset)
+		return stmt
 	}
 	return p, nil
 }
@@ -308,6 +359,7 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			continue
 		}
 		vals := values[k*n : (k+1)*n : (k+1)*n]
+		var nullTuples uint64
 		var bad string
 		badField := 0
 		start0 := len(arena)
@@ -329,9 +381,9 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 				}
 				switch {
 				case pf.tuple > 0:
-					// Element-wise binding cannot express a null tuple,
-					// and Cassandra refuses unset tuple elements: the
-					// closest is a tuple of nulls.
+					// Bound by another statement (nullTupleRow); the
+					// elements' places are kept until the row is done.
+					nullTuples |= 1 << pf.tupleIdx
 					for j := range pf.tuple {
 						vals[pf.bind+j] = (*cell)(nil)
 					}
@@ -399,7 +451,12 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 		// The record as read stays in the chunk's Data, which nothing
 		// writes to once cut: no copy for the error file's sake.
 		rawAt := rec.Offset - c.Offset
+		var stmt string
+		if nullTuples != 0 {
+			stmt, vals = p.nullTupleRow(vals, nullTuples)
+		}
 		rows = append(rows, row{
+			stmt:   stmt,
 			idx:    int32(ri),
 			values: vals,
 			raw:    c.Data[rawAt : rawAt+int64(len(rec.Raw)) : rawAt+int64(len(rec.Raw))],

@@ -34,13 +34,17 @@ type valueCase struct {
 	reject     string
 }
 
-// nullOf is what a null column reads back as: a top-level tuple is bound
-// element by element, so the closest to a null tuple is a tuple of nulls.
-func nullOf(col string) string {
-	if col == "tp" {
-		return "(null, null)"
-	}
-	return "null"
+// nullOf is what a null column reads back as (readValue tells a null
+// tuple from a tuple of nulls).
+func nullOf(string) string { return "null" }
+
+// cellIsNull reports whether column col of row k of table holds no value:
+// the driver scans a null tuple and a tuple of nulls alike, element by
+// element, but only a written value has a write time.
+func cellIsNull(sess *gocql.Session, table, col string, k int) (bool, error) {
+	var wt *int64
+	err := sess.Query(fmt.Sprintf(`SELECT writetime(%s) FROM %s WHERE k = ?`, col, table), k).Scan(&wt)
+	return wt == nil, err
 }
 
 // loadValueCases writes the cases as one file, loads it with the NULL
@@ -134,6 +138,9 @@ func readValue(sess *gocql.Session, col string, k int) (string, error) {
 		return "", err
 	}
 	if col == "tp" {
+		if null, err := cellIsNull(sess, "ks.v", col, k); null || err != nil {
+			return "null", err
+		}
 		return "(" + raws[0].render() + ", " + raws[1].render() + ")", nil
 	}
 	return raws[0].render(), nil

@@ -220,7 +220,7 @@ func (l *Loader) sleep(ctx context.Context, d time.Duration) bool {
 // UNLOGGED (or COUNTER) batch of the prepared statement.
 func (l *Loader) exec(ctx context.Context, p *plan, rows []*row) error {
 	if len(rows) == 1 {
-		q := l.session.Query(p.stmt, rows[0].values...).WithContext(ctx).
+		q := l.session.Query(rows[0].statement(p), rows[0].values...).WithContext(ctx).
 			Consistency(l.opts.Consistency).Idempotent(!p.counter)
 		err := q.Exec()
 		q.Release()
@@ -234,9 +234,17 @@ func (l *Loader) exec(ctx context.Context, p *plan, rows []*row) error {
 	bt.SetConsistency(l.opts.Consistency)
 	bt.Entries = make([]gocql.BatchEntry, len(rows))
 	for i, r := range rows {
-		bt.Entries[i] = gocql.BatchEntry{Stmt: p.stmt, Args: r.values, Idempotent: !p.counter}
+		bt.Entries[i] = gocql.BatchEntry{Stmt: r.statement(p), Args: r.values, Idempotent: !p.counter}
 	}
 	return l.session.ExecuteBatch(bt)
+}
+
+// statement is the statement that binds r's values.
+func (r *row) statement(p *plan) string {
+	if r.stmt != "" {
+		return r.stmt
+	}
+	return p.stmt
 }
 
 // backoff is exponential with full jitter, so that clients retrying after

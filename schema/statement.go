@@ -30,8 +30,23 @@ const TimestampBind = "[timestamp]"
 // the column's converted value. Tuples nested in other types are not
 // affected.
 func InsertStatement(t *Table, cols []*Column, ttl int, timestamp bool) (stmt string, names []string) {
+	return InsertNullTuples(t, cols, ttl, timestamp, nil, false)
+}
+
+// InsertNullTuples is InsertStatement for a row whose top-level tuple
+// columns in null are null: element-wise bind markers cannot express a
+// null tuple (gocql would send a tuple of nulls), so such a column is
+// written as the literal null, or with unset left out of the statement.
+// Its bind names are left out of names.
+func InsertNullTuples(t *Table, cols []*Column, ttl int, timestamp bool, null map[string]bool, unset bool) (stmt string, names []string) {
 	b := qb.Insert(t.tableName())
 	for _, c := range cols {
+		if null[c.Name] && tupleArity(c) > 0 {
+			if !unset {
+				b.LitColumn(QuoteIdent(c.Name), "null")
+			}
+			continue
+		}
 		if n := tupleArity(c); n > 0 {
 			b.TupleColumn(QuoteIdent(c.Name), n)
 		} else {
