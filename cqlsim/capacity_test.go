@@ -179,8 +179,22 @@ func TestCapacityShed(t *testing.T) {
 			if err := insertC(s, 300); codeOf(err) != gocql.ErrCodeOverloaded {
 				t.Errorf("insert right after a batch of 10: %v, want Overloaded", err)
 			}
+			// So does one sent as QUERY (gocql does not prepare BEGIN BATCH).
+			time.Sleep(120 * time.Millisecond)
+			var q strings.Builder
+			q.WriteString("BEGIN UNLOGGED BATCH ")
+			for i := 400; i < 410; i++ {
+				fmt.Fprintf(&q, "INSERT INTO ks.c (k, v) VALUES (%d, 0); ", i)
+			}
+			q.WriteString("APPLY BATCH")
+			if err := s.Query(q.String()).Exec(); err != nil {
+				t.Fatalf("QUERY batch with a full bucket: %v", err)
+			}
+			if err := insertC(s, 301); codeOf(err) != gocql.ErrCodeOverloaded {
+				t.Errorf("insert right after a QUERY batch of 10: %v, want Overloaded", err)
+			}
 			st := cl.Stats().Nodes[0]
-			if st.Capacity.Errors["overloaded"] < int64(shed)+1 || st.Errors["overloaded"] != st.Capacity.Errors["overloaded"] {
+			if st.Capacity.Errors["overloaded"] < int64(shed)+2 || st.Errors["overloaded"] != st.Capacity.Errors["overloaded"] {
 				t.Errorf("capacity errors %v, errors %v; %d shed seen", st.Capacity.Errors, st.Errors, shed+1)
 			}
 			if st.Capacity.RowsPerSec != 100 || st.Capacity.Mode != OverloadShed || st.Capacity.Queued != 0 {

@@ -55,7 +55,7 @@ func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions, vals 
 	var late message.Error
 	if p.userData() {
 		if l := n.limit.Load(); l != nil {
-			e, lt, apply := n.admit(l, sess, 1, cl, p.writeKind())
+			e, lt, apply := n.admit(l, sess, max(1, len(p.batch)), cl, p.writeKind())
 			if !apply {
 				return e, nil
 			}

@@ -137,7 +137,8 @@ type NodeStats struct {
 	InjectedErrors  int64         `json:"injected_errors"`
 	// Errors counts the ERROR responses the node sent by kind (overloaded,
 	// write_timeout, unavailable, invalid, syntax_error, …; "other" for a
-	// code without a name): injected ones and real ones alike, such as
+	// code without a name): injected ones, those the node's capacity
+	// caused (Capacity.Errors) and real ones alike, such as
 	// unavailable for a consistency level the replicas up cannot meet or
 	// invalid for a batch too large. Kinds never sent are left out.
 	Errors map[string]int64 `json:"errors"`
