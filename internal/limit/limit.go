@@ -96,7 +96,7 @@ type Limiter struct {
 	winMaxInflight int           // most requests in flight during the window
 	slowStart      bool
 	lastDecrease   time.Time
-	ceil           int       // admission limit at the last drop; 0: none
+	ceil           int       // learned limit at the last drop; 0: none
 	ceilAt         time.Time // when; the ceiling is kept for FloorWindow
 
 	probing      bool
@@ -314,7 +314,7 @@ func (l *Limiter) learnLocked(now time.Time, rtt time.Duration, o Outcome) {
 		if sent.Before(l.lastDecrease) {
 			return
 		}
-		l.ceil, l.ceilAt = l.cur, now
+		l.ceil, l.ceilAt = int(l.limit), now // the learned level, not a probe's
 		l.limit = math.Max(l.min, l.limit*l.backoff)
 		l.slowStart = false
 		l.lastDecrease = now
@@ -332,6 +332,9 @@ func (l *Limiter) learnLocked(now time.Time, rtt time.Duration, o Outcome) {
 	} else if now.Sub(l.floorAt) > l.floorWindow {
 		l.probing, l.probeDrained = true, false
 		l.setCurLocked()
+		if l.inflight <= l.cur {
+			l.probeDrained, l.probeStart, l.probeN, l.probeMin = true, now, 0, 0
+		}
 		return
 	}
 	if sent.Before(l.winStart) {

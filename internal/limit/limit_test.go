@@ -386,3 +386,53 @@ func BenchmarkRelease(b *testing.B) {
 		l.Release(time.Millisecond, Success)
 	}
 }
+
+// TestFloorProbe: a floor not seen for FloorWindow is re-measured at a
+// quarter of the limit and may rise; the learned limit comes back.
+func TestFloorProbe(t *testing.T) {
+	ms := time.Millisecond
+	l, clock := newFake(Config{Initial: 8, Max: 8, FloorWindow: 10 * time.Second})
+	// sendAll sends n requests now and answers them all after rtt.
+	sendAll := func(n int, rtt time.Duration) {
+		t.Helper()
+		for range n {
+			if !l.TryAcquire() {
+				t.Fatalf("TryAcquire failed at %d in flight, limit %d", l.InFlight(), l.Limit())
+			}
+		}
+		clock.t = clock.t.Add(rtt)
+		for range n {
+			l.Release(rtt, Success)
+		}
+	}
+	sendAll(8, ms)
+	if l.floor != ms || l.Limit() != 8 {
+		t.Fatalf("floor %v limit %d, want 1ms and 8", l.floor, l.Limit())
+	}
+
+	// The node is slower now; the old floor expires.
+	clock.t = clock.t.Add(11 * time.Second)
+	sendAll(8, 3*ms)
+	if !l.probing || l.Limit() != 2 {
+		t.Fatalf("probing %v limit %d, want a probe at 2", l.probing, l.Limit())
+	}
+	sendAll(2, 3*ms)
+	sendAll(2, 3*ms)
+	if l.probing || l.floor != 3*ms || l.Limit() != 8 {
+		t.Errorf("after the probe: probing %v floor %v limit %d, want false, 3ms, 8",
+			l.probing, l.floor, l.Limit())
+	}
+
+	// A drop during a probe remembers the learned level, not the probe's.
+	clock.t = clock.t.Add(11 * time.Second)
+	sendAll(8, 4*ms)
+	if !l.probing {
+		t.Fatal("no probe")
+	}
+	l.TryAcquire()
+	clock.t = clock.t.Add(ms)
+	l.Release(ms, Dropped)
+	if l.ceil != 8 || l.Limit() != 1 {
+		t.Errorf("ceiling %d limit %d, want 8 and 1 (a quarter of 5.6)", l.ceil, l.Limit())
+	}
+}
