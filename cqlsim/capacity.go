@@ -22,12 +22,15 @@ import (
 //
 // Over capacity the node does what OverloadMode says. The queue is kept
 // as a virtual clock rather than as goroutines: a request that must wait
-// is given its turn at once (when the bucket will hold its tokens), is
-// executed then or dropped, and its answer is held until the time a FIFO
-// queue served at the capacity rate would give it. The client sees the
-// queue's latency, order and timeouts; the answer is held by the
-// connection's delayed-response writer, the one that serves injected
-// latency, so nothing is spent per request beyond what exists.
+// is given its turn on arrival (when the bucket will hold its tokens),
+// is executed at once or dropped, and its answer is held until the time
+// a FIFO queue served at the capacity rate would send it. The client
+// sees the queue's latency, order and timeouts; a reader on another
+// connection may see a queued write before it is acknowledged, and
+// RowsWritten runs ahead of the acknowledgements by the queue's length.
+// The answer is held by the connection's delayed-response writer, the
+// one that serves injected latency, so nothing is spent per request
+// beyond what exists.
 //
 // In queue mode the deadline is Config.WriteTimeout from the moment the
 // node read the request, as Cassandra counts write_request_timeout from
