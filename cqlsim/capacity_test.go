@@ -308,7 +308,8 @@ func TestCapacityQueue(t *testing.T) {
 			}
 		}
 		t.Logf("%d accepted, %d timed out", len(okKeys), len(lateKeys))
-		if len(lateKeys) == 0 || len(okKeys) == 0 || len(okKeys) > 1+10+3 {
+		// 1 + 10 in the 200 ms, and slack for arrivals spread by a busy machine.
+		if len(lateKeys) == 0 || len(okKeys) == 0 || len(okKeys) > 1+10+8 {
 			t.Errorf("%d accepted, %d timed out; want about 11 and 19", len(okKeys), len(lateKeys))
 		}
 		if n := stored(t, cl, okKeys); n != len(okKeys) {
