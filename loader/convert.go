@@ -289,7 +289,7 @@ func (l *Loader) batchesOf(cr *chunkRecord, p *plan, rows []row, gr *grouper) []
 		for _, k := range idx {
 			ptrs = append(ptrs, &rows[k])
 		}
-		bs[i] = batch{rows: ptrs[from:len(ptrs):len(ptrs)], plan: p, rec: cr}
+		bs[i] = batch{rows: ptrs[from:len(ptrs):len(ptrs)], plan: p, rec: cr, host: rg.primary(rows[idx[0]].token)}
 		out[i] = &bs[i]
 	}
 	return out

@@ -21,9 +21,9 @@ import (
 
 	"github.com/gocql/gocql"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/time/rate"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/limit"
 	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/schema"
 )
@@ -54,10 +54,14 @@ type Loader struct {
 	owned   bool // the session was opened here and is closed by Run
 	table   *schema.Table
 	ring    atomic.Pointer[ring] // replaced while running when the table uses tablets
-	limiter *rate.Limiter
-	tracker *tracker
-	ledger  *ledger
-	errs    *errFiles
+	pacer   *pacer               // INGESTRATE's schedule; nil without a rate
+	// limits are the coordinators' in-flight limits; dispatch lets
+	// batches go by them.
+	limits   *hostLimits
+	dispatch *dispatcher
+	tracker  *tracker
+	ledger   *ledger
+	errs     *errFiles
 
 	idleSlabs chan *slabs // released slabs for the next chunks (slabs.go)
 	hints     hints
@@ -104,10 +108,10 @@ func New(opts Options) (*Loader, error) {
 	// many small chunks in flight, drop and reallocate one slab in eight.
 	l.idleSlabs = make(chan *slabs, opts.Workers+16)
 	if opts.IngestRate > 0 {
-		burst := opts.MaxBatchSize
-		l.limiter = rate.NewLimiter(rate.Limit(opts.IngestRate), burst)
+		l.pacer = newPacer(opts.IngestRate)
 	}
-	l.tracker = newTracker()
+	l.tracker = newTracker(l.pacer != nil)
+	l.limits = newHostLimits(&opts)
 	l.ledger.bytesTotal.Store(-1)
 	l.opts.countWarnings = l.tracker.warn
 	return l, nil
@@ -166,6 +170,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	// (a worker adds a whole chunk's batches at a time); each queued
 	// batch pins its chunk's slabs, so a deep one costs memory.
 	batches := make(chan *batch, max(l.opts.MaxInFlight/4, 1))
+	ready := make(chan *batch)
 	var g errgroup.Group
 	rd := l.startReader(readCtx, splitter, sources, chunks)
 	var workers sync.WaitGroup
@@ -181,9 +186,17 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		close(batches)
 		return nil
 	})
+	// The dispatcher holds batches back per coordinator until its
+	// in-flight limit lets them go; MaxInFlight senders execute them.
+	l.dispatch = &dispatcher{l: l, in: batches, out: ready, freed: make(chan struct{}, 1),
+		queueCap: 4 * l.opts.MaxInFlight, queues: map[*limit.Limiter]*batchQueue{}}
+	g.Go(func() error {
+		l.dispatch.run()
+		return nil
+	})
 	for range l.opts.MaxInFlight {
 		g.Go(func() error {
-			for b := range batches {
+			for b := range ready {
 				l.send(sendCtx, b)
 			}
 			return nil
@@ -281,7 +294,12 @@ func (l *Loader) openLedger(sources []csvparse.Source) (done bool, err error) {
 
 func (l *Loader) summary() Summary {
 	p := l.Progress()
-	s := Summary{Progress: p, Files: l.files, ElapsedS: p.Elapsed.Seconds(), Latency: l.tracker.latency()}
+	s := Summary{Progress: p, Files: l.files, ElapsedS: p.Elapsed.Seconds()}
+	s.Latency, s.LatencyRaw = l.tracker.latency()
+	s.ErrorResponses = l.tracker.errors.Load()
+	if n := s.ErrorResponses + p.Requests; n > 0 {
+		s.ErrorShare = float64(s.ErrorResponses) / float64(n)
+	}
 	if s.ElapsedS > 0 {
 		s.RowsPerSec = float64(p.RowsWritten) / s.ElapsedS
 	}

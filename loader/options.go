@@ -62,9 +62,13 @@ type Options struct {
 	SkipCols []string // SKIPCOLS: file columns not loaded
 
 	// Throughput.
-	ChunkSize     int // CHUNKSIZE: records per chunk handed to a worker, default 5000
-	Workers       int // NUMPROCESSES: parse/convert workers, default the CPU count (cqlsh: CPUs-1, at most 16)
-	MaxInFlight   int // requests awaiting the cluster at once
+	ChunkSize   int // CHUNKSIZE: records per chunk handed to a worker, default 5000
+	Workers     int // NUMPROCESSES: parse/convert workers, default the CPU count (cqlsh: CPUs-1, at most 16)
+	MaxInFlight int // requests awaiting the cluster at once: the ceiling of each node's limit
+	// Adaptive lets each coordinator's limit on requests in flight follow
+	// the node's latency and overload (internal/limit), up to
+	// MaxInFlight; false keeps it at MaxInFlight. Default true.
+	Adaptive      bool
 	IngestRate    int // INGESTRATE rows/s; 0 = unlimited (cqlsh: 100000)
 	MinBatchSize  int // MINBATCHSIZE: a partition with at least this many rows gets batches of its own, default 10
 	MaxBatchSize  int // MAXBATCHSIZE: rows per batch, default 20
@@ -130,6 +134,7 @@ func DefaultOptions() Options {
 		ChunkSize:       5000,
 		Workers:         runtime.NumCPU(),
 		MaxInFlight:     128,
+		Adaptive:        true,
 		MinBatchSize:    10,
 		MaxBatchSize:    20,
 		MaxBatchBytes:   16 << 10,

@@ -43,6 +43,19 @@ func (r *ring) groupOf(token int64) int {
 	return set*r.shards + shard.Of(token, r.shards, r.ignoreMSB)
 }
 
+// primary is the first replica of token: the coordinator the driver's
+// token-aware policy picks while it is up; "" when the ring is unknown.
+func (r *ring) primary(token int64) string {
+	if len(r.sets) == 0 {
+		return ""
+	}
+	set := r.sets[r.replicaSet(token)]
+	if len(set) == 0 {
+		return ""
+	}
+	return set[0]
+}
+
 // replicaSet returns the id of the replica set owning token.
 func (r *ring) replicaSet(token int64) int {
 	if len(r.ends) == 0 {

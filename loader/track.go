@@ -54,7 +54,12 @@ type tracker struct {
 	lastSuccess                 atomic.Int64 // unix nanoseconds
 
 	mu   sync.Mutex
-	hist *hdrhistogram.Histogram // request latency in microseconds
+	hist *hdrhistogram.Histogram // request latency in microseconds, per attempt
+	// corrected, with INGESTRATE, times each request from when its rows
+	// were due on the schedule (see pacer) to its acknowledgement, retries
+	// included; nil without a rate.
+	corrected *hdrhistogram.Histogram
+	errors    atomic.Int64 // error responses (and requests that got none)
 
 	warnings     atomic.Int64
 	firstWarning atomic.Pointer[string]
@@ -63,14 +68,24 @@ type tracker struct {
 
 // failed notes a failed request.
 func (t *tracker) failed(err error) {
+	t.errors.Add(1)
 	s := err.Error()
 	t.lastErr.Store(&s)
 }
 
-func newTracker() *tracker {
-	t := &tracker{hist: hdrhistogram.New(1, int64(10*time.Minute/time.Microsecond), 3)}
+func newTracker(paced bool) *tracker {
+	t := &tracker{hist: newLatencyHistogram()}
+	if paced {
+		t.corrected = newLatencyHistogram()
+	}
 	t.begin()
 	return t
+}
+
+// newLatencyHistogram records microseconds up to ten minutes, past any
+// request timeout, at three significant digits.
+func newLatencyHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, int64(10*time.Minute/time.Microsecond), 3)
 }
 
 // begin marks the start of the run.
@@ -89,26 +104,58 @@ func (t *tracker) elapsed() time.Duration {
 	return time.Duration(end - t.start.Load())
 }
 
+// observe records one attempt's latency.
 func (t *tracker) observe(d time.Duration) {
-	us := d.Microseconds()
-	if us < 1 {
-		us = 1
-	}
+	us := max(d.Microseconds(), 1)
 	t.mu.Lock()
 	_ = t.hist.RecordValue(us) // values over the maximum are dropped; ten minutes is past any request timeout
 	t.mu.Unlock()
 }
 
-// latency returns percentiles in milliseconds.
-func (t *tracker) latency() Latency {
+// observeCorrected records an acknowledged request's latency from when
+// its rows were due on the INGESTRATE schedule.
+func (t *tracker) observeCorrected(d time.Duration) {
+	if t.corrected == nil {
+		return
+	}
+	us := max(d.Microseconds(), 1)
+	t.mu.Lock()
+	_ = t.corrected.RecordValue(us)
+	t.mu.Unlock()
+}
+
+// latency returns percentiles in milliseconds: corrected ones with
+// INGESTRATE, and raw the per-attempt ones (nil without INGESTRATE, when
+// latency is that already).
+func (t *tracker) latency() (l Latency, raw *Latency) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.corrected == nil {
+		return latencyOf(t.hist), nil
+	}
+	r := latencyOf(t.hist)
+	return latencyOf(t.corrected), &r
+}
+
+// histograms copies the latency histograms' counts (corrected is nil
+// without INGESTRATE), for IntervalReader.
+func (t *tracker) histograms() (raw, corrected *hdrhistogram.Snapshot) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	raw = t.hist.Export()
+	if t.corrected != nil {
+		corrected = t.corrected.Export()
+	}
+	return raw, corrected
+}
+
+func latencyOf(h *hdrhistogram.Histogram) Latency {
 	ms := func(us int64) float64 { return float64(us) / 1000 }
 	return Latency{
-		P50: ms(t.hist.ValueAtQuantile(50)),
-		P95: ms(t.hist.ValueAtQuantile(95)),
-		P99: ms(t.hist.ValueAtQuantile(99)),
-		Max: ms(t.hist.Max()),
+		P50: ms(h.ValueAtQuantile(50)),
+		P95: ms(h.ValueAtQuantile(95)),
+		P99: ms(h.ValueAtQuantile(99)),
+		Max: ms(h.Max()),
 	}
 }
 
@@ -149,7 +196,16 @@ type Summary struct {
 	Files      int     `json:"files"`
 	ElapsedS   float64 `json:"elapsed_s"`
 	RowsPerSec float64 `json:"rows_per_s"`
-	Latency    Latency `json:"latency_ms"`
+	// Latency is per request; with INGESTRATE it is corrected for
+	// coordinated omission (timed from when the request's rows were due
+	// on the schedule, retries included), and LatencyRaw is per attempt
+	// from when it was sent.
+	Latency    Latency  `json:"latency_ms"`
+	LatencyRaw *Latency `json:"latency_raw_ms,omitempty"`
+	// ErrorResponses counts requests answered with an error (or not at
+	// all), retried or not; ErrorShare is their share of all responses.
+	ErrorResponses int64   `json:"error_responses"`
+	ErrorShare     float64 `json:"error_share"`
 	// BatchRowsMax and BatchBytesMax are the largest request acknowledged.
 	BatchRowsMax  int     `json:"max_batch_rows"`
 	BatchBytesMax int     `json:"max_batch_bytes"`

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlload/cqlload/internal/limit"
 )
 
 // batch is a group of rows of one chunk sent as one request.
@@ -15,6 +17,10 @@ type batch struct {
 	rows []*row
 	plan *plan
 	rec  *chunkRecord
+	host string // the coordinator, whose in-flight limit the batch takes
+	// lim holds the permit of host's limiter for the first attempt, from
+	// the dispatcher; nil once released, or when the run stopped.
+	lim *limit.Limiter
 }
 
 // WriteError is a failed write, with what the loader may do about it.
@@ -30,6 +36,9 @@ type WriteError struct {
 	// Invalid: the request itself was refused (a bad value, a batch too
 	// large); splitting it finds the rows at fault.
 	Invalid bool
+	// Saturated: the node had no room for the request (Overloaded, a
+	// write timeout, no answer in time): the in-flight limit learns it.
+	Saturated bool
 }
 
 func (e *WriteError) Error() string { return e.Err.Error() }
@@ -51,9 +60,13 @@ func classify(err error) *WriteError {
 		we.Retryable = true
 	case reqErr != nil:
 		switch reqErr.GetCode() {
-		case gocql.ErrCodeUnavailable, gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping, gocql.ErrCodeTruncate:
+		case gocql.ErrCodeUnavailable, gocql.ErrCodeBootstrapping, gocql.ErrCodeTruncate:
 			we.Retryable = true // refused before anything was written
-		case gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout, gocql.ErrCodeServer, gocql.ErrCodeWriteFailure:
+		case gocql.ErrCodeOverloaded:
+			we.Retryable, we.Saturated = true, true
+		case gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout:
+			we.Retryable, we.MayBeApplied, we.Saturated = true, true, true
+		case gocql.ErrCodeServer, gocql.ErrCodeWriteFailure:
 			we.Retryable, we.MayBeApplied = true, true
 		case gocql.ErrCodeInvalid, gocql.ErrCodeSyntax, gocql.ErrCodeProtocol:
 			we.Invalid = true
@@ -64,6 +77,7 @@ func classify(err error) *WriteError {
 		// a cancelled context. The request may have been applied, and
 		// may succeed if sent again.
 		we.Retryable, we.MayBeApplied = true, true
+		we.Saturated = errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, context.DeadlineExceeded)
 	}
 	return we
 }
@@ -76,10 +90,12 @@ func (c codeOf) GetCode() int { return c.Code() }
 // every row in it exactly one outcome.
 func (l *Loader) send(ctx context.Context, b *batch) {
 	if l.opts.DryRun {
+		l.releasePermit(b, 0, errNotSent)
 		l.ledger.notSentDryRun(b.rec, len(b.rows))
 		return
 	}
 	if l.stopped() {
+		l.releasePermit(b, 0, errNotSent)
 		l.settleRows(b, b.rows, notSent, "the run stopped before this row was sent")
 		return
 	}
@@ -99,12 +115,18 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 // mayBeApplied says an earlier attempt, of a batch these rows were split
 // from, may have been applied.
 func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeApplied bool) {
-	var firstFailure time.Time
+	var firstFailure, due time.Time
 	for attempt := 1; ; attempt++ {
-		if l.limiter != nil {
-			if err := l.limiter.WaitN(ctx, len(rows)); err != nil {
+		if l.pacer != nil {
+			// Retries take their place on the schedule too; the request
+			// is timed from when its rows were first due.
+			d, err := l.pacer.wait(ctx, len(rows))
+			if err != nil {
 				l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent")
 				return
+			}
+			if attempt == 1 {
+				due = d
 			}
 		}
 		if l.stopped() && attempt > 1 {
@@ -121,8 +143,13 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		}
 		start := time.Now()
 		err := l.exec(ctx, b.plan, rows)
-		l.tracker.observe(time.Since(start))
+		rtt := time.Since(start)
+		l.tracker.observe(rtt)
+		l.releasePermit(b, rtt, err)
 		if err == nil {
+			if l.pacer != nil {
+				l.tracker.observeCorrected(time.Since(due))
+			}
 			bytes := 0
 			for _, r := range rows {
 				bytes += r.size
@@ -165,6 +192,32 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			return
 		}
 	}
+}
+
+// errNotSent releases a permit of a batch that was never sent.
+var errNotSent = errors.New("not sent")
+
+// releasePermit returns the batch's permit after its first attempt, and
+// tells the limiter what the attempt showed. Retries (and the halves of a
+// split batch) go without one: they are paced by their backoff, and a
+// sender waiting for a permit could wait on the dispatcher, which waits
+// for a sender.
+func (l *Loader) releasePermit(b *batch, rtt time.Duration, err error) {
+	if b.lim == nil {
+		return
+	}
+	o := limit.Success
+	if err == errNotSent {
+		o = limit.Ignore
+	} else if err != nil {
+		o = limit.Ignore
+		if classify(err).Saturated {
+			o = limit.Dropped
+		}
+	}
+	b.lim.Release(rtt, o)
+	b.lim = nil
+	l.dispatch.released()
 }
 
 // giveUp settles rows the run stopped sending: not sent, unless an

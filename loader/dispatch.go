@@ -1,0 +1,168 @@
+package loader
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/cqlload/cqlload/internal/limit"
+)
+
+// hostLimits holds one in-flight limit per coordinator: adaptive by
+// default (internal/limit), fixed at MaxInFlight with Adaptive off. A
+// batch's coordinator is the first replica of its first row's token, the
+// node the driver's token-aware policy sends it to while that node is up.
+type hostLimits struct {
+	cfg limit.Config
+	mu  sync.Mutex
+	by  map[string]*limit.Limiter
+}
+
+func newHostLimits(o *Options) *hostLimits {
+	return &hostLimits{
+		cfg: limit.Config{Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight)},
+		by:  map[string]*limit.Limiter{},
+	}
+}
+
+// of returns host's limiter, made on first use.
+func (h *hostLimits) of(host string) *limit.Limiter {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	lim := h.by[host]
+	if lim == nil {
+		lim = limit.New(h.cfg)
+		h.by[host] = lim
+	}
+	return lim
+}
+
+// HostLimit is one coordinator's in-flight limit at a moment.
+type HostLimit struct {
+	Host     string `json:"host"`
+	Limit    int    `json:"limit"`
+	InFlight int    `json:"in_flight"`
+}
+
+// snapshot lists the limits by host.
+func (h *hostLimits) snapshot() []HostLimit {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]HostLimit, 0, len(h.by))
+	for host, lim := range h.by {
+		out = append(out, HostLimit{Host: host, Limit: lim.Limit(), InFlight: lim.InFlight()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	return out
+}
+
+// dispatch hands batches from in to the senders on out, each only once
+// its coordinator's limiter gave it a permit (batch.lim). A batch for a
+// node at its limit waits in that node's queue, not in a sender, so a
+// slow node does not hold up batches for the others until its queue is
+// full (queueCap batches in all queues): then in is not read, and the
+// converters and the reader wait, which bounds memory. Once the run
+// stops, batches go out without permits, to be settled as not sent.
+type dispatcher struct {
+	l        *Loader
+	in       <-chan *batch
+	out      chan<- *batch
+	freed    chan struct{} // a permit was returned (buffered 1)
+	queueCap int
+
+	queues map[*limit.Limiter]*batchQueue
+	order  []*limit.Limiter // round robin over the queues
+	next   int
+	queued int
+}
+
+type batchQueue struct{ items []*batch }
+
+func (d *dispatcher) run() {
+	defer close(d.out)
+	in := d.in
+	for {
+		d.pump()
+		if in == nil && d.queued == 0 {
+			return
+		}
+		recv := in
+		if d.queued >= d.queueCap {
+			recv = nil
+		}
+		select {
+		case b, ok := <-recv:
+			if !ok {
+				in = nil
+				continue
+			}
+			d.enqueue(b)
+		case <-d.freed:
+		}
+	}
+}
+
+func (d *dispatcher) enqueue(b *batch) {
+	lim := d.l.limits.of(b.host)
+	q := d.queues[lim]
+	if q == nil {
+		q = &batchQueue{}
+		d.queues[lim] = q
+		d.order = append(d.order, lim)
+	}
+	q.items = append(q.items, b)
+	d.queued++
+}
+
+// pump sends every queued batch whose limiter has room, round robin over
+// the hosts so that none waits behind another's backlog.
+func (d *dispatcher) pump() {
+	stopped := d.l.stopped()
+	for moved := true; moved && d.queued > 0; {
+		moved = false
+		for range d.order {
+			lim := d.order[d.next%len(d.order)]
+			d.next++
+			q := d.queues[lim]
+			if len(q.items) == 0 {
+				continue
+			}
+			b := q.items[0]
+			if !stopped {
+				if !lim.TryAcquire() {
+					continue
+				}
+				b.lim = lim
+			}
+			q.items[0] = nil
+			q.items = q.items[1:]
+			d.queued--
+			d.out <- b
+			moved = true
+		}
+	}
+}
+
+// released tells the dispatcher a permit came back.
+func (d *dispatcher) released() {
+	select {
+	case d.freed <- struct{}{}:
+	default:
+	}
+}
+
+// inFlightLimit is the sum of the coordinators' limits (MaxInFlight
+// before any request).
+func (l *Loader) inFlightLimit() int {
+	n := 0
+	for _, h := range l.limits.snapshot() {
+		n += h.Limit
+	}
+	if n == 0 {
+		return l.opts.MaxInFlight
+	}
+	return n
+}
+
+// Limits reports each coordinator's in-flight limit and requests in
+// flight.
+func (l *Loader) Limits() []HostLimit { return l.limits.snapshot() }

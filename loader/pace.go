@@ -1,0 +1,69 @@
+package loader
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// pacer sends rows on INGESTRATE's schedule: row i of the run is due at
+// start + i/rate. A request waits until its rows are due; after a stall
+// (a paused node, a full in-flight limit) the rows that fell due meanwhile
+// go as fast as the cluster takes them until the run is back on schedule,
+// as wrk2 and vegeta do, so the average rate never exceeds INGESTRATE.
+//
+// The schedule is also the clock of the corrected latency: a request is
+// timed from when it was due, not from when it was sent, so a stall that
+// held requests back shows in the percentiles instead of vanishing from
+// them (coordinated omission). A token bucket that caps its burst would
+// forget the rows it could not send and time the late ones from their
+// late start; x/time/rate's bucket, given room for the whole run's rows
+// and emptied at the start, is that schedule.
+type pacer struct {
+	mu   sync.Mutex
+	lim  *rate.Limiter
+	rate float64 // rows a second
+}
+
+func newPacer(rowsPerSec int) *pacer {
+	// Burst is the bucket's room: a whole day of rows, so that no row
+	// ever falls off the schedule. The limiter starts full, so it is
+	// emptied first.
+	burst := int(min(float64(rowsPerSec)*86400, math.MaxInt32))
+	lim := rate.NewLimiter(rate.Limit(rowsPerSec), burst)
+	lim.ReserveN(time.Now(), burst)
+	return &pacer{lim: lim, rate: float64(rowsPerSec)}
+}
+
+// wait takes n rows from the schedule and waits until they are due. It
+// returns when they were due: in the past when the run is behind.
+func (p *pacer) wait(ctx context.Context, n int) (due time.Time, err error) {
+	p.mu.Lock()
+	now := time.Now()
+	// The bucket holds the rows that fell due and were not sent: the
+	// first of these n rows was due that long ago (or is due ahead, when
+	// the bucket is in debt from earlier reservations).
+	tokens := p.lim.TokensAt(now)
+	r := p.lim.ReserveN(now, n)
+	p.mu.Unlock()
+	due = now.Add(time.Duration((float64(n) - tokens) / p.rate * float64(time.Second)))
+	if !r.OK() {
+		return due, context.Canceled // n beyond the burst: not for a batch of rows
+	}
+	d := r.DelayFrom(now)
+	if d <= 0 {
+		return due, nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return due, nil
+	case <-ctx.Done():
+		r.CancelAt(time.Now())
+		return due, ctx.Err()
+	}
+}
