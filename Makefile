@@ -5,7 +5,7 @@ PKGS     := ./...
 FUZZTIME ?= 10s
 DEMO_PORT ?= 19042
 
-.PHONY: all build install test test-short chaos bench demo lint fuzz integration up down clean
+.PHONY: all build install test test-short chaos bench demo lint fuzz integration snapshot up down clean
 
 all: build
 
@@ -41,11 +41,19 @@ bench: build
 demo: build
 	DEMO_PORT=$(DEMO_PORT) ./scripts/demo.sh
 
+# tools/ is a module of its own (goreleaser keeps its dependencies there):
+# ./... of this module does not reach it, so it is tidy-checked here. The
+# first goreleaser check builds goreleaser (a few minutes; cached after).
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
+GORELEASER  := $(GO) tool -modfile=tools/go.mod goreleaser
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.6.1 $(PKGS)
+	$(GO) run $(STATICCHECK) $(PKGS)
 	@$(GO) mod tidy -diff || { echo "go.mod is not tidy: run go mod tidy"; exit 1; }
+	@cd tools && $(GO) mod tidy -diff || { echo "tools/go.mod is not tidy: cd tools && go mod tidy"; exit 1; }
+	$(GORELEASER) check
 
 # Each fuzz target for FUZZTIME.
 fuzz:
@@ -55,6 +63,11 @@ fuzz:
 integration:
 	@if [ -z "$$CQL_HOSTS" ]; then echo "CQL_HOSTS is not set: start a cluster (make up) and set CQL_HOSTS=127.0.0.1"; exit 1; fi
 	$(GO) test -count=1 -run Integration -v ./loader/
+
+# Release archives and checksums into bin/dist without publishing
+# (.goreleaser.yaml; a tagged release is `goreleaser release`).
+snapshot:
+	$(GORELEASER) release --snapshot --clean
 
 up:
 	docker compose up -d --wait
