@@ -5,7 +5,7 @@ PKGS     := ./...
 FUZZTIME ?= 10s
 DEMO_PORT ?= 19042
 
-.PHONY: all build install test test-short chaos bench demo lint fuzz integration snapshot up down clean
+.PHONY: all build install test test-short chaos bench demo lint fuzz integration snapshot docker up down clean
 
 all: build
 
@@ -54,6 +54,7 @@ lint:
 	@$(GO) mod tidy -diff || { echo "go.mod is not tidy: run go mod tidy"; exit 1; }
 	@cd tools && $(GO) mod tidy -diff || { echo "tools/go.mod is not tidy: cd tools && go mod tidy"; exit 1; }
 	$(GORELEASER) check
+	./scripts/check-dockerfile.sh
 
 # Each fuzz target for FUZZTIME.
 fuzz:
@@ -68,6 +69,10 @@ integration:
 # (.goreleaser.yaml; a tagged release is `goreleaser release`).
 snapshot:
 	$(GORELEASER) release --snapshot --clean
+
+# The container image (Dockerfile); needs a Docker engine.
+docker:
+	docker build -t cqlload .
 
 up:
 	docker compose up -d --wait
