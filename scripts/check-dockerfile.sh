@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks the Dockerfile without a Docker engine (make lint): the stages and
 # final image are the intended ones, and the builder's `go build` succeeds
-# on exactly the files the build context holds (git's files less those
-# .dockerignore excludes) and gives a static binary.
+# on the files the build context holds (git's tracked and untracked, less
+# those .dockerignore excludes) and gives a static binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -38,7 +38,8 @@ cmd=$(grep -oE 'go build [^&\\]*\./cmd/cqlload' "$df") || fail "no 'go build …
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 mapfile -t ignore < <(grep -vE '^\s*(#|$)' .dockerignore)
-git ls-files -z | while IFS= read -r -d '' f; do
+git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+  [ -f "$f" ] || continue # deleted in the work tree
   for p in "${ignore[@]}"; do
     p=${p#/}
     # Patterns as .dockerignore reads them: a path, a directory prefix,
