@@ -41,8 +41,9 @@ bench: build
 demo: build
 	DEMO_PORT=$(DEMO_PORT) ./scripts/demo.sh
 
-# tools/ is a module of its own (goreleaser keeps its dependencies there):
-# ./... of this module does not reach it, so it is tidy-checked here. The
+# tools/ and integration/ are modules of their own (goreleaser and
+# testcontainers keep their dependencies there): ./... of this module does
+# not reach them, so they are vetted and tidy-checked here one by one. The
 # first goreleaser check builds goreleaser (a few minutes; cached after).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 GORELEASER  := $(GO) tool -modfile=tools/go.mod goreleaser
@@ -52,6 +53,8 @@ lint:
 	$(GO) vet $(PKGS)
 	$(GO) run $(STATICCHECK) $(PKGS)
 	@$(GO) mod tidy -diff || { echo "go.mod is not tidy: run go mod tidy"; exit 1; }
+	cd integration && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
+	@cd integration && $(GO) mod tidy -diff || { echo "integration/go.mod is not tidy: cd integration && go mod tidy"; exit 1; }
 	@cd tools && $(GO) mod tidy -diff || { echo "tools/go.mod is not tidy: cd tools && go mod tidy"; exit 1; }
 	$(GORELEASER) check
 	./scripts/check-dockerfile.sh
@@ -60,10 +63,22 @@ lint:
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
-# Against a real cluster: CQL_HOSTS=127.0.0.1 make integration (see `make up`).
+# The integration suite (module integration/) against real clusters: the
+# one CQL_HOSTS names (host[:port],…), or else Apache Cassandra and
+# ScyllaDB started in Docker by testcontainers, one after the other.
 integration:
-	@if [ -z "$$CQL_HOSTS" ]; then echo "CQL_HOSTS is not set: start a cluster (make up) and set CQL_HOSTS=127.0.0.1"; exit 1; fi
-	$(GO) test -count=1 -run Integration -v ./loader/
+	@if [ -n "$$CQL_HOSTS" ]; then \
+	  echo "integration: against CQL_HOSTS=$$CQL_HOSTS"; \
+	elif docker info >/dev/null 2>&1; then \
+	  echo "integration: CQL_HOSTS is not set; starting Cassandra and ScyllaDB in Docker"; \
+	else \
+	  echo "integration: no cluster to run against: CQL_HOSTS is not set and no Docker engine answers (docker info failed)." >&2; \
+	  echo "  Either name a running cluster: CQL_HOSTS=host[:port],... make integration" >&2; \
+	  echo "  (make up starts ScyllaDB on 127.0.0.1:9042 and Cassandra on :9043 with Docker Compose)," >&2; \
+	  echo "  or run it where a Docker engine answers, and it starts Cassandra and ScyllaDB itself." >&2; \
+	  exit 1; \
+	fi
+	cd integration && CQLLOAD_INTEGRATION=1 $(GO) test -count=1 -v -timeout 30m ./...
 
 # Release archives and checksums into bin/dist without publishing
 # (.goreleaser.yaml; a tagged release is `goreleaser release`).
