@@ -520,6 +520,7 @@ func loadRing(s *gocql.Session, keyspace string) (*ring, error) {
 	}
 	r := newRing(nodes, repl)
 	r.shards, r.ignoreMSB = shard.Hosts(s.GetHosts())
+	r.addrs = hostAddrs(s)
 	return r, nil
 }
 
@@ -540,7 +541,17 @@ func loadTabletRing(s *gocql.Session, keyspace, table string) *ring {
 	}
 	r := rangeRing(ranges)
 	r.shards, r.ignoreMSB = shard.Hosts(s.GetHosts())
+	r.addrs = hostAddrs(s)
 	return r
+}
+
+// hostAddrs maps the nodes' host ids to their addresses, for reports.
+func hostAddrs(s *gocql.Session) map[string]string {
+	m := map[string]string{}
+	for _, h := range s.GetHosts() {
+		m[h.HostID()] = h.ConnectAddressAndPort()
+	}
+	return m
 }
 
 // tabletsInUse says whether the driver routes this table by tablets.

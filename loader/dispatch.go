@@ -164,5 +164,15 @@ func (l *Loader) inFlightLimit() int {
 }
 
 // Limits reports each coordinator's in-flight limit and requests in
-// flight.
-func (l *Loader) Limits() []HostLimit { return l.limits.snapshot() }
+// flight, by address.
+func (l *Loader) Limits() []HostLimit {
+	hs := l.limits.snapshot()
+	if rg := l.ring.Load(); rg != nil {
+		for i := range hs {
+			if a := rg.addrs[hs[i].Host]; a != "" {
+				hs[i].Host = a
+			}
+		}
+	}
+	return hs
+}

@@ -63,7 +63,8 @@ func checkAccounting(t *testing.T, s Summary) {
 		t.Fatalf("rows read %d != written %d + skipped %d + failed parse %d + failed insert %d + unknown %d + not sent %d",
 			s.RowsRead, s.RowsWritten, s.RowsSkipped, s.RowsFailedParse, s.RowsFailedInsert, s.RowsUnknown, s.RowsNotSent)
 	}
-	if s.BytesTotal > 0 && s.Aborted == "" && s.BytesDone != s.BytesTotal {
+	// A run that --duration ended did not read all of its input.
+	if s.BytesTotal > 0 && s.Aborted == "" && s.RowsNotSentByDuration == 0 && s.BytesDone != s.BytesTotal {
 		t.Fatalf("bytes done %d != total %d at the end of a complete run", s.BytesDone, s.BytesTotal)
 	}
 }
@@ -599,8 +600,9 @@ func TestResume(t *testing.T) {
 	}
 }
 
-// TestRateFile: RATEFILE gets a line per REPORTFREQUENCY with the rows
-// written so far, never decreasing.
+// TestRateFile: RATEFILE gets a header naming the columns, then a line per
+// REPORTFREQUENCY with the rows written so far, never decreasing, and the
+// interval's figures, whose rows add up to the run's.
 func TestRateFile(t *testing.T) {
 	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
 	path := writeCSV(t, "rows.csv", 6000, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
@@ -616,20 +618,28 @@ func TestRateFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) < 5 {
-		t.Fatalf("%d rate lines, want at least 5:\n%s", len(lines), data)
+	if len(lines) < 6 || !strings.HasPrefix(lines[0], "# elapsed_s rows_written mean_rows_per_s interval_rows_per_s") {
+		t.Fatalf("%d rate lines, want a header and at least 5:\n%s", len(lines), data)
 	}
-	prev := int64(-1)
-	for _, line := range lines {
-		var secs, rate float64
-		var rows int64
-		if _, err := fmt.Sscanf(line, "%f %d %f", &secs, &rows, &rate); err != nil {
+	prev, sum, prevSecs := int64(-1), 0.0, 0.0
+	for _, line := range lines[1:] {
+		var secs, rate, ivRate, ivReq, p50, p95, p99, maxMs float64
+		var rows, errs, retries, limit int64
+		if _, err := fmt.Sscanf(line, "%f %d %f %f %f %f %f %f %f %d %d %d",
+			&secs, &rows, &rate, &ivRate, &ivReq, &p50, &p95, &p99, &maxMs, &errs, &retries, &limit); err != nil {
 			t.Fatalf("rate line %q: %v", line, err)
 		}
 		if rows < prev || rows > 6000 {
 			t.Fatalf("rows written went from %d to %d", prev, rows)
 		}
-		prev = rows
+		if p50 > p95 || p95 > p99 || p99 > maxMs || limit < 1 {
+			t.Fatalf("rate line %q: percentiles out of order or no limit", line)
+		}
+		sum += ivRate * (secs - prevSecs)
+		prev, prevSecs = rows, secs
+	}
+	if prev != 6000 || sum < 5900 || sum > 6100 {
+		t.Fatalf("last line has %d rows written, intervals add up to %.0f; want 6000", prev, sum)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 type Interval struct {
 	Start, End time.Duration // since the run started
 	Rows       int64         // rows acknowledged in the interval
+	Written    int64         // rows acknowledged since the run started
 	Requests   int64         // requests acknowledged
 	Errors     int64         // error responses (or none in time)
 	Retries    int64
@@ -72,6 +73,7 @@ func (r *IntervalReader) Next() Interval {
 		Start:    r.prev.Elapsed,
 		End:      p.Elapsed,
 		Rows:     p.RowsWritten - r.prev.RowsWritten,
+		Written:  p.RowsWritten,
 		Requests: p.Requests - r.prev.Requests,
 		Errors:   errs - r.errors,
 		Retries:  p.Retries - r.prev.Retries,

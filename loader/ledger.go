@@ -38,7 +38,7 @@ type ledger struct {
 	// Row counts by outcome, and input bytes whose rows have outcomes.
 	read, written, skipped, failedParse, failedInsert atomic.Int64
 	unknown, notSent, resumed, bytesDone              atomic.Int64
-	dryRun                                            atomic.Int64
+	dryRun, byDuration                                atomic.Int64
 	bytesTotal                                        atomic.Int64
 
 	mu sync.Mutex
@@ -174,6 +174,13 @@ func (lg *ledger) skipDone(cr *chunkRecord, n int) {
 // notSentDryRun accounts for rows a dry run would have written: skipped.
 func (lg *ledger) notSentDryRun(cr *chunkRecord, n int) {
 	lg.dryRun.Add(int64(n))
+	lg.skipDone(cr, n)
+}
+
+// notSentByDuration accounts for rows read but not sent because the run's
+// --duration ended: skipped by option, not failures.
+func (lg *ledger) notSentByDuration(cr *chunkRecord, n int) {
+	lg.byDuration.Add(int64(n))
 	lg.skipDone(cr, n)
 }
 

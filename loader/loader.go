@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,6 +78,7 @@ type Loader struct {
 	// retries stop waiting.
 	stopping     chan struct{}
 	stopOnce     sync.Once
+	durationOver atomic.Bool // --duration ended the run (orderly: not an abort)
 	stopRead     context.CancelFunc
 	cancelSends  context.CancelFunc // cancels requests in flight
 	busy         atomic.Int64       // batches being sent or retried
@@ -138,6 +138,9 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	l.files = len(sources)
+	if sources, err = repeatSources(sources, l.opts.Repeat); err != nil {
+		return Summary{}, err
+	}
 	done, err := l.openLedger(sources)
 	if err != nil || done {
 		sum := l.summary()
@@ -163,6 +166,10 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	l.cancelSends = cancelSends
 	stopOnInterrupt := context.AfterFunc(ctx, l.interrupted)
 	defer stopOnInterrupt()
+	if l.opts.Duration > 0 {
+		t := time.AfterFunc(l.opts.Duration, l.durationEnded)
+		defer t.Stop()
+	}
 
 	// The stages: read → convert (and batch) → write; the ledger settles.
 	chunks := make(chan *chunkRecord, l.opts.Workers)
@@ -203,7 +210,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		})
 	}
 	stopWatch := every(time.Second, l.watchCluster)
-	stopReports := l.reportRate()
+	stopReports := l.startReports()
 	stopTablets := l.followTablets()
 	stopCheckpoints := l.saveCheckpoints()
 	runErr := g.Wait()
@@ -297,6 +304,7 @@ func (l *Loader) summary() Summary {
 	s := Summary{Progress: p, Files: l.files, ElapsedS: p.Elapsed.Seconds()}
 	s.Latency, s.LatencyRaw = l.tracker.latency()
 	s.ErrorResponses = l.tracker.errors.Load()
+	s.Adaptive, s.Limits = l.opts.Adaptive, l.Limits()
 	if n := s.ErrorResponses + p.Requests; n > 0 {
 		s.ErrorShare = float64(s.ErrorResponses) / float64(n)
 	}
@@ -504,25 +512,5 @@ func (l *Loader) saveCheckpoints() (stop func()) {
 	return func() {
 		close(done)
 		wg.Wait()
-	}
-}
-
-// reportRate appends a progress line to RATEFILE every REPORTFREQUENCY.
-func (l *Loader) reportRate() (stop func()) {
-	if l.opts.RateFile == "" {
-		return func() {}
-	}
-	f, err := os.OpenFile(l.opts.RateFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		l.abort(fmt.Sprintf("rate file: %v", err), true)
-		return func() {}
-	}
-	stopTicks := every(l.opts.ReportFrequency, func() {
-		p := l.Progress()
-		fmt.Fprintf(f, "%.3f %d %.0f\n", p.Elapsed.Seconds(), p.RowsWritten, float64(p.RowsWritten)/p.Elapsed.Seconds())
-	})
-	return func() {
-		stopTicks()
-		f.Close()
 	}
 }

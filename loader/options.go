@@ -108,6 +108,16 @@ type Options struct {
 	// <= 0 checks nothing before use.
 	VerifyBuffer int
 
+	// Load testing. Repeat reads the input this many times, keys
+	// unchanged, so that a file makes a sustained load (default 1).
+	// Duration, when positive, stops sending after that long: an orderly
+	// end, the rows read but not sent counted as RowsNotSentByDuration
+	// (skipped), not as failures. HistogramLog names a file that receives
+	// the request latencies in HdrHistogram's interval log format.
+	Repeat       int
+	Duration     time.Duration
+	HistogramLog string
+
 	ReportFrequency time.Duration // REPORTFREQUENCY, default 0.25s
 	RateFile        string        // RATEFILE: progress lines are appended here too
 
@@ -145,6 +155,7 @@ func DefaultOptions() Options {
 		MaxParseErrors:  -1,
 		MaxInsertErrors: 1000,
 		ReportFrequency: 250 * time.Millisecond,
+		Repeat:          1,
 		Backoff:         50 * time.Millisecond,
 		MaxBackoff:      2 * time.Second,
 	}
@@ -197,6 +208,15 @@ func (o *Options) Validate() error {
 	}
 	if o.DryRun && o.Resume != "" {
 		bad("a dry run cannot be resumed: drop --resume or --dry-run")
+	}
+	if o.Repeat < 1 {
+		bad("repeat must be at least 1, got %d", o.Repeat)
+	}
+	if o.Duration < 0 {
+		bad("duration must not be negative")
+	}
+	if o.Resume != "" && (o.Repeat > 1 || o.Duration > 0) {
+		bad("--repeat and --duration make a load test, which cannot be resumed: drop --resume")
 	}
 	if o.RetryWindow <= 0 {
 		bad("retry-window must be positive")

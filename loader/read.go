@@ -180,6 +180,16 @@ func (o *ownBytes) of(c *csvparse.Chunk, size int64) int64 {
 func (l *Loader) notSentChunk(cr *chunkRecord) {
 	c := cr.chunk
 	rd := csvparse.NewReader(c, l.opts.Dialect)
+	if l.durationOver.Load() {
+		// --duration ended the run: skipped, not failed.
+		n := 0
+		for _, err := rd.Next(); err != io.EOF; _, err = rd.Next() {
+			n++
+		}
+		l.ledger.notSentByDuration(cr, n)
+		l.ledger.converted(cr)
+		return
+	}
 	for i := 0; ; i++ {
 		rec, err := rd.Next()
 		if err == io.EOF {
@@ -234,6 +244,33 @@ func (l *Loader) stopped() bool {
 func (l *Loader) interrupted() {
 	l.stop()
 	time.AfterFunc(drainTimeout, l.cancelSends)
+}
+
+// durationEnded ends a run at --duration in order: nothing more is read
+// or sent, the requests in flight are answered, and the rows left are
+// skipped (RowsNotSentByDuration).
+func (l *Loader) durationEnded() {
+	l.durationOver.Store(true)
+	l.stopRead()
+	l.stop()
+}
+
+// repeatSources lists the inputs n times over, for --repeat; a stream
+// cannot be read again.
+func repeatSources(sources []csvparse.Source, n int) ([]csvparse.Source, error) {
+	if n <= 1 {
+		return sources, nil
+	}
+	for _, s := range sources {
+		if s.Size < 0 {
+			return nil, fmt.Errorf("--repeat: %s is a stream, which can be read only once", s.Name)
+		}
+	}
+	out := make([]csvparse.Source, 0, n*len(sources))
+	for range n {
+		out = append(out, sources...)
+	}
+	return out, nil
 }
 
 // watchCluster stops a run that no node has answered for the retry

@@ -29,6 +29,7 @@ type ring struct {
 	// that differ).
 	shards    int
 	ignoreMSB uint
+	addrs     map[string]string // host id → address, for reports
 }
 
 // groupOf is the batching group of token: its replica set and, where the

@@ -26,6 +26,9 @@ type Progress struct {
 	RowsResumed int64 `json:"rows_resumed"`  // settled by an earlier run (--resume): not read again
 	// RowsDryRun: of RowsSkipped, the rows a dry run would have written.
 	RowsDryRun int64 `json:"rows_dry_run,omitempty"`
+	// RowsNotSentByDuration: of RowsSkipped, the rows read but not sent
+	// because --duration ended the run.
+	RowsNotSentByDuration int64 `json:"rows_not_sent_by_duration,omitempty"`
 	// BytesDone is the input whose rows have outcomes: each chunk's own
 	// bytes, credited as its rows get theirs. Percent done is
 	// BytesDone / BytesTotal.
@@ -164,19 +167,20 @@ func progress(lg *ledger, t *tracker) Progress {
 	// Resolved counts are loaded before RowsRead so that a snapshot never
 	// shows more rows resolved than read.
 	p := Progress{
-		RowsWritten:      lg.written.Load(),
-		RowsSkipped:      lg.skipped.Load(),
-		RowsFailedParse:  lg.failedParse.Load(),
-		RowsFailedInsert: lg.failedInsert.Load(),
-		RowsUnknown:      lg.unknown.Load(),
-		RowsNotSent:      lg.notSent.Load(),
-		RowsResumed:      lg.resumed.Load(),
-		RowsDryRun:       lg.dryRun.Load(),
-		BytesDone:        lg.bytesDone.Load(),
-		BytesTotal:       lg.bytesTotal.Load(),
-		Retries:          t.retries.Load(),
-		Requests:         t.requests.Load(),
-		Elapsed:          t.elapsed(),
+		RowsWritten:           lg.written.Load(),
+		RowsSkipped:           lg.skipped.Load(),
+		RowsFailedParse:       lg.failedParse.Load(),
+		RowsFailedInsert:      lg.failedInsert.Load(),
+		RowsUnknown:           lg.unknown.Load(),
+		RowsNotSent:           lg.notSent.Load(),
+		RowsResumed:           lg.resumed.Load(),
+		RowsDryRun:            lg.dryRun.Load(),
+		RowsNotSentByDuration: lg.byDuration.Load(),
+		BytesDone:             lg.bytesDone.Load(),
+		BytesTotal:            lg.bytesTotal.Load(),
+		Retries:               t.retries.Load(),
+		Requests:              t.requests.Load(),
+		Elapsed:               t.elapsed(),
 	}
 	p.RowsRead = lg.read.Load()
 	return p
@@ -227,6 +231,10 @@ type Summary struct {
 	// same input and options, so nothing was loaded again.
 	NothingToDo bool `json:"nothing_to_do,omitempty"`
 	DryRun      bool `json:"dry_run,omitempty"` // nothing was sent (Options.DryRun)
+	// Adaptive says whether the in-flight limits followed the cluster;
+	// Limits are each coordinator's at the end.
+	Adaptive bool        `json:"adaptive"`
+	Limits   []HostLimit `json:"in_flight_limits,omitempty"`
 }
 
 // acked accounts for a request the cluster acknowledged.

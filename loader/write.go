@@ -96,6 +96,10 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 	}
 	if l.stopped() {
 		l.releasePermit(b, 0, errNotSent)
+		if l.durationOver.Load() {
+			l.ledger.notSentByDuration(b.rec, len(b.rows))
+			return
+		}
 		l.settleRows(b, b.rows, notSent, "the run stopped before this row was sent")
 		return
 	}

@@ -212,18 +212,22 @@ func printHelp(w io.Writer, docs []documented) {
 	for _, s := range loader.Sections() {
 		set := pflag.NewFlagSet(s.String(), pflag.ContinueOnError)
 		set.SortFlags = false
-		example := ""
+		var examples []string
 		for _, d := range docs {
 			if d.Section == s {
 				set.AddFlag(d.flag)
-				if example == "" {
-					example = d.Example
+				if d.Example != "" {
+					examples = append(examples, d.Example)
 				}
 			}
 		}
 		fmt.Fprintf(w, "\n%s:\n%s", s, set.FlagUsages())
-		if example != "" {
-			fmt.Fprintf(w, "  Example:\n    %s\n", example)
+		switch len(examples) {
+		case 0:
+		case 1:
+			fmt.Fprintf(w, "  Example:\n    %s\n", examples[0])
+		default:
+			fmt.Fprintf(w, "  Examples:\n    %s\n", strings.Join(examples, "\n    "))
 		}
 	}
 }

@@ -41,6 +41,8 @@ func serveMetrics(addr string, l *loader.Loader) (bound string, stop func(), err
 	gauge("input_bytes", "Total input size in bytes; -1 when unknown (stdin).", func(p loader.Progress) float64 { return float64(p.BytesTotal) })
 	gauge("rows_in_flight", "Rows read but not yet resolved.", func(p loader.Progress) float64 { return float64(p.RowsInFlight()) })
 
+	reg.MustRegister(newLimitsCollector(l))
+
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, fmt.Errorf("--metrics-addr: %w", err)
@@ -61,4 +63,30 @@ func serveMetrics(addr string, l *loader.Loader) (bound string, stop func(), err
 		_ = srv.Shutdown(ctx)
 		<-done
 	}, nil
+}
+
+// limitsCollector reports each coordinator's in-flight limit, as the
+// hosts come and go.
+type limitsCollector struct {
+	l               *loader.Loader
+	limit, inFlight *prometheus.Desc
+}
+
+func newLimitsCollector(l *loader.Loader) limitsCollector {
+	return limitsCollector{l: l,
+		limit:    prometheus.NewDesc("cqlload_in_flight_limit", "The coordinator's limit on requests in flight (adaptive unless --adaptive=false).", []string{"host"}, nil),
+		inFlight: prometheus.NewDesc("cqlload_in_flight_requests", "Requests in flight to the coordinator.", []string{"host"}, nil),
+	}
+}
+
+func (c limitsCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.limit
+	ch <- c.inFlight
+}
+
+func (c limitsCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, h := range c.l.Limits() {
+		ch <- prometheus.MustNewConstMetric(c.limit, prometheus.GaugeValue, float64(h.Limit), h.Host)
+		ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(h.InFlight), h.Host)
+	}
 }

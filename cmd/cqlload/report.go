@@ -19,14 +19,18 @@ func isTerminal(w io.Writer) bool {
 }
 
 // reporter draws the loader's progress; the loader itself never prints.
+// Log lines carry the interval's figures too, from their own
+// IntervalReader, as cassandra-stress and YCSB print them.
 type reporter struct {
 	done chan struct{}
 	wg   sync.WaitGroup
 	bar  *progressbar.ProgressBar
+	ivs  *loader.IntervalReader
+	l    *loader.Loader
 }
 
 func startReporter(l *loader.Loader, mode string, every time.Duration, w io.Writer) *reporter {
-	r := &reporter{done: make(chan struct{})}
+	r := &reporter{done: make(chan struct{}), ivs: l.Intervals(), l: l}
 	if mode == "none" {
 		return r
 	}
@@ -72,11 +76,16 @@ func (r *reporter) draw(p loader.Progress, w io.Writer) {
 		rate = float64(p.RowsWritten) / s
 	}
 	rejected := p.RowsFailedParse + p.RowsFailedInsert
+	iv := r.ivs.Next()
+	errShare := 0.0
+	if n := iv.Requests + iv.Errors; n > 0 {
+		errShare = 100 * float64(iv.Errors) / float64(n)
+	}
 	if r.bar != nil {
 		if p.BytesTotal > 0 && r.bar.GetMax64() != p.BytesTotal {
 			r.bar.ChangeMax64(p.BytesTotal)
 		}
-		r.bar.Describe(fmt.Sprintf("%d rows written, %.0f rows/s, %d rejected", p.RowsWritten, rate, rejected))
+		r.bar.Describe(fmt.Sprintf("%d rows written, %.0f rows/s, %d rejected, limit %d, %.1f%% errors", p.RowsWritten, rate, rejected, iv.Limit, errShare))
 		_ = r.bar.Set64(p.BytesDone)
 		return
 	}
@@ -84,8 +93,11 @@ func (r *reporter) draw(p loader.Progress, w io.Writer) {
 	if p.BytesTotal > 0 {
 		pct = fmt.Sprintf(" (%.1f%%)", 100*float64(p.BytesDone)/float64(p.BytesTotal))
 	}
-	fmt.Fprintf(w, "Processed: %d rows; Rate: %.0f rows/s; Rejected: %d; Elapsed: %.1fs%s\n",
-		p.RowsWritten, rate, rejected, p.Elapsed.Seconds(), pct)
+	fmt.Fprintf(w, "Processed: %d rows; Rate: %.0f rows/s; Rejected: %d; Elapsed: %.1fs%s; "+
+		"interval %.1fs: %.0f rows/s, %.0f req/s, latency ms p50 %.2f p95 %.2f p99 %.2f max %.2f, %d errors (%.1f%%), %d retries, in-flight limit %d\n",
+		p.RowsWritten, rate, rejected, p.Elapsed.Seconds(), pct,
+		iv.Seconds(), iv.RowsPerSec(), iv.RequestsPerSec(), iv.Latency.P50, iv.Latency.P95, iv.Latency.P99, iv.Latency.Max,
+		iv.Errors, errShare, iv.Retries, iv.Limit)
 }
 
 func (r *reporter) stop() {

@@ -614,6 +614,25 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	}
 	fmt.Fprintf(w, "%d rows read, %.0f rows/s, %d requests, %d retries; latency ms p50 %.2f p95 %.2f p99 %.2f max %.2f\n",
 		s.RowsRead, s.RowsPerSec, s.Requests, s.Retries, s.Latency.P50, s.Latency.P95, s.Latency.P99, s.Latency.Max)
+	if r := s.LatencyRaw; r != nil {
+		fmt.Fprintf(w, "Latency above is from each request's place on the INGESTRATE schedule; as sent: p50 %.2f p95 %.2f p99 %.2f max %.2f\n",
+			r.P50, r.P95, r.P99, r.Max)
+	}
+	if s.RowsNotSentByDuration > 0 {
+		fmt.Fprintf(w, "--duration ended the run: %d rows read were not sent (skipped).\n", s.RowsNotSentByDuration)
+	}
+	if len(s.Limits) > 0 {
+		var parts []string
+		for _, h := range s.Limits {
+			parts = append(parts, fmt.Sprintf("%s %d", h.Host, h.Limit))
+		}
+		kind := "adaptive"
+		if !s.Adaptive {
+			kind = "fixed"
+		}
+		fmt.Fprintf(w, "In-flight limits (%s) at the end: %s; %d error responses (%.2f%% of responses)\n",
+			kind, strings.Join(parts, ", "), s.ErrorResponses, 100*s.ErrorShare)
+	}
 	if s.Warnings > 0 {
 		fmt.Fprintf(w, "%d warnings from the cluster; the first: %s\n", s.Warnings, s.FirstWarning)
 	}

@@ -74,7 +74,7 @@ func TestHelpDocumentsEveryOption(t *testing.T) {
 			end = len(rest)
 		}
 		sections[s] = rest[:end]
-		if !strings.Contains(sections[s], "Example:\n    cqlload ") {
+		if !strings.Contains(sections[s], "Example:\n    cqlload ") && !strings.Contains(sections[s], "Examples:\n    cqlload ") {
 			t.Errorf("section %s has no example", s)
 		}
 	}
