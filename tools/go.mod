@@ -1,3 +1,6 @@
+// Tools for cqlload's development, kept out of cqlload's own go.mod so
+// that their dependencies never raise the versions cqlload builds with.
+// From the repository root: go tool -modfile=tools/go.mod goreleaser check
 module github.com/cqlload/cqlload/tools
 
 go 1.26.1
