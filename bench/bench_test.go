@@ -141,7 +141,7 @@ func TestWideHasHundredPartitions(t *testing.T) {
 }
 
 func TestSteadyRate(t *testing.T) {
-	s := func(ms int, rows int64) sample { return sample{time.Duration(ms) * time.Millisecond, rows} }
+	s := func(ms int, rows int64) sample { return sample{t: time.Duration(ms) * time.Millisecond, rows: rows} }
 	tests := []struct {
 		name    string
 		samples []sample
@@ -189,15 +189,15 @@ func TestProgressLines(t *testing.T) {
 	in := "Processed: 0 rows; Rate: 0 rows/s; Rejected: 0; Elapsed: 0.5s (0.0%)\n" +
 		"2026/01/01 warning: something\n" +
 		"Processed: 12345 rows; Rate: 24690 rows/s; Rejected: 0; Elapsed: 0.5s (50.0%)\n" +
-		"Processed: 20000 rows; Rate: 0 rows/s; Rejected: 3; Elapsed: 2.0s\n"
+		"Processed: 20000 rows; Rate: 0 rows/s; Rejected: 3; Elapsed: 2.0s; interval 0.5s: 15310 rows/s, 766 req/s, latency ms p50 0.60 p95 2.10 p99 5.00 max 12.00, 0 errors (0.0%), 0 retries, in-flight limit 48\n"
 	var other bytes.Buffer
 	got := readSamples(strings.NewReader(in), &other)
-	want := []sample{{500 * time.Millisecond, 0}, {500 * time.Millisecond, 12345}, {2 * time.Second, 20000}}
+	want := []sample{{t: 500 * time.Millisecond}, {t: 500 * time.Millisecond, rows: 12345}, {t: 2 * time.Second, rows: 20000, rate: 15310, limit: 48}}
 	if len(got) != len(want) {
 		t.Fatalf("samples %+v, want %+v", got, want)
 	}
 	for i := range want {
-		if d := got[i].t - want[i].t; got[i].rows != want[i].rows || d < -time.Millisecond || d > time.Millisecond {
+		if d := got[i].t - want[i].t; got[i].rows != want[i].rows || got[i].rate != want[i].rate || got[i].limit != want[i].limit || d < -time.Millisecond || d > time.Millisecond {
 			t.Errorf("sample %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}

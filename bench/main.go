@@ -58,6 +58,7 @@ type config struct {
 	profileDir               string
 	shards                   int
 	repeat                   int
+	capacity                 bool
 	log                      io.Writer
 }
 
@@ -86,6 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&cfg.allocRows, "alloc-rows", 200_000, "rows of the in-process run that counts allocations per row")
 	fs.IntVar(&cfg.repeat, "repeat", 3, "run cqlload and the ceiling this many times per dataset and keep each one's cheapest run")
 	fs.StringVar(&cfg.profileDir, "profile", "", "write CPU and allocation profiles of the in-process runs to this directory")
+	fs.BoolVar(&cfg.capacity, "capacity", true, "also run the capacity scenarios (nodes with a capacity, narrow dataset)")
 	fs.IntVar(&cfg.shards, "shards", 0, "make cqlsim announce ScyllaDB sharding with this many shards per node, and report the share of rows written on their shard")
 	if err := fs.Parse(args); err != nil {
 		return 64
@@ -95,6 +97,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 64
 	}
 	for _, n := range strings.Split(*names, ",") {
+		if strings.TrimSpace(n) == "" {
+			continue // -datasets "": the other parts only
+		}
 		d, ok := findDataset(strings.TrimSpace(n))
 		if !ok {
 			fmt.Fprintf(stderr, "bench: unknown dataset %q\n", n)
@@ -220,6 +225,18 @@ func runAll(ctx context.Context, cfg config, rep *report) error {
 		}
 		r.InputBytes = size
 		rep.Results = append(rep.Results, r)
+	}
+
+	if cfg.capacity {
+		d, _ := findDataset("narrow")
+		file, _, err := prepare(dataDir, d, cfg.rows, logf)
+		if err != nil {
+			return err
+		}
+		logf("capacity scenarios on %s", filepath.Base(file))
+		if err := runCapacity(ctx, cfg, rep, d, file, work, logf); err != nil {
+			return err
+		}
 	}
 
 	if cfg.scale > 0 {

@@ -66,7 +66,7 @@ func (s *syncBuffer) String() string {
 
 // startSim starts a 3-node cqlsim with the benchmark schema and waits for
 // its "ready" line.
-func startSim(ctx context.Context, bin, dir string, blackhole bool, shards int) (*sim, error) {
+func startSim(ctx context.Context, bin, dir string, blackhole bool, shards int, extra ...string) (*sim, error) {
 	schemaFile := filepath.Join(dir, "bench.cql")
 	if err := os.WriteFile(schemaFile, []byte(schemaCQL()), 0o644); err != nil {
 		return nil, fmt.Errorf("schema file: %w", err)
@@ -87,6 +87,7 @@ func startSim(ctx context.Context, bin, dir string, blackhole bool, shards int) 
 	if shards > 0 {
 		args = append(args, "--shards", strconv.Itoa(shards))
 	}
+	args = append(args, extra...)
 	s.cmd = exec.Command(filepath.Join(bin, "cqlsim"), args...)
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
@@ -182,14 +183,23 @@ func (s *sim) close() {
 // simCounters are the cqlsim totals the benchmark reads; runs are measured
 // by the difference of two snapshots.
 type simCounters struct {
-	Rows        int64 // row mutations coordinated
-	ReplicaRows int64 // of which by a replica of the row's token
-	ShardRows   int64 // of which on the connection of their shard (with -shards)
-	Requests    int64 // EXECUTE and BATCH frames
+	Rows        int64   // row mutations coordinated
+	ReplicaRows int64   // of which by a replica of the row's token
+	ShardRows   int64   // of which on the connection of their shard (with -shards)
+	Requests    int64   // EXECUTE and BATCH frames
+	NodeRows    []int64 // row mutations coordinated, per node
+	Overloaded  int64   // Overloaded and write timeouts the capacity caused
 }
 
 func (c simCounters) sub(o simCounters) simCounters {
-	return simCounters{c.Rows - o.Rows, c.ReplicaRows - o.ReplicaRows, c.ShardRows - o.ShardRows, c.Requests - o.Requests}
+	d := simCounters{c.Rows - o.Rows, c.ReplicaRows - o.ReplicaRows, c.ShardRows - o.ShardRows, c.Requests - o.Requests, nil, c.Overloaded - o.Overloaded}
+	for i, n := range c.NodeRows {
+		if i < len(o.NodeRows) {
+			n -= o.NodeRows[i]
+		}
+		d.NodeRows = append(d.NodeRows, n)
+	}
+	return d
 }
 
 func (s *sim) counters() (simCounters, error) {
@@ -213,6 +223,9 @@ func (s *sim) counters() (simCounters, error) {
 			Rows        int64            `json:"rows_written"`
 			ReplicaRows int64            `json:"rows_written_as_replica"`
 			ShardRows   int64            `json:"rows_written_on_shard"`
+			Capacity    struct {
+				Errors map[string]int64 `json:"errors"`
+			} `json:"capacity"`
 		} `json:"nodes"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
@@ -224,6 +237,8 @@ func (s *sim) counters() (simCounters, error) {
 		c.ReplicaRows += n.ReplicaRows
 		c.ShardRows += n.ShardRows
 		c.Requests += n.Requests["EXECUTE"] + n.Requests["BATCH"]
+		c.NodeRows = append(c.NodeRows, n.Rows)
+		c.Overloaded += n.Capacity.Errors["overloaded"] + n.Capacity.Errors["write_timeout"]
 	}
 	return c, nil
 }
@@ -233,9 +248,16 @@ func (s *sim) counters() (simCounters, error) {
 type sample struct {
 	t    time.Duration
 	rows int64
+	// The interval's rows/s and the in-flight limit at its end, from the
+	// line's interval figures.
+	rate  float64
+	limit int
 }
 
-var processedRE = regexp.MustCompile(`^Processed: (\d+) rows; Rate: (\d+) rows/s;.* Elapsed: ([0-9.]+)s`)
+var (
+	processedRE = regexp.MustCompile(`^Processed: (\d+) rows; Rate: (\d+) rows/s;.* Elapsed: ([0-9.]+)s`)
+	intervalRE  = regexp.MustCompile(`interval [0-9.]+s: (\d+) rows/s,.* in-flight limit (\d+)`)
+)
 
 // readSamples collects cqlload's progress lines. Each line's time comes
 // from the line itself, not from when it was read: a busy machine delays
@@ -258,7 +280,12 @@ func readSamples(r io.Reader, other *bytes.Buffer) []sample {
 		if rate > 0 {
 			secs = float64(n) / rate
 		}
-		out = append(out, sample{time.Duration(secs * float64(time.Second)), n})
+		smp := sample{t: time.Duration(secs * float64(time.Second)), rows: n}
+		if iv := intervalRE.FindStringSubmatch(line); iv != nil {
+			smp.rate, _ = strconv.ParseFloat(iv[1], 64)
+			smp.limit, _ = strconv.Atoi(iv[2])
+		}
+		out = append(out, smp)
 	}
 	return out
 }
@@ -393,26 +420,19 @@ func parseHWM(status []byte) (int64, bool) {
 type loaderRun struct {
 	procStats
 	Samples []sample
-	Summary struct {
-		RowsRead    int64   `json:"rows_read"`
-		RowsWritten int64   `json:"rows_written"`
-		Requests    int64   `json:"requests"`
-		ElapsedS    float64 `json:"elapsed_s"`
-		RowsPerSec  float64 `json:"rows_per_s"`
-		RowsPerReq  float64 `json:"mean_rows_per_request"`
-	}
+	Summary loader.Summary
 }
 
 // runLoader runs bin/cqlload on file with default options, progress as
 // log lines every half second.
-func runLoader(ctx context.Context, bin string, s *sim, table, file, dir string) (loaderRun, error) {
+func runLoader(ctx context.Context, bin string, s *sim, table, file, dir string, extra ...string) (loaderRun, error) {
 	var lr loaderRun
 	sumFile := filepath.Join(dir, "summary.json")
 	errFile := filepath.Join(dir, "rejected.err")
 	_ = os.Remove(sumFile)
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "cqlload"),
-		"--hosts", "127.0.0.1", "--port", strconv.Itoa(s.port), "--table", table, "--header", "true",
-		"--progress", "log", "--report-frequency", "0.5", "--err-file", errFile, "--summary-json", sumFile, file)
+	args := []string{"--hosts", "127.0.0.1", "--port", strconv.Itoa(s.port), "--table", table, "--header", "true",
+		"--progress", "log", "--report-frequency", "0.5", "--err-file", errFile, "--summary-json", sumFile}
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "cqlload"), append(append(args, extra...), file)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return lr, err

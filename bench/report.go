@@ -14,13 +14,14 @@ import (
 
 // report is everything one run measured; it is also the JSON written.
 type report struct {
-	Machine        machine  `json:"machine"`
-	RowsPerDataset int64    `json:"rows_per_dataset"`
-	Repeat         int      `json:"repeat"`           // runs per program and dataset; the cheapest is kept
-	Shards         int      `json:"shards,omitempty"` // ScyllaDB shards cqlsim announced per node
-	Results        []result `json:"results"`
-	Scaling        *scaling `json:"memory_scaling,omitempty"`
-	Targets        []target `json:"targets,omitempty"`
+	Machine        machine         `json:"machine"`
+	RowsPerDataset int64           `json:"rows_per_dataset"`
+	Repeat         int             `json:"repeat"`           // runs per program and dataset; the cheapest is kept
+	Shards         int             `json:"shards,omitempty"` // ScyllaDB shards cqlsim announced per node
+	Results        []result        `json:"results"`
+	Scaling        *scaling        `json:"memory_scaling,omitempty"`
+	Targets        []target        `json:"targets,omitempty"`
+	Capacity       *capacityReport `json:"capacity,omitempty"`
 }
 
 // target is one of issue 5's goals checked against a run's figures.
@@ -29,6 +30,8 @@ type target struct {
 	Value float64 `json:"value"`
 	Limit float64 `json:"limit"`
 	Met   bool    `json:"met"`
+	// AtLeast: the value must reach Limit rather than stay under it.
+	AtLeast bool `json:"at_least,omitempty"`
 }
 
 // checkTargets reads the goals off the figures: CPU per row within 1.5×
@@ -55,10 +58,13 @@ func checkTargets(r *report) []target {
 			}
 		}
 		atMost(name+": peak RSS MiB", res.Loader.PeakRSSMiB, 64)
-		ts = append(ts, target{What: name + ": replica-coordinator share %", Value: 100 * res.Loader.ReplicaShare, Limit: 99, Met: res.Loader.ReplicaShare >= 0.99})
+		ts = append(ts, target{What: name + ": replica-coordinator share %", Value: 100 * res.Loader.ReplicaShare, Limit: 99, Met: res.Loader.ReplicaShare >= 0.99, AtLeast: true})
 	}
 	if s := r.Scaling; s != nil {
 		atMost(fmt.Sprintf("narrow: peak RSS growth %% from 1× to %d×", s.Scale), s.GrowthPct, 10)
+	}
+	if r.Capacity != nil {
+		ts = append(ts, capacityTargets(r.Capacity)...)
 	}
 	return ts
 }
@@ -132,6 +138,9 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintf(w, "cqlload benchmark, %d rows per dataset%s; %s, %d cores, %s, %s; load average before %s, after %s\n\n",
 		r.RowsPerDataset, best, m.CPU, m.Cores, m.GoVersion, m.OS, m.LoadBefore, m.LoadAfter)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if len(r.Results) == 0 {
+		tw = tabwriter.NewWriter(io.Discard, 0, 0, 2, ' ', tabwriter.AlignRight) // -datasets "": no table
+	}
 	shardHead := ""
 	if r.Shards > 0 {
 		shardHead = "shard %\t"
@@ -161,6 +170,9 @@ func printReport(w io.Writer, r *report) {
 		fmt.Fprintf(w, "\nMemory scaling (narrow, cqlload): %d rows %.1f MiB peak RSS; %d rows (×%d) %.1f MiB; growth %+.1f%%\n",
 			s.Rows1x, s.RSS1xMiB, s.Rows10x, s.Scale, s.RSS10xMiB, s.GrowthPct)
 	}
+	if r.Capacity != nil {
+		printCapacity(w, r.Capacity)
+	}
 	if len(r.Targets) > 0 {
 		if r.RowsPerDataset < 100_000 {
 			fmt.Fprintln(w, "\nTargets (not meaningful below 100,000 rows per dataset: start-up dominates):")
@@ -173,7 +185,7 @@ func printReport(w io.Writer, r *report) {
 				mark = "MISSED"
 			}
 			op := "≤"
-			if strings.Contains(t.What, "replica") {
+			if t.AtLeast {
 				op = "≥"
 			}
 			fmt.Fprintf(w, "  %-6s %s: %.2f (%s %g)\n", mark, t.What, t.Value, op, t.Limit)
