@@ -265,7 +265,8 @@ func TestBenchSmoke(t *testing.T) {
 	// batches must follow the loader's per-shard grouping too.
 	const shards = 4
 	cmd := exec.Command(self, "-bin", dir, "-rows", "2000", "-scale", "2", "-alloc-rows", "2000", "-repeat", "2",
-		"-shards", fmt.Sprint(shards), "-json", jsonPath)
+		"-shards", fmt.Sprint(shards), "-json", jsonPath,
+		"-capacity-phase", "1s", "-plot", filepath.Join(dir, "capacity.svg"))
 	cmd.Env = append(os.Environ(), "BENCH_DIR=")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -316,5 +317,21 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	if s := rep.Scaling; s == nil || s.Rows10x != 2*rows || s.RSS10xMiB <= 0 || s.RSS1xMiB <= 0 {
 		t.Errorf("memory scaling %+v, want both sizes measured", rep.Scaling)
+	}
+	// The capacity scenarios: each ran, wrote every row it read (none
+	// rejected), and the change has its two recovery times and its plot.
+	if rep.Capacity == nil || len(rep.Capacity.Runs) != 7 || rep.Capacity.PerNodeRPS <= 0 {
+		t.Fatalf("capacity scenarios %+v, want 7 with a per-node capacity", rep.Capacity)
+	}
+	for _, r := range rep.Capacity.Runs {
+		if r.RowsPerS <= 0 || r.Rejected != 0 || r.Requests == 0 {
+			t.Errorf("capacity scenario %q: %.0f rows/s, %d rejected, %d requests", r.Scenario, r.RowsPerS, r.Rejected, r.Requests)
+		}
+	}
+	if last := rep.Capacity.Runs[6]; len(last.Recovery) != 2 {
+		t.Errorf("capacity change: recovery %v, want two", last.Recovery)
+	}
+	if fi, err := os.Stat(rep.Capacity.Plot); err != nil || fi.Size() == 0 {
+		t.Errorf("capacity plot %q: %v", rep.Capacity.Plot, err)
 	}
 }

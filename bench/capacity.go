@@ -115,9 +115,9 @@ func runCapacity(ctx context.Context, cfg config, rep *report, d dataset, file, 
 		return err
 	}
 	cr.Runs = append(cr.Runs, change)
-	if len(samples) > 0 {
-		cr.Plot = "bench/capacity.png"
-		if err := plotCapacity(cr.Plot, samples, c); err != nil {
+	if len(samples) > 0 && cfg.plotPath != "" {
+		cr.Plot = cfg.plotPath
+		if err := plotCapacity(cr.Plot, samples, c, cfg.capacityPhase); err != nil {
 			return err
 		}
 	}
@@ -237,7 +237,7 @@ func setCapacity(s *sim, n int, rowsPerSec float64) error {
 // thirds, and reports how soon after each change an interval reached 90%
 // of the new capacity. It returns the run's progress samples for the plot.
 func capacityChange(ctx context.Context, cfg config, d dataset, file, work string, c float64, logf func(string, ...any)) (capacityRun, []sample, error) {
-	const phase = 5 * time.Second
+	phase := cfg.capacityPhase
 	r := capacityRun{Scenario: "capacity halved, then restored", CapacityRPS: 3 * c}
 	s, err := startSim(ctx, cfg.bin, work, true, 0, "--capacity", ftoa(c))
 	if err != nil {
@@ -253,7 +253,11 @@ func capacityChange(ctx context.Context, cfg config, d dataset, file, work strin
 	var lr loaderRun
 	go func() {
 		var err error
-		lr, err = runLoader(ctx, cfg.bin, s, d.table, file, work, "--repeat", "20", "--duration", (3 * phase).String(), "--report-frequency", "0.25")
+		// Enough repetitions of the file for twice the run at full
+		// capacity: --duration ends it.
+		repeat := int(math.Ceil(2 * 3 * c * (3 * phase).Seconds() / float64(cfg.rows)))
+		lr, err = runLoader(ctx, cfg.bin, s, d.table, file, work, "--repeat", strconv.Itoa(max(repeat, 2)),
+			"--duration", (3 * phase).String(), "--report-frequency", "0.25")
 		done <- err
 	}()
 	// The loader's clock starts when it has connected, a little after the
@@ -296,9 +300,10 @@ func capacityChange(ctx context.Context, cfg config, d dataset, file, work strin
 }
 
 // plotCapacity draws rows/s and the in-flight limit over time.
-func plotCapacity(path string, samples []sample, c float64) error {
+func plotCapacity(path string, samples []sample, c float64, phase time.Duration) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Capacity halved at 5 s, restored at 10 s (3 nodes, %.0f rows/s each)", c)
+	ph := phase.Seconds()
+	p.Title.Text = fmt.Sprintf("Capacity halved at %g s, restored at %g s (3 nodes, %.0f rows/s each)", ph, 2*ph, c)
 	p.X.Label.Text = "seconds"
 	p.Y.Label.Text = "rows/s (interval)"
 	rate := make(plotter.XYs, 0, len(samples))
@@ -324,7 +329,7 @@ func plotCapacity(path string, samples []sample, c float64) error {
 	ll.Color = color.RGBA{R: 200, A: 255}
 	ll.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 	last := samples[len(samples)-1].t.Seconds()
-	capLine, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 3 * c}, {X: 5, Y: 3 * c}, {X: 5, Y: 1.5 * c}, {X: 10, Y: 1.5 * c}, {X: 10, Y: 3 * c}, {X: last, Y: 3 * c}})
+	capLine, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 3 * c}, {X: ph, Y: 3 * c}, {X: ph, Y: 1.5 * c}, {X: 2 * ph, Y: 1.5 * c}, {X: 2 * ph, Y: 3 * c}, {X: last, Y: 3 * c}})
 	if err != nil {
 		return err
 	}

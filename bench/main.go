@@ -59,6 +59,8 @@ type config struct {
 	shards                   int
 	repeat                   int
 	capacity                 bool
+	capacityPhase            time.Duration
+	plotPath                 string
 	log                      io.Writer
 }
 
@@ -88,6 +90,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.repeat, "repeat", 3, "run cqlload and the ceiling this many times per dataset and keep each one's cheapest run")
 	fs.StringVar(&cfg.profileDir, "profile", "", "write CPU and allocation profiles of the in-process runs to this directory")
 	fs.BoolVar(&cfg.capacity, "capacity", true, "also run the capacity scenarios (nodes with a capacity, narrow dataset)")
+	fs.DurationVar(&cfg.capacityPhase, "capacity-phase", 5*time.Second, "each phase of the capacity change scenario (full, halved, restored)")
+	fs.StringVar(&cfg.plotPath, "plot", filepath.Join("bench", "capacity.png"), "draw the capacity change here (PNG or SVG by extension); empty: do not")
 	fs.IntVar(&cfg.shards, "shards", 0, "make cqlsim announce ScyllaDB sharding with this many shards per node, and report the share of rows written on their shard")
 	if err := fs.Parse(args); err != nil {
 		return 64
