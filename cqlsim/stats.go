@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
-	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -265,13 +263,8 @@ type ProcessStats struct {
 }
 
 func processStats() *ProcessStats {
-	var ru syscall.Rusage
 	ps := &ProcessStats{Goroutines: runtime.NumGoroutine()}
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		ps.CPUUserSeconds = time.Duration(ru.Utime.Nano()).Seconds()
-		ps.CPUSystemSeconds = time.Duration(ru.Stime.Nano()).Seconds()
-		ps.MaxRSSMiB = float64(ru.Maxrss) / 1024 // Linux reports KiB
-	}
+	ps.CPUUserSeconds, ps.CPUSystemSeconds, ps.MaxRSSMiB = resourceUsage()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	ps.HeapMiB = float64(ms.HeapAlloc) / (1 << 20)
