@@ -997,6 +997,44 @@ func TestCancelWhileInputBlocks(t *testing.T) {
 	checkAccounting(t, s)
 }
 
+// TestAbandonedReaderCountsNothingLate: a reader abandoned while blocked
+// that gets its data after the run ended counts and hands out nothing:
+// the summary stays the run's last word (once, a slow reader on a busy
+// machine entered two chunks after the summary, which then missed them).
+func TestAbandonedReaderCountsNothingLate(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	o := testOptions(t, c, "b", "-")
+	o.Stdin = pr
+	o.FlushInterval = 50 * time.Millisecond
+	go func() { _, _ = io.WriteString(pw, "1,a\n2,b\n") }()
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	s, err := l.Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	checkAccounting(t, s)
+	// The blocked read now returns, with records and the stream's end.
+	var more strings.Builder
+	for i := 3; i < 2000; i++ {
+		fmt.Fprintf(&more, "%d,late\n", i)
+	}
+	go func() {
+		_, _ = io.WriteString(pw, more.String())
+		pw.Close()
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if p := l.Progress(); p.RowsRead != s.RowsRead || p.RowsWritten != s.RowsWritten {
+		t.Fatalf("after the run: %d rows read, %d written; the summary said %d, %d", p.RowsRead, p.RowsWritten, s.RowsRead, s.RowsWritten)
+	}
+}
+
 // TestDamagedGzip: a flipped byte inside a small gzip member stores no
 // row of that member and stops the run with an input error naming the
 // file; a truncated file loads the whole records before the cut and

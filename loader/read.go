@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
@@ -18,16 +19,24 @@ import (
 // readGrace; a reader still blocked then is abandoned (its goroutine and
 // the splitter are left to the process's exit), so that a stop never
 // waits on a producer. Rows it has not handed out were never read.
+//
+// An abandoned reader may still return from its blocked read, and a slow
+// one (a busy machine) may only seem blocked. gate orders its ledger work
+// with finish: once finish has closed it, the reader counts nothing more
+// and hands nothing out, so the summary never misses a chunk read after
+// it was taken.
 type reader struct {
 	done      chan struct{}
 	abandoned chan struct{} // closed when the reader is given up on
+	gate      sync.Mutex
+	closed    bool // under gate: the run is done with the reader
 }
 
 func (l *Loader) startReader(ctx context.Context, s *csvparse.Splitter, sources []csvparse.Source, out chan *chunkRecord) *reader {
 	rd := &reader{done: make(chan struct{}), abandoned: make(chan struct{})}
 	go func() {
 		defer close(rd.done)
-		_ = l.read(ctx, s, sources, out)
+		_ = l.read(ctx, rd, s, sources, out)
 	}()
 	go func() {
 		select {
@@ -48,6 +57,9 @@ func (l *Loader) startReader(ctx context.Context, s *csvparse.Splitter, sources 
 // the reader was abandoned, settles as not sent the chunks it had handed
 // out that no converter took (it hands out no more: its context is done).
 func (rd *reader) finish(s *csvparse.Splitter, chunks chan *chunkRecord, notSent func(*chunkRecord)) {
+	rd.gate.Lock()
+	rd.closed = true
+	rd.gate.Unlock()
 	select {
 	case <-rd.done:
 		s.Close()
@@ -69,11 +81,54 @@ func (rd *reader) finish(s *csvparse.Splitter, chunks chan *chunkRecord, notSent
 
 // read is the only goroutine doing input I/O: it cuts chunks, enters each
 // in the ledger and hands it to the converters.
-func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, sources []csvparse.Source, out chan<- *chunkRecord) error {
+func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sources []csvparse.Source, out chan<- *chunkRecord) error {
 	defer close(out)
 	errFileOf := map[int]int{} // source → error file
 	var own ownBytes
 	var ordinal int64 // records read so far, for write timestamps
+	// enter counts chunk c in the ledger and hands it out, or settles it;
+	// it reports whether reading is over.
+	enter := func(c *csvparse.Chunk) (over bool) {
+		rd.gate.Lock()
+		defer rd.gate.Unlock()
+		if rd.closed {
+			return true // abandoned: the run ended without this chunk
+		}
+		h, ok := errFileOf[c.Source]
+		if !ok {
+			h = l.errs.fileFor(l.headerLine(c))
+			errFileOf[c.Source] = h
+		}
+		if c.Source != own.source || c.Seq == 0 {
+			own = ownBytes{source: c.Source, decoded: decodedSize(sources[c.Source])}
+		}
+		cr := l.ledger.open(c, own.of(c, sources[c.Source].Size), h, l.table.Counter)
+		if l.ledger.settledBefore(c.Seq) {
+			// Settled by an earlier run: skipped by --resume.
+			l.ledger.skipResumed(cr)
+			return false
+		}
+		l.ledger.readRows(cr)
+		cr.ordinal = ordinal
+		ordinal += int64(c.Records)
+		if c.Records == 0 {
+			l.ledger.settleEmpty(cr)
+			return false
+		}
+		if ctx.Err() != nil {
+			l.notSentChunk(cr)
+			return true
+		}
+		select {
+		case out <- cr:
+			return false
+		case <-ctx.Done():
+			// Read but never converted: its rows go to the error file as
+			// not sent, so that nothing read is unaccounted for.
+			l.notSentChunk(cr)
+			return true
+		}
+	}
 	for {
 		c, err := s.Next()
 		if err == io.EOF {
@@ -92,37 +147,7 @@ func (l *Loader) read(ctx context.Context, s *csvparse.Splitter, sources []csvpa
 			l.abort(fmt.Sprintf("input: %v", err), true)
 			return nil
 		}
-		h, ok := errFileOf[c.Source]
-		if !ok {
-			h = l.errs.fileFor(l.headerLine(c))
-			errFileOf[c.Source] = h
-		}
-		if c.Source != own.source || c.Seq == 0 {
-			own = ownBytes{source: c.Source, decoded: decodedSize(sources[c.Source])}
-		}
-		cr := l.ledger.open(c, own.of(c, sources[c.Source].Size), h, l.table.Counter)
-		if l.ledger.settledBefore(c.Seq) {
-			// Settled by an earlier run: skipped by --resume.
-			l.ledger.skipResumed(cr)
-			continue
-		}
-		l.ledger.readRows(cr)
-		cr.ordinal = ordinal
-		ordinal += int64(c.Records)
-		if c.Records == 0 {
-			l.ledger.settleEmpty(cr)
-			continue
-		}
-		if ctx.Err() != nil {
-			l.notSentChunk(cr)
-			return nil
-		}
-		select {
-		case out <- cr:
-		case <-ctx.Done():
-			// Read but never converted: its rows go to the error file as
-			// not sent, so that nothing read is unaccounted for.
-			l.notSentChunk(cr)
+		if enter(c) {
 			return nil
 		}
 	}
