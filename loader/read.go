@@ -272,12 +272,13 @@ func (l *Loader) interrupted() {
 }
 
 // durationEnded ends a run at --duration in order: nothing more is read
-// or sent, the requests in flight are answered, and the rows left are
-// skipped (RowsNotSentByDuration).
+// and no new request is sent; requests in flight, and the retries of
+// those that failed, run to their end as in any run, so that their rows
+// are written or rejected, not unknown; the rows left are skipped
+// (RowsNotSentByDuration).
 func (l *Loader) durationEnded() {
 	l.durationOver.Store(true)
 	l.stopRead()
-	l.stop()
 }
 
 // repeatSources lists the inputs n times over, for --repeat; a stream

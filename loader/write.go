@@ -94,12 +94,14 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 		l.ledger.notSentDryRun(b.rec, len(b.rows))
 		return
 	}
+	if l.durationOver.Load() {
+		// --duration ended the run: what is not sent yet is skipped.
+		l.releasePermit(b, 0, errNotSent)
+		l.ledger.notSentByDuration(b.rec, len(b.rows))
+		return
+	}
 	if l.stopped() {
 		l.releasePermit(b, 0, errNotSent)
-		if l.durationOver.Load() {
-			l.ledger.notSentByDuration(b.rec, len(b.rows))
-			return
-		}
 		l.settleRows(b, b.rows, notSent, "the run stopped before this row was sent")
 		return
 	}
