@@ -103,7 +103,7 @@ func (r *IntervalReader) Next() Interval {
 		h.SetStartTimeMs(start + iv.Start.Milliseconds())
 		h.SetEndTimeMs(start + iv.End.Milliseconds())
 		iv.Histogram = h
-		iv.Latency = latencyOf(h)
+		iv.Latency = LatencyOf(h)
 	}
 	r.prev, r.errors, r.counts = p, errs, counts
 	return iv

@@ -303,6 +303,9 @@ func (l *Loader) summary() Summary {
 	p := l.Progress()
 	s := Summary{Progress: p, Files: l.files, ElapsedS: p.Elapsed.Seconds()}
 	s.Latency, s.LatencyRaw = l.tracker.latency()
+	s.LatencyHistogram = l.tracker.encodedLatency()
+	s.StartedAt = time.Unix(0, l.tracker.start.Load()).UTC()
+	s.EndedAt = s.StartedAt.Add(p.Elapsed)
 	s.ErrorResponses = l.tracker.errors.Load()
 	s.Adaptive, s.Limits = l.opts.Adaptive, l.Limits()
 	if n := s.ErrorResponses + p.Requests; n > 0 {

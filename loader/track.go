@@ -134,10 +134,10 @@ func (t *tracker) latency() (l Latency, raw *Latency) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.corrected == nil {
-		return latencyOf(t.hist), nil
+		return LatencyOf(t.hist), nil
 	}
-	r := latencyOf(t.hist)
-	return latencyOf(t.corrected), &r
+	r := LatencyOf(t.hist)
+	return LatencyOf(t.corrected), &r
 }
 
 // histograms copies the latency histograms' counts (corrected is nil
@@ -152,7 +152,25 @@ func (t *tracker) histograms() (raw, corrected *hdrhistogram.Snapshot) {
 	return raw, corrected
 }
 
-func latencyOf(h *hdrhistogram.Histogram) Latency {
+// encodedLatency is the histogram behind latency(), encoded as
+// HdrHistogram's compressed form in base64; "" if it cannot be.
+func (t *tracker) encodedLatency() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.hist
+	if t.corrected != nil {
+		h = t.corrected
+	}
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// LatencyOf reads the percentiles, in milliseconds, of a histogram of
+// microseconds such as Summary.LatencyHistogram decodes to.
+func LatencyOf(h *hdrhistogram.Histogram) Latency {
 	ms := func(us int64) float64 { return float64(us) / 1000 }
 	return Latency{
 		P50: ms(h.ValueAtQuantile(50)),
@@ -206,6 +224,13 @@ type Summary struct {
 	// from when it was sent.
 	Latency    Latency  `json:"latency_ms"`
 	LatencyRaw *Latency `json:"latency_raw_ms,omitempty"`
+	// LatencyHistogram is Latency's histogram (microseconds) in
+	// HdrHistogram's compressed, base64 form, so that summaries of several
+	// runs (the splits of one load) can be merged exactly.
+	LatencyHistogram string `json:"latency_histogram,omitempty"`
+	// StartedAt and EndedAt bound the run on the wall clock.
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
 	// ErrorResponses counts requests answered with an error (or not at
 	// all), retried or not; ErrorShare is their share of all responses.
 	ErrorResponses int64   `json:"error_responses"`

@@ -37,6 +37,9 @@ const (
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// First, so that a signal that comes while the options are read or
 	// the cluster is reached stops the run in order instead of killing it.
+	if len(args) > 0 && args[0] == "summarize" {
+		return summarize(args[1:], stdout, stderr)
+	}
 	ctx, stop := interruptContext(stderr)
 	defer stop()
 	opts := loader.DefaultOptions()
@@ -293,15 +296,16 @@ func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Wr
 			fmt.Fprintf(human, "%s.%s now holds %d rows (SELECT count(*)).\n", opts.Keyspace, opts.Table, n)
 		}
 	}
+	code := exitStatus(sum, runErr)
 	if c.summaryJSON != "" {
-		if err := writeJSON(c.summaryJSON, stdout, sum); err != nil {
+		if err := writeJSON(c.summaryJSON, stdout, jsonSummary{sum, buildVersion(), code}); err != nil {
 			fmt.Fprintf(stderr, "cqlload: %v\n", err)
 		}
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "cqlload: %v\n", runErr)
 	}
-	return exitStatus(sum, runErr)
+	return code
 }
 
 // logReportFrequency is the default interval of progress log lines (off
@@ -645,15 +649,16 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	}
 }
 
-// jsonSummary is the --summary-json document: the loader's summary and
-// the build that produced it.
+// jsonSummary is the --summary-json document: the loader's summary, the
+// build that produced it and the run's exit status.
 type jsonSummary struct {
 	loader.Summary
-	Version versionInfo `json:"version"`
+	Version    versionInfo `json:"version"`
+	ExitStatus int         `json:"exit_status"`
 }
 
-func writeJSON(path string, stdout io.Writer, s loader.Summary) error {
-	b, err := json.MarshalIndent(jsonSummary{s, buildVersion()}, "", "  ")
+func writeJSON(path string, stdout io.Writer, s jsonSummary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/spf13/pflag"
+
+	"github.com/cqlload/cqlload/loader"
+)
+
+const summarizeUsage = `Usage: cqlload summarize [--summary-json PATH|-] SUMMARY.json...
+
+Merges the --summary-json documents of several runs (the splits of one
+load) into one: the counts added up (and checked: rows read = written +
+skipped + rejected + unknown + not sent), rows/s over the wall clock from
+the first start to the last end, latency percentiles from the merged
+histograms. Prints the summary as a run does; the exit status is the worst
+of the runs' (fatal > interrupted > aborted > rows rejected > all written),
+or 64 when the summaries cannot be merged.
+`
+
+// severity orders exit statuses from best to worst, for summarize.
+func severity(code int) int {
+	switch code {
+	case exitOK:
+		return 0
+	case exitRejected:
+		return 1
+	case exitAborted:
+		return 2
+	case exitInterrupted:
+		return 3
+	case exitFatal:
+		return 4
+	}
+	return 5 // usage, or unknown
+}
+
+func summarize(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("cqlload summarize", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("summary-json", "", "also write the merged summary as JSON to this file (- for standard output)")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "cqlload summarize: %v\n%s", err, summarizeUsage)
+		return exitUsage
+	}
+	if *help {
+		fmt.Fprint(stdout, summarizeUsage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return exitOK
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "cqlload summarize: no summaries given\n%s", summarizeUsage)
+		return exitUsage
+	}
+	var parts []jsonSummary
+	for _, path := range fs.Args() {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "cqlload summarize: %v\n", err)
+			return exitUsage
+		}
+		var s jsonSummary
+		if err := json.Unmarshal(b, &s); err != nil {
+			fmt.Fprintf(stderr, "cqlload summarize: %s: %v\n", path, err)
+			return exitUsage
+		}
+		parts = append(parts, s)
+	}
+	merged, err := mergeSummaries(parts, fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "cqlload summarize: %v\n", err)
+		return exitUsage
+	}
+	human := stdout
+	if *out == "-" {
+		human = stderr
+	}
+	printSummary(human, merged.Summary, nil)
+	if *out != "" {
+		if err := writeJSON(*out, stdout, merged); err != nil {
+			fmt.Fprintf(stderr, "cqlload summarize: %v\n", err)
+			return exitFatal
+		}
+	}
+	return merged.ExitStatus
+}
+
+// mergeSummaries adds up the runs' summaries; names label errors.
+func mergeSummaries(parts []jsonSummary, names []string) (jsonSummary, error) {
+	var m jsonSummary
+	var hist *hdrhistogram.Histogram
+	worst := 0
+	for i, p := range parts {
+		s := p.Summary
+		if got := s.RowsWritten + s.RowsSkipped + s.RowsFailedParse + s.RowsFailedInsert + s.RowsUnknown + s.RowsNotSent; got != s.RowsRead {
+			return m, fmt.Errorf("%s: rows read %d, but its outcomes add up to %d: not a cqlload summary, or damaged", names[i], s.RowsRead, got)
+		}
+		t := &m.Summary
+		t.RowsRead += s.RowsRead
+		t.RowsWritten += s.RowsWritten
+		t.RowsSkipped += s.RowsSkipped
+		t.RowsFailedParse += s.RowsFailedParse
+		t.RowsFailedInsert += s.RowsFailedInsert
+		t.RowsUnknown += s.RowsUnknown
+		t.RowsNotSent += s.RowsNotSent
+		t.RowsResumed += s.RowsResumed
+		t.RowsDryRun += s.RowsDryRun
+		t.RowsNotSentByDuration += s.RowsNotSentByDuration
+		t.BytesDone += s.BytesDone
+		if t.BytesTotal >= 0 {
+			if s.BytesTotal < 0 {
+				t.BytesTotal = -1
+			} else {
+				t.BytesTotal += s.BytesTotal
+			}
+		}
+		t.Retries += s.Retries
+		t.Requests += s.Requests
+		t.ErrorResponses += s.ErrorResponses
+		t.Warnings += s.Warnings
+		if t.FirstWarning == "" {
+			t.FirstWarning = s.FirstWarning
+		}
+		t.Files = max(t.Files, s.Files) // splits share their inputs
+		t.BatchRowsMax = max(t.BatchRowsMax, s.BatchRowsMax)
+		t.BatchBytesMax = max(t.BatchBytesMax, s.BatchBytesMax)
+		t.ErrFiles = append(t.ErrFiles, s.ErrFiles...)
+		if t.ErrLog == "" {
+			t.ErrLog = s.ErrLog
+		}
+		if s.Aborted != "" {
+			t.Aborted = strings.TrimPrefix(t.Aborted+"; ", "; ") + names[i] + ": " + s.Aborted
+		}
+		for _, h := range s.Hints {
+			if !slices.Contains(t.Hints, h) {
+				t.Hints = append(t.Hints, h)
+			}
+		}
+		t.Limits = append(t.Limits, s.Limits...)
+		t.Adaptive = i == 0 && s.Adaptive || t.Adaptive && s.Adaptive
+		t.DryRun = i == 0 && s.DryRun || t.DryRun && s.DryRun
+		if t.StartedAt.IsZero() || s.StartedAt.Before(t.StartedAt) {
+			t.StartedAt = s.StartedAt
+		}
+		if s.EndedAt.After(t.EndedAt) {
+			t.EndedAt = s.EndedAt
+		}
+		if s.LatencyHistogram == "" {
+			if s.Requests > 0 {
+				return m, fmt.Errorf("%s: no latency histogram (written by an older cqlload?)", names[i])
+			}
+		} else {
+			h, err := hdrhistogram.Decode([]byte(s.LatencyHistogram))
+			if err != nil {
+				return m, fmt.Errorf("%s: latency histogram: %w", names[i], err)
+			}
+			if hist == nil {
+				hist = h
+			} else if dropped := hist.Merge(h); dropped > 0 {
+				return m, fmt.Errorf("%s: %d latencies outside the histogram's range", names[i], dropped)
+			}
+		}
+		if severity(p.ExitStatus) > severity(worst) {
+			worst = p.ExitStatus
+		}
+		m.Version = p.Version
+	}
+	if len(parts) == 0 {
+		return m, errors.New("no summaries")
+	}
+	t := &m.Summary
+	t.Elapsed = t.EndedAt.Sub(t.StartedAt)
+	t.ElapsedS = t.Elapsed.Seconds()
+	if t.ElapsedS > 0 {
+		t.RowsPerSec = float64(t.RowsWritten) / t.ElapsedS
+	}
+	if t.Requests > 0 {
+		t.RowsPerBatch = float64(t.RowsWritten) / float64(t.Requests)
+	}
+	if n := t.Requests + t.ErrorResponses; n > 0 {
+		t.ErrorShare = float64(t.ErrorResponses) / float64(n)
+	}
+	if hist != nil {
+		t.Latency = loader.LatencyOf(hist)
+		if b, err := hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+			t.LatencyHistogram = string(b)
+		}
+	}
+	m.ExitStatus = worst
+	return m, nil
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// TestSummarize: the summaries of two runs merge into one whose counts are
+// their sums, whose histogram holds both runs' requests, over the wall
+// clock from the first start to the last end, with the worse exit status;
+// a summary whose counts do not add up is refused.
+func TestSummarize(t *testing.T) {
+	c := startSim(t)
+	host, port := "127.0.0.1", strconv.Itoa(c.Port())
+	dir := t.TempDir()
+	var a, b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&a, "%d,a,%d\n", i, i)
+		fmt.Fprintf(&b, "%d,b,%d\n", 10000+i, i)
+	}
+	b.WriteString("x,bad,1\n") // one rejected row: the second run exits 1
+	files := map[string]string{"a.csv": a.String(), "b.csv": b.String()}
+	var sums []string
+	for _, name := range []string{"a.csv", "b.csv"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := filepath.Join(dir, name+".json")
+		code, _, stderr := runCLI(t, "", host, port, "--progress", "none", "--summary-json", sum,
+			"--err-file", filepath.Join(dir, name+".err"), "--table", "ks.t", "--columns", "k,v,n", path)
+		if want := map[string]int{"a.csv": exitOK, "b.csv": exitRejected}[name]; code != want {
+			t.Fatalf("%s: exit %d, want %d\n%s", name, code, want, stderr)
+		}
+		sums = append(sums, sum)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	code, out, stderr := runCLI(t, "", "summarize", "--summary-json", merged, sums[0], sums[1])
+	if code != exitRejected || !strings.Contains(out, "6000 rows imported from 1 files") {
+		t.Fatalf("summarize: exit %d, want %d\n%s%s", code, exitRejected, out, stderr)
+	}
+	var parts [2]jsonSummary
+	for i, p := range sums {
+		raw, _ := os.ReadFile(p)
+		if err := json.Unmarshal(raw, &parts[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var m jsonSummary
+	raw, _ := os.ReadFile(merged)
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	s := m.Summary
+	if s.RowsRead != 6001 || s.RowsWritten != 6000 || s.RowsFailedParse != 1 || s.Requests != parts[0].Requests+parts[1].Requests || m.ExitStatus != exitRejected {
+		t.Fatalf("merged %+v, exit %d", s.Progress, m.ExitStatus)
+	}
+	if !s.StartedAt.Equal(parts[0].StartedAt) || !s.EndedAt.Equal(parts[1].EndedAt) ||
+		s.ElapsedS < parts[0].ElapsedS+parts[1].ElapsedS {
+		t.Fatalf("merged runs from %v to %v (%.3f s); the runs: %v–%v, %v–%v", s.StartedAt, s.EndedAt, s.ElapsedS,
+			parts[0].StartedAt, parts[0].EndedAt, parts[1].StartedAt, parts[1].EndedAt)
+	}
+	h, err := hdrhistogram.Decode([]byte(s.LatencyHistogram))
+	if err != nil || h.TotalCount() != s.Requests {
+		t.Fatalf("merged histogram: %v, %d latencies for %d requests", err, h.TotalCount(), s.Requests)
+	}
+
+	// A summary whose outcomes do not add up to its rows read.
+	parts[0].RowsWritten--
+	bad, _ := json.Marshal(parts[0])
+	badPath := filepath.Join(dir, "bad.json")
+	os.WriteFile(badPath, bad, 0o644)
+	if code, _, stderr := runCLI(t, "", "summarize", badPath, sums[1]); code != exitUsage || !strings.Contains(stderr, "add up") {
+		t.Fatalf("a damaged summary: exit %d, %s", code, stderr)
+	}
+}
