@@ -42,11 +42,37 @@ const (
 	DefaultMin         = 1
 	DefaultBackoff     = 0.7
 	DefaultFloorWindow = 10 * time.Second
+	DefaultDropHold    = time.Second
 )
 
-// minSamples is the fewest fresh samples that close a window (and a
-// floor probe): fewer than this and one lucky or unlucky request decides.
-const minSamples = 4
+// Tuning (see the package documentation).
+const (
+	// windowMin is the fewest fresh samples that close a window (and a
+	// floor probe): the minimum RTT of fewer is the client's noise.
+	windowMin = 64
+	// A window whose minimum RTT exceeds queueRatio times the floor plus
+	// queueSlack saw every request wait: a queue at the node. Below it
+	// the limit grows by growStep of itself per window.
+	queueRatio = 2
+	queueSlack = 1500 * time.Microsecond
+	growStep   = 0.125
+	// growMin is the least a window grows the limit by: at a limit of a
+	// few requests a whole one is too coarse a step.
+	growMin = 0.25
+	// ditherStep advances the dither that rounds a fractional limit up
+	// in that fraction of windows (the golden ratio spreads them).
+	ditherStep = 0.6180339887
+	// stuckRatio, stuckSlack: more permits held than this times the
+	// requests the window's completions account for (plus the slack)
+	// means requests the node holds without answering.
+	stuckRatio = 1.5
+	stuckSlack = 2
+	// stuckBackoff is the cut when the requests held grow.
+	stuckBackoff = 0.9
+	// ceilMargin: within DropHold of a drop the limit grows to at most
+	// this fraction of the level dropped at.
+	ceilMargin = 0.9
+)
 
 // Config configures a Limiter. Zero fields take the defaults above.
 type Config struct {
@@ -65,6 +91,9 @@ type Config struct {
 	// FloorWindow is how long a latency floor stays valid without being
 	// seen again before the limiter re-measures it.
 	FloorWindow time.Duration
+	// DropHold is how long after a drop the limit stays below the level
+	// it was dropped at.
+	DropHold time.Duration
 	// Now is the clock; nil means time.Now. Tests inject a fake one.
 	Now func() time.Time
 }
@@ -77,10 +106,12 @@ type Limiter struct {
 	min, max    float64
 	backoff     float64
 	floorWindow time.Duration
+	dropHold    time.Duration
 	pool        sync.Pool // of *waiter
 
 	mu       sync.Mutex
 	limit    float64 // the learned limit
+	stuck    float64 // requests the node holds without answering, estimated
 	cur      int     // the limit admission obeys (limit, or less while probing)
 	inflight int
 	head     *waiter // FIFO of blocked Acquire calls
@@ -93,11 +124,13 @@ type Limiter struct {
 	winStart       time.Time     // samples of requests sent before this are stale
 	winN           int           // fresh samples in the window
 	winMin         time.Duration // their minimum RTT
+	winSum         time.Duration // and the sum of their RTTs
 	winMaxInflight int           // most requests in flight during the window
-	slowStart      bool
-	lastDecrease   time.Time
-	ceil           int       // learned limit at the last drop; 0: none
-	ceilAt         time.Time // when; the ceiling is kept for FloorWindow
+	dither         float64       // in [0, 1): rounds the limit up when below its fraction
+	lastCut        time.Time     // drops of requests sent before this are old news
+	cutSettled     bool          // in flight has fallen below the limit since the last cut
+	ceil           float64       // learned limit at the last drop
+	ceilUntil      time.Time     // growth stays below ceil·ceilMargin until then
 
 	probing      bool
 	probeDrained bool
@@ -133,6 +166,9 @@ func New(cfg Config) *Limiter {
 	if cfg.FloorWindow <= 0 {
 		cfg.FloorWindow = DefaultFloorWindow
 	}
+	if cfg.DropHold <= 0 {
+		cfg.DropHold = DefaultDropHold
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -143,8 +179,9 @@ func New(cfg Config) *Limiter {
 		max:         float64(cfg.Max),
 		backoff:     cfg.Backoff,
 		floorWindow: cfg.FloorWindow,
+		dropHold:    cfg.DropHold,
 		limit:       float64(cfg.Initial),
-		slowStart:   true,
+		cutSettled:  true,
 	}
 	l.pool.New = func() any { return &waiter{ch: make(chan struct{}, 1)} }
 	if l.fixed {
@@ -236,6 +273,10 @@ func (l *Limiter) Release(rtt time.Duration, o Outcome) {
 		panic("limit: Release without a held permit")
 	}
 	l.inflight--
+	if !l.cutSettled && l.inflight < l.cur {
+		// Requests sent from now on see the cut limit.
+		l.cutSettled, l.lastCut = true, now
+	}
 	if l.probing && !l.probeDrained && l.inflight <= l.cur {
 		l.probeDrained, l.probeStart, l.probeN, l.probeMin = true, now, 0, 0
 	}
@@ -292,33 +333,46 @@ func (l *Limiter) grantLocked() {
 }
 
 func (l *Limiter) setCurLocked() {
+	l.limit = math.Max(l.min, math.Min(l.max, l.limit))
 	c := l.limit
 	if l.probing {
 		c = math.Max(l.min, c/4)
 	}
-	l.cur = int(math.Max(l.min, math.Min(l.max, c)))
+	// Permits held by requests the node sits on do not load it: they
+	// are admitted on top, or a node that times requests out would
+	// starve the loader of permits until it does.
+	c = math.Min(l.max, c+l.stuck)
+	n := math.Floor(c)
+	if c-n > l.dither {
+		n++
+	}
+	l.cur = int(math.Max(l.min, math.Min(l.max, n)))
 }
 
 func (l *Limiter) resetWindowLocked(now time.Time) {
 	l.winStart = now
 	l.winN = 0
 	l.winMin = 0
+	l.winSum = 0
 	l.winMaxInflight = l.inflight
+	l.dither += ditherStep
+	if l.dither >= 1 {
+		l.dither--
+	}
 }
 
 func (l *Limiter) learnLocked(now time.Time, rtt time.Duration, o Outcome) {
 	sent := now.Add(-rtt)
 	if o == Dropped {
 		// One cut per congestion event: drops of requests sent before
-		// the last cut were caused by the limit already cut.
-		if sent.Before(l.lastDecrease) {
+		// the cut limit took effect were caused by the limit already cut.
+		if !l.cutSettled || sent.Before(l.lastCut) {
 			return
 		}
-		l.ceil, l.ceilAt = int(l.limit), now // the learned level, not a probe's
-		l.limit = math.Max(l.min, l.limit*l.backoff)
-		l.slowStart = false
-		l.lastDecrease = now
+		l.ceil, l.ceilUntil = l.limit, now.Add(l.dropHold) // the learned level, not a probe's
+		l.limit *= l.backoff
 		l.setCurLocked()
+		l.lastCut, l.cutSettled = now, l.inflight < l.cur
 		l.resetWindowLocked(now)
 		return
 	}
@@ -341,10 +395,11 @@ func (l *Limiter) learnLocked(now time.Time, rtt time.Duration, o Outcome) {
 		return
 	}
 	l.winN++
+	l.winSum += rtt
 	if l.winMin == 0 || rtt < l.winMin {
 		l.winMin = rtt
 	}
-	if l.winN >= max(minSamples, l.cur) {
+	if l.winN >= max(windowMin, 2*l.cur) {
 		l.adjustLocked(now)
 	}
 }
@@ -360,7 +415,7 @@ func (l *Limiter) probeLocked(now, sent time.Time, rtt time.Duration) {
 	if l.probeMin == 0 || rtt < l.probeMin {
 		l.probeMin = rtt
 	}
-	if l.probeN >= max(minSamples, l.cur) {
+	if l.probeN >= max(windowMin/4, l.cur) {
 		l.floor, l.floorAt = l.probeMin, now
 		l.probing = false
 		l.setCurLocked()
@@ -368,35 +423,39 @@ func (l *Limiter) probeLocked(now, sent time.Time, rtt time.Duration) {
 	}
 }
 
-// adjustLocked closes a window: it estimates the requests queued at the
-// node, Vegas-style, and moves the limit toward a small standing queue.
+// adjustLocked closes a window and moves the limit.
 func (l *Limiter) adjustLocked(now time.Time) {
-	used := float64(min(l.winMaxInflight, l.cur))
-	queue := used * (1 - float64(l.floor)/float64(l.winMin))
-	alpha := math.Max(2, 3*math.Log10(l.limit))
-	beta := 2 * alpha
-	switch {
-	case queue > beta:
-		l.limit -= math.Max(1, (queue-beta)/2)
-		l.slowStart = false
-	case queue >= alpha:
-		l.slowStart = false
+	floor := float64(l.floor)
+	rtt := float64(l.winMin)
+	// The requests the window's completions account for (Little's law);
+	// permits held beyond that are requests the node sits on.
+	served := float64(l.winSum) / float64(now.Sub(l.winStart))
+	stuck := math.Max(0, float64(l.inflight)-stuckRatio*served-stuckSlack)
+	more := stuck >= l.stuck+stuckSlack && stuck >= l.limit/4
+	l.stuck = stuck
+	switch target := queueRatio*floor + float64(queueSlack); {
+	case rtt > target:
+		// Every request waited: cut the part of the limit that queues,
+		// as a drop at most.
+		l.limit = math.Min(l.limit-1, l.limit*math.Max(l.backoff, target/rtt))
+	case more:
+		// More requests held without an answer than a window ago:
+		// the node is over capacity and will time them out. That is
+		// one congestion event, this one: their timeouts will not cut
+		// the limit again.
+		l.limit = math.Max(l.min, l.limit*stuckBackoff)
+		l.lastCut, l.cutSettled = now, true
 	case l.winMaxInflight < l.cur:
 		// The client did not use the whole limit: no evidence that
 		// more would be taken, so no growth.
 	default:
-		grown := l.limit + 1
-		if l.slowStart {
-			grown = math.Max(grown, l.limit*1.5)
-		}
-		if l.ceil > 0 && now.Sub(l.ceilAt) < l.floorWindow {
-			// Stay below the level that was dropped at until the drop
-			// is old news.
-			grown = math.Max(l.limit, math.Min(grown, float64(l.ceil-1)))
+		grown := l.limit + math.Max(growMin, growStep*l.limit)
+		if now.Before(l.ceilUntil) {
+			// Stay below the level that was dropped at for a while.
+			grown = math.Max(l.limit, math.Min(grown, l.ceil*ceilMargin))
 		}
 		l.limit = grown
 	}
-	l.limit = math.Max(l.min, math.Min(l.max, l.limit))
 	l.setCurLocked()
 	l.resetWindowLocked(now)
 }

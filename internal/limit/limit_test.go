@@ -89,18 +89,20 @@ func TestDropBackoff(t *testing.T) {
 				{advance: 0, rtt: 2 * ms, o: Dropped, want: 70},
 				// sent after the cut: a new event
 				{advance: 10 * ms, rtt: ms, o: Dropped, want: 49},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 34},
+				// 34.3: a fractional limit is rounded up in that
+				// fraction of windows
+				{advance: 10 * ms, rtt: ms, o: Dropped, want: 35},
 				// other errors teach nothing
-				{advance: 10 * ms, rtt: ms, o: Ignore, want: 34},
+				{advance: 10 * ms, rtt: ms, o: Ignore, want: 35},
 			},
 		},
 		{
 			name: "a long client timeout is one event",
 			cfg:  Config{Initial: 64, Max: 64},
 			steps: []release{
-				{advance: 12 * time.Second, rtt: 10 * time.Second, o: Dropped, want: 44},
-				{advance: ms, rtt: 10 * time.Second, o: Dropped, want: 44},
-				{advance: ms, rtt: 10 * time.Second, o: Dropped, want: 44},
+				{advance: 12 * time.Second, rtt: 10 * time.Second, o: Dropped, want: 45},
+				{advance: ms, rtt: 10 * time.Second, o: Dropped, want: 45},
+				{advance: ms, rtt: 10 * time.Second, o: Dropped, want: 45},
 			},
 		},
 		{
@@ -116,8 +118,8 @@ func TestDropBackoff(t *testing.T) {
 			cfg:  Config{Initial: 20, Min: 5, Max: 128},
 			steps: []release{
 				{advance: 10 * ms, rtt: ms, o: Dropped, want: 14},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 9},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 6},
+				{advance: 10 * ms, rtt: ms, o: Dropped, want: 10},
+				{advance: 10 * ms, rtt: ms, o: Dropped, want: 7},
 				{advance: 10 * ms, rtt: ms, o: Dropped, want: 5},
 				{advance: 10 * ms, rtt: ms, o: Dropped, want: 5},
 				{advance: 10 * ms, rtt: ms, o: Dropped, want: 5},
@@ -254,15 +256,27 @@ func TestAcquire(t *testing.T) {
 	})
 
 	t.Run("a grown limit wakes every waiter it admits", func(t *testing.T) {
-		// Initial 1: four quick samples close the first window in slow
-		// start and the limit goes to 2.
-		l, clock := newFake(Config{Initial: 1, Max: 16})
-		for range 3 {
-			l.TryAcquire()
+		// Initial 16: a window of 64 quick samples with the limit in
+		// use grows it by an eighth, to 18.
+		l, clock := newFake(Config{Initial: 16, Max: 64})
+		for round := range 4 {
+			for range 16 {
+				if !l.TryAcquire() {
+					t.Fatal("TryAcquire failed")
+				}
+			}
 			clock.t = clock.t.Add(time.Millisecond)
-			l.Release(time.Millisecond, Success)
+			n := 16
+			if round == 3 {
+				n = 15
+			}
+			for range n {
+				l.Release(time.Millisecond, Success)
+			}
 		}
-		l.TryAcquire()
+		for range 15 {
+			l.TryAcquire()
+		}
 		var wg sync.WaitGroup
 		for range 2 {
 			wg.Go(func() {
@@ -272,11 +286,10 @@ func TestAcquire(t *testing.T) {
 			})
 		}
 		waitWaiters(t, l, 2)
-		clock.t = clock.t.Add(time.Millisecond)
 		l.Release(time.Millisecond, Success)
 		wg.Wait()
-		if l.Limit() != 2 || l.InFlight() != 2 {
-			t.Errorf("Limit %d InFlight %d, want 2 and 2", l.Limit(), l.InFlight())
+		if l.Limit() != 18 || l.InFlight() != 17 {
+			t.Errorf("Limit %d InFlight %d, want 18 and 17", l.Limit(), l.InFlight())
 		}
 	})
 }
@@ -416,8 +429,9 @@ func TestFloorProbe(t *testing.T) {
 	if !l.probing || l.Limit() != 2 {
 		t.Fatalf("probing %v limit %d, want a probe at 2", l.probing, l.Limit())
 	}
-	sendAll(2, 3*ms)
-	sendAll(2, 3*ms)
+	for range 8 {
+		sendAll(2, 3*ms) // 16 samples close the probe
+	}
 	if l.probing || l.floor != 3*ms || l.Limit() != 8 {
 		t.Errorf("after the probe: probing %v floor %v limit %d, want false, 3ms, 8",
 			l.probing, l.floor, l.Limit())
@@ -433,6 +447,6 @@ func TestFloorProbe(t *testing.T) {
 	clock.t = clock.t.Add(ms)
 	l.Release(ms, Dropped)
 	if l.ceil != 8 || l.Limit() != 1 {
-		t.Errorf("ceiling %d limit %d, want 8 and 1 (a quarter of 5.6)", l.ceil, l.Limit())
+		t.Errorf("ceiling %v limit %d, want 8 and 1 (a quarter of 5.6)", l.ceil, l.Limit())
 	}
 }
