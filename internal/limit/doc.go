@@ -82,6 +82,11 @@
 // congestion event and are ignored: one cut per RTT, even when a whole
 // window times out together after a long client timeout.
 //
+// A drop within DropHold of the last one, at or above 0.81 of the level
+// dropped at then, is the node's capacity showing, not a new overload:
+// it cuts by a tenth only, so a node that sheds now and then at its
+// capacity is not left a third idle after each drop.
+//
 // After a drop the limit climbs back at the usual pace but, for
 // DropHold (1 s by default), to at most 0.9 of the level it was dropped
 // at: a node that sheds (a token bucket, a full native-transport queue)

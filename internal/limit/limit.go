@@ -369,8 +369,16 @@ func (l *Limiter) learnLocked(now time.Time, rtt time.Duration, o Outcome) {
 		if !l.cutSettled || sent.Before(l.lastCut) {
 			return
 		}
+		cut := l.backoff
+		if now.Before(l.ceilUntil) && l.limit >= ceilMargin*ceilMargin*l.ceil {
+			// Dropped again near the level of the last drop: that is
+			// the node's capacity, and a drop now and then is what
+			// being at it looks like. Step down a little, not a
+			// whole backoff.
+			cut = math.Max(cut, ceilMargin)
+		}
 		l.ceil, l.ceilUntil = l.limit, now.Add(l.dropHold) // the learned level, not a probe's
-		l.limit *= l.backoff
+		l.limit *= cut
 		l.setCurLocked()
 		l.lastCut, l.cutSettled = now, l.inflight < l.cur
 		l.resetWindowLocked(now)
