@@ -1,0 +1,393 @@
+package csvparse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// recordStarts returns the offsets where a whole-file parse of data
+// starts its records, with the Reader (FuzzSplitConsistency holds the
+// Splitter to the same records).
+func recordStarts(t testing.TB, data []byte, d Dialect) []int64 {
+	t.Helper()
+	c := &Chunk{File: "f", Data: data, FirstLine: 1}
+	if enc, _ := lookupEncoding(d.Encoding); enc == nil && bytes.HasPrefix(data, []byte("\ufeff")) {
+		c.Data, c.Offset = data[3:], 3
+	}
+	var starts []int64
+	r := NewReader(c, d)
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return starts
+		}
+		var pe *ParseError
+		if err != nil && !errors.As(err, &pe) {
+			t.Fatalf("Next: %v", err)
+		}
+		starts = append(starts, rec.Offset)
+	}
+}
+
+// wantStart is FindRecordStart's answer from the record starts.
+func wantStart(starts []int64, size, off int64) int64 {
+	if off <= 0 {
+		return 0
+	}
+	i, _ := slices.BinarySearch(starts, off)
+	if i < len(starts) {
+		return starts[i]
+	}
+	return size
+}
+
+func TestFindRecordStartCases(t *testing.T) {
+	noEsc := dialect(func(d *Dialect) { d.Escape = 0 })
+	escIsQuote := dialect(func(d *Dialect) { d.Escape = '"' })
+	semi := dialect(func(d *Dialect) { d.Delimiter, d.Quote, d.Escape = ';', '\'', '^' })
+	for _, tc := range []struct {
+		name string
+		in   string
+		d    Dialect
+		// off → want; "|" in in marks nothing, offsets are explicit.
+		cases map[int64]int64
+	}{
+		{"plain", "a,b\nc,d\n", DefaultDialect(), map[int64]int64{0: 0, 1: 4, 3: 4, 4: 4, 5: 8, 8: 8}},
+		{"right after a newline", "ab\ncd\nef", DefaultDialect(), map[int64]int64{3: 3, 6: 6, 7: 8}},
+		{"on a delimiter", "a,b\nc,d\n", DefaultDialect(), map[int64]int64{1: 4, 5: 8}},
+		{"multi-line quoted", "x,\"a\nb\nc\"\ny\n", DefaultDialect(), map[int64]int64{1: 10, 4: 10, 5: 10, 6: 10, 9: 10, 10: 10, 11: 12}},
+		{"boundary inside a quoted field", "\"a,b\nc,d\ne\"\nz\n", DefaultDialect(), map[int64]int64{1: 12, 5: 12, 7: 12, 12: 12}},
+		{"doubled quotes", "\"a\"\"\nb\"\"\",c\nd\n", DefaultDialect(), map[int64]int64{2: 12, 5: 12, 6: 12, 12: 12}},
+		{"doubled quotes no escape", "\"a\"\"\nb\"\"\",c\nd\n", noEsc, map[int64]int64{2: 12, 5: 12, 12: 12}},
+		{"backslash-escaped quote", "\"a\\\"\nb\",c\nd\n", DefaultDialect(), map[int64]int64{2: 10, 5: 10, 10: 10}},
+		// Without an escape, `\"` closes the field: the LF after it ends
+		// the record.
+		{"backslash is data without escape", "\"a\\\"\nb\",c\nd\n", noEsc, map[int64]int64{2: 5, 5: 5, 6: 10}},
+		{"escape equal to quote", "\"a\\\"\nb\",c\nd\n", escIsQuote, map[int64]int64{2: 5, 6: 10}},
+		{"escaped line feed outside quotes", "a\\\nb,c\nd\n", DefaultDialect(), map[int64]int64{1: 7, 3: 7, 7: 7}},
+		{"escaped backslash before newline", "a\\\\\nb\n", DefaultDialect(), map[int64]int64{1: 4, 4: 4, 5: 6}},
+		{"CRLF", "a,b\r\nc,d\r\n\r\ne\r\n", DefaultDialect(), map[int64]int64{1: 5, 3: 5, 4: 5, 5: 5, 6: 12, 10: 12, 11: 12, 12: 12, 13: 15}},
+		{"lone CR", "a\rb\r\rc", DefaultDialect(), map[int64]int64{1: 2, 2: 2, 3: 5, 4: 5, 5: 5}},
+		{"CR inside quotes", "\"a\rb\"\rc\n", DefaultDialect(), map[int64]int64{1: 6, 3: 6, 6: 6}},
+		{"blank lines", "a\n\n\n\nb\n\n", DefaultDialect(), map[int64]int64{1: 5, 2: 5, 4: 5, 5: 5, 6: 8, 7: 8}},
+		{"header line", "id,name\n1,\"x\ny\"\n2,z\n", dialect(func(d *Dialect) { d.Header = true }), map[int64]int64{1: 8, 8: 8, 11: 16, 16: 16, 17: 20}},
+		{"bare quote in unquoted field", "12\" pipe,x\n\"a\nb\"\nc\n", DefaultDialect(), map[int64]int64{1: 11, 3: 11, 11: 11, 12: 17, 14: 17}},
+		{"text after closing quote", "\"ab\"c\nd,\"e\n\"\n", DefaultDialect(), map[int64]int64{1: 6, 6: 6, 7: 13}},
+		{"escape after closing quote", "\"ab\"\\\nx\ny\n", DefaultDialect(), map[int64]int64{1: 8, 6: 8, 8: 8, 9: 10}},
+		{"unclosed quote", "a\n\"b\nc\nd\n", DefaultDialect(), map[int64]int64{1: 2, 3: 9, 8: 9}},
+		{"BOM", "\ufeffa\nb\n", DefaultDialect(), map[int64]int64{1: 3, 2: 3, 3: 3, 4: 5}},
+		{"other dialect", "'a;b\n^'';c\nd\n", semi, map[int64]int64{1: 11, 5: 11, 11: 11}},
+		{"other dialect malformed", "'a;b\n^'';c\nd\n", dialect(func(d *Dialect) { d.Delimiter, d.Quote = ';', '\'' }), map[int64]int64{1: 13, 5: 13}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := []byte(tc.in)
+			starts := recordStarts(t, data, tc.d)
+			size := int64(len(data))
+			for off, want := range tc.cases {
+				if w := wantStart(starts, size, off); w != want {
+					t.Fatalf("table says %d → %d, the parser starts records at %v", off, want, starts)
+				}
+			}
+			// Every offset, with the real windows and tiny ones (which
+			// take the speculative path even in a short input).
+			for off := int64(-1); off <= size+1; off++ {
+				want := wantStart(starts, size, off)
+				for _, w := range [][2]int64{{boundaryWindowMin, boundaryWindowMax}, {1, 2}, {2, 8}, {4, 64}} {
+					got, err := findRecordStart(bytes.NewReader(data), size, off, tc.d, -1, w[0], w[1])
+					if err != nil || got != want {
+						t.Fatalf("off %d window %v: got %d, %v; want %d (records at %v)", off, w, got, err, want, starts)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestFindRecordStartUnsplittable(t *testing.T) {
+	data := []byte("a,b\nc,d\n")
+	for _, enc := range []string{"utf-16", "utf-16le", "UTF-16BE", "ebcdic"} {
+		d := dialect(func(d *Dialect) { d.Encoding = enc })
+		if Splittable(d) {
+			t.Errorf("Splittable(%s) = true", enc)
+		}
+		_, err := FindRecordStart(bytes.NewReader(data), int64(len(data)), 3, d)
+		var be *BoundaryError
+		if !errors.As(err, &be) || be.Offset != 3 || !errors.Is(err, ErrNotSplittable) {
+			t.Errorf("%s: err = %v", enc, err)
+		}
+	}
+	for _, enc := range []string{"", "utf-8", "latin-1", "cp1252", "Windows-1252"} {
+		if !Splittable(dialect(func(d *Dialect) { d.Encoding = enc })) {
+			t.Errorf("Splittable(%s) = false", enc)
+		}
+	}
+	// A UTF-8 file with a UTF-16 BOM is read as UTF-16.
+	bom := []byte("\xff\xfea\x00\n\x00")
+	if _, err := FindRecordStart(bytes.NewReader(bom), int64(len(bom)), 2, DefaultDialect()); !errors.Is(err, ErrNotSplittable) {
+		t.Errorf("UTF-16 BOM: err = %v", err)
+	}
+	// Offset 0 is always the start.
+	if p, err := FindRecordStart(bytes.NewReader(bom), int64(len(bom)), 0, DefaultDialect()); p != 0 || err != nil {
+		t.Errorf("offset 0: %d, %v", p, err)
+	}
+}
+
+func TestFindRecordStartLatin1(t *testing.T) {
+	// Latin-1 bytes above 0x7f decode to two UTF-8 bytes; offsets are in
+	// the file, which is what a byte range reads.
+	d := dialect(func(d *Dialect) { d.Encoding = "latin-1" })
+	data := []byte("\xe9,\"\xe9\n\xef\xbb\xbf\"\n\xe9\xe9\n")
+	want := []int64{0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 13, 13, 13}
+	for off := range int64(len(data) + 1) {
+		got, err := findRecordStart(bytes.NewReader(data), int64(len(data)), off, d, -1, 1, 4)
+		if err != nil || got != want[off] {
+			t.Errorf("off %d: %d, %v; want %d", off, got, err, want[off])
+		}
+	}
+}
+
+// TestFindRecordStartUndecidable: with a limit on how far back to read,
+// a quote-free stretch longer than it cannot be decided, and the error
+// names the offset; a decided answer is always the right one.
+func TestFindRecordStartUndecidable(t *testing.T) {
+	data := []byte("\"q\"\n" + strings.Repeat("abc,def\n", 100))
+	size := int64(len(data))
+	starts := recordStarts(t, data, DefaultDialect())
+	undecided := 0
+	for off := int64(1); off < size; off++ {
+		got, err := findRecordStart(bytes.NewReader(data), size, off, DefaultDialect(), 64, 8, 64)
+		if err != nil {
+			var be *BoundaryError
+			if !errors.As(err, &be) || be.Offset != off || !errors.Is(err, ErrUndecidable) {
+				t.Fatalf("off %d: %v", off, err)
+			}
+			if !strings.Contains(err.Error(), fmt.Sprint(off)) {
+				t.Fatalf("error %q does not name the offset", err)
+			}
+			undecided++
+			continue
+		}
+		if want := wantStart(starts, size, off); got != want {
+			t.Fatalf("off %d: %d, want %d", off, got, want)
+		}
+	}
+	if undecided == 0 {
+		t.Fatal("no offset was undecidable within 64 bytes")
+	}
+	// Without the limit each is decided.
+	for off := int64(1); off < size; off++ {
+		got, err := findRecordStart(bytes.NewReader(data), size, off, DefaultDialect(), -1, 8, 64)
+		if want := wantStart(starts, size, off); err != nil || got != want {
+			t.Fatalf("off %d: %d, %v; want %d", off, got, err, want)
+		}
+	}
+}
+
+// trickyField returns a field, quoted or not, meant to confuse a
+// boundary search: line breaks, delimiters and quotes inside quotes,
+// escapes, bare quotes, text after a closing quote.
+func trickyField(r *rand.Rand, d Dialect) string {
+	q, del := string(d.Quote), string(d.Delimiter)
+	esc := "\\"
+	if d.Escape != 0 {
+		esc = string(d.Escape)
+	}
+	parts := []string{"a", "bc", "12", "é", " ", del, "\n", "\r\n", "\r", q + q, esc + q, esc + esc, esc, esc + "\n", q, "x" + q + "y"}
+	var b strings.Builder
+	n := r.IntN(6)
+	switch r.IntN(10) {
+	case 0, 1, 2, 3: // quoted
+		b.WriteString(q)
+		for range n {
+			p := parts[r.IntN(len(parts))]
+			if p == q && r.IntN(4) != 0 {
+				p = q + q
+			}
+			b.WriteString(p)
+		}
+		b.WriteString(q)
+		if r.IntN(20) == 0 { // malformed: text after the closing quote
+			b.WriteString([]string{"junk", esc + "\n", esc + del, esc, "x" + q, q + "\n"}[r.IntN(6)])
+		}
+	case 4: // empty
+	default: // unquoted, possibly with escapes and bare quotes
+		for range n {
+			p := []string{"a", "bc", "12", " ", esc + del, esc + "\n", "x" + q, esc + q, esc + esc, "é"}[r.IntN(10)]
+			b.WriteString(p)
+		}
+	}
+	return b.String()
+}
+
+func trickyCSV(r *rand.Rand, d Dialect, records int) []byte {
+	var b strings.Builder
+	if r.IntN(8) == 0 {
+		b.WriteString("\ufeff")
+	}
+	for i := range records {
+		fields := 1 + r.IntN(5)
+		for j := range fields {
+			if j > 0 {
+				b.WriteByte(d.Delimiter)
+			}
+			b.WriteString(trickyField(r, d))
+		}
+		if i == records-1 && r.IntN(3) == 0 {
+			break // no final line break
+		}
+		b.WriteString([]string{"\n", "\n", "\r\n", "\r", "\n\n", "\r\n\r\n"}[r.IntN(6)])
+	}
+	if r.IntN(40) == 0 {
+		b.WriteString(string(d.Quote) + "unclosed\n,\n")
+	}
+	return []byte(b.String())
+}
+
+// rangeRec is a record as compared across ranges: line numbers and
+// offsets differ by design.
+type rangeRec struct {
+	Raw    string
+	Fields []string
+	Quoted []bool
+	Err    error
+}
+
+// parseSplitter reads data with a Splitter, as a loader reads one range.
+func parseSplitter(t testing.TB, data []byte, d Dialect) []rangeRec {
+	t.Helper()
+	s := NewSplitter([]Source{memSource("f", data, false)}, d, 3, 0)
+	s.blockSize = 64
+	var out []rangeRec
+	eachChunk(t, s, func(c *Chunk) {
+		r := NewReader(c, d)
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			rr := rangeRec{Raw: string(rec.Raw)}
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				rr.Err = pe.Err
+			} else {
+				for i, f := range rec.Fields {
+					rr.Fields = append(rr.Fields, string(f))
+					rr.Quoted = append(rr.Quoted, rec.Quoted[i])
+				}
+			}
+			out = append(out, rr)
+		}
+	})
+	return out
+}
+
+// TestFindRecordStartRanges is the property the splits rely on: cut a
+// file at random offsets, move each cut to FindRecordStart, and the
+// ranges parsed on their own yield exactly the whole file's records.
+func TestFindRecordStartRanges(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 1))
+	iters := 400
+	if testing.Short() {
+		iters = 50
+	}
+	for it := range iters {
+		d := fuzzDialect(uint8(r.IntN(64)))
+		d.MaxRecordBytes = []int{0, 64}[r.IntN(2)]
+		data := trickyCSV(r, d, 1+r.IntN(60))
+		if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+			continue
+		}
+		size := int64(len(data))
+		want := parseSplitter(t, data, d)
+		windows := [][2]int64{{1, 4}, {8, 64}, {boundaryWindowMin, boundaryWindowMax}}[r.IntN(3)]
+		cuts := []int64{0}
+		for range r.IntN(8) {
+			cuts = append(cuts, r.Int64N(size+1))
+		}
+		slices.Sort(cuts)
+		starts := make([]int64, 0, len(cuts)+1)
+		for _, off := range cuts {
+			p, err := findRecordStart(bytes.NewReader(data), size, off, d, -1, windows[0], windows[1])
+			if err != nil {
+				t.Fatalf("iteration %d, off %d: %v", it, off, err)
+			}
+			starts = append(starts, p)
+		}
+		starts = append(starts, size)
+		var got []rangeRec
+		for i := range len(starts) - 1 {
+			a, b := starts[i], starts[i+1]
+			if a > b {
+				t.Fatalf("iteration %d: starts %v not in order", it, starts)
+			}
+			got = append(got, parseSplitter(t, data[a:b], d)...)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("iteration %d (dialect %+v), input %q cut at %v → %v:\ngot  %+v\nwant %+v", it, d, data, cuts, starts, got, want)
+		}
+	}
+}
+
+// TestFindRecordStartLarge exercises the real windows on a file longer
+// than the largest one: quoted fields spread far apart, and no quotes
+// at all.
+func TestFindRecordStartLarge(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 3))
+	d := DefaultDialect()
+	var b bytes.Buffer
+	for b.Len() < 3*boundaryWindowMax {
+		fmt.Fprintf(&b, "%d,plain text,%d\n", r.Int64(), r.IntN(1000))
+		if r.IntN(20000) == 0 {
+			b.WriteString("7,\"a quoted\nfield, with \"\"quotes\"\"\",8\n")
+		}
+	}
+	plain := bytes.ReplaceAll(b.Bytes(), []byte(`"`), []byte("'"))
+	for _, data := range [][]byte{b.Bytes(), plain, append([]byte("\"h\"\n"), plain...)} {
+		starts := recordStarts(t, data, d)
+		size := int64(len(data))
+		for range 20 {
+			off := r.Int64N(size)
+			got, err := FindRecordStart(bytes.NewReader(data), size, off, d)
+			if want := wantStart(starts, size, off); err != nil || got != want {
+				t.Fatalf("off %d: %d, %v; want %d", off, got, err, want)
+			}
+		}
+	}
+}
+
+// BenchmarkFindRecordStart reports the bytes a search reads per second
+// (SetBytes is the offset), for an offset deep in a file: quoted text
+// fields every few rows decide within the first window; a file without
+// quotes needs the prefix scan; quotes only in the header the walk from
+// the start.
+func BenchmarkFindRecordStart(b *testing.B) {
+	d := DefaultDialect()
+	rows := benchRows(1_000_000, true) // about 100 MB
+	plain := bytes.ReplaceAll(rows, []byte(`"`), []byte("'"))
+	for _, bc := range []struct {
+		name string
+		data []byte
+	}{
+		{"quoted", rows},
+		{"noquotes", plain},
+		{"headerquoted", append([]byte("\"h\"\n"), plain...)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			size := int64(len(bc.data))
+			off := size * 9 / 10
+			b.SetBytes(off)
+			for b.Loop() {
+				if _, err := FindRecordStart(bytes.NewReader(bc.data), size, off, d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
