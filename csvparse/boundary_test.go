@@ -365,8 +365,8 @@ func TestFindRecordStartLarge(t *testing.T) {
 // BenchmarkFindRecordStart reports the bytes a search reads per second
 // (SetBytes is the offset), for an offset deep in a file: quoted text
 // fields every few rows decide within the first window; a file without
-// quotes needs the prefix scan; quotes only in the header the walk from
-// the start.
+// quotes, or with quotes only in its header, needs the quote search of
+// the prefix.
 func BenchmarkFindRecordStart(b *testing.B) {
 	d := DefaultDialect()
 	rows := benchRows(1_000_000, true) // about 100 MB
