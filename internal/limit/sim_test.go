@@ -190,8 +190,8 @@ func seededTail(seed uint64, p float64, most time.Duration) func() time.Duration
 	}
 }
 
-// The loader's case: 60k rows/s per node in 20-row batches is 3000
-// requests/s; here 2500.
+// The loader's case, about: 50k rows/s per node in 20-row batches is
+// 2500 requests/s.
 const loaderRate = 2500
 
 func TestSimulatedServer(t *testing.T) {
