@@ -391,3 +391,24 @@ func BenchmarkFindRecordStart(b *testing.B) {
 		})
 	}
 }
+
+// TestFindRecordStartLongRecordAndReadErrors: a record far longer than
+// a read block after the offset, and a file shorter than its size.
+func TestFindRecordStartLongRecordAndReadErrors(t *testing.T) {
+	long := []byte("a,b\n" + strings.Repeat("x", 3*boundaryReadBlock) + "\nz\n")
+	size := int64(len(long))
+	for _, off := range []int64{2, 5, boundaryReadBlock, size - 3, size - 2} {
+		got, err := FindRecordStart(bytes.NewReader(long), size, off, DefaultDialect())
+		if want := wantStart(recordStarts(t, long, DefaultDialect()), size, off); err != nil || got != want {
+			t.Fatalf("off %d: %d, %v; want %d", off, got, err, want)
+		}
+	}
+	short := []byte("a,\"b\nc\"\nd\n")
+	for _, off := range []int64{1, 5, 9} {
+		_, err := FindRecordStart(bytes.NewReader(short), 100, off, DefaultDialect())
+		var be *BoundaryError
+		if !errors.As(err, &be) || be.Offset != off || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("off %d of a short file: %v", off, err)
+		}
+	}
+}
