@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"strings"
 
 	"golang.org/x/text/encoding/charmap"
 )
@@ -41,6 +42,37 @@ func Splittable(d Dialect) bool {
 		return false
 	}
 	return enc == nil || enc == charmap.ISO8859_1 || enc == charmap.Windows1252
+}
+
+// SplittableFile reports whether the file name, r of size bytes, can be
+// cut into byte ranges as the Splitter would read it: not compressed (by
+// extension or magic bytes, as the Splitter decides), a regular file of
+// known size, in a Splittable encoding, and under UTF-8 not starting with
+// a UTF-16 byte order mark. It depends only on the file's name and first
+// bytes, so every process of a split run decides alike.
+func SplittableFile(name string, r io.ReaderAt, size int64, d Dialect) (bool, error) {
+	if size < 0 || !Splittable(d) {
+		return false, nil
+	}
+	var head [len(zstdMagic)]byte
+	n, err := r.ReadAt(head[:min(size, int64(len(head)))], 0)
+	if int64(n) < min(size, int64(len(head))) {
+		return false, readErr(err)
+	}
+	magic := string(head[:n])
+	lower := strings.ToLower(name)
+	enc, _ := lookupEncoding(d.Encoding)
+	switch {
+	case n == 0:
+		return true, nil // empty: nothing to decompress or decode
+	case unsupportedCompression(lower, head[:n]) != "",
+		strings.HasPrefix(magic, gzipMagic) || strings.HasSuffix(lower, ".gz"),
+		strings.HasPrefix(magic, zstdMagic) || strings.HasSuffix(lower, ".zst") || strings.HasSuffix(lower, ".zstd"):
+		return false, nil
+	case enc == nil && (strings.HasPrefix(magic, "\xff\xfe") || strings.HasPrefix(magic, "\xfe\xff")):
+		return false, nil
+	}
+	return true, nil
 }
 
 // Window sizes of the speculative search.

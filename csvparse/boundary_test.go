@@ -412,3 +412,38 @@ func TestFindRecordStartLongRecordAndReadErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSplittableFile(t *testing.T) {
+	utf16 := dialect(func(d *Dialect) { d.Encoding = "utf-16" })
+	latin1 := dialect(func(d *Dialect) { d.Encoding = "latin-1" })
+	for _, tc := range []struct {
+		name string
+		data string
+		size int64
+		d    Dialect
+		want bool
+	}{
+		{"a.csv", "a,b\n", 4, DefaultDialect(), true},
+		{"a.csv", "", 0, DefaultDialect(), true},
+		{"a.csv", "a", 1, DefaultDialect(), true},
+		{"a.csv", "\ufeffa\n", 5, DefaultDialect(), true},
+		{"-", "a,b\n", -1, DefaultDialect(), false},
+		{"a.csv.gz", "a,b\n", 4, DefaultDialect(), false},
+		{"a.CSV.ZST", "a,b\n", 4, DefaultDialect(), false},
+		{"a.zstd", "a,b\n", 4, DefaultDialect(), false},
+		{"a.csv", "\x1f\x8b\x08\x00", 4, DefaultDialect(), false},
+		{"a.csv", "\x28\xb5\x2f\xfd", 4, DefaultDialect(), false},
+		{"a.csv.bz2", "a,b\n", 4, DefaultDialect(), false},
+		{"a.csv", "\xff\xfea\x00", 4, DefaultDialect(), false},
+		{"a.csv", "\xff\xfea\x00", 4, latin1, true},
+		{"a.csv", "a,b\n", 4, utf16, false},
+	} {
+		got, err := SplittableFile(tc.name, strings.NewReader(tc.data), tc.size, tc.d)
+		if err != nil || got != tc.want {
+			t.Errorf("SplittableFile(%q, %q, %d, %s) = %v, %v; want %v", tc.name, tc.data, tc.size, tc.d.Encoding, got, err, tc.want)
+		}
+	}
+	if _, err := SplittableFile("a.csv", strings.NewReader("ab"), 10, DefaultDialect()); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("short file: %v", err)
+	}
+}
