@@ -22,6 +22,7 @@ install:
 # race detector.
 test:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	cd deploy/kubernetes && $(GO) test -count=1 ./...
 
 test-short:
 	$(GO) test -count=1 $(PKGS)
@@ -56,6 +57,8 @@ lint:
 	cd integration && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
 	@cd integration && $(GO) mod tidy -diff || { echo "integration/go.mod is not tidy: cd integration && go mod tidy"; exit 1; }
 	@cd tools && $(GO) mod tidy -diff || { echo "tools/go.mod is not tidy: cd tools && go mod tidy"; exit 1; }
+	cd deploy/kubernetes && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
+	@cd deploy/kubernetes && $(GO) mod tidy -diff || { echo "deploy/kubernetes/go.mod is not tidy: cd deploy/kubernetes && go mod tidy"; exit 1; }
 	$(GORELEASER) check
 	./scripts/check-dockerfile.sh
 
