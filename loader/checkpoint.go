@@ -99,7 +99,15 @@ func identify(sources []csvparse.Source) ([]inputID, error) {
 }
 
 func identifyOne(s csvparse.Source) (inputID, error) {
-	rc, err := s.Open()
+	var rc io.ReadCloser
+	var err error
+	if s.Path != "" {
+		// A part of a file (--split): the file identifies it, and its
+		// name, FILE@OFFSET, the part.
+		rc, err = os.Open(s.Path)
+	} else {
+		rc, err = s.Open()
+	}
 	if err != nil {
 		return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
 	}
@@ -127,6 +135,9 @@ func identifyOne(s csvparse.Source) (inputID, error) {
 	path := s.Name
 	if abs, err := filepath.Abs(f.Name()); err == nil {
 		path = abs
+		if s.Path != "" {
+			path += strings.TrimPrefix(s.Name, s.Path) // the part's @OFFSET
+		}
 	}
 	return inputID{Path: path, Size: size, MTime: st.ModTime().UTC(), Hash: hex.EncodeToString(h.Sum(nil)[:16])}, nil
 }
@@ -159,6 +170,8 @@ func shapeOptions(o *Options, chunkBytes int) map[string]string {
 		"ttl":            strconv.Itoa(o.TTL),
 		"formats":        fmt.Sprintf("%q %q %q %q %v %s", f.DecimalSep, f.ThousandsSep, f.BoolStyle, f.DateTimeFormat, f.CqlshEscapes, tz),
 		"errfile":        o.ErrFile,
+		"split":          fmt.Sprintf("%d/%d", o.SplitIndex, max(o.SplitCount, 1)),
+		"splitsize":      strconv.FormatInt(o.SplitSize, 10),
 	}
 }
 

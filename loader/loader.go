@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -94,6 +95,12 @@ func New(opts Options) (*Loader, error) {
 	if opts.ErrFile == "" {
 		opts.ErrFile = fmt.Sprintf("import_%s_%s.err", opts.Keyspace, opts.Table)
 	}
+	if opts.SplitCount > 1 {
+		// One error file per split: the split's index before the
+		// extension, so that N runs in one directory do not collide.
+		ext := filepath.Ext(opts.ErrFile)
+		opts.ErrFile = fmt.Sprintf("%s.%d%s", strings.TrimSuffix(opts.ErrFile, ext), opts.SplitIndex, ext)
+	}
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{})}
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release
@@ -135,6 +142,10 @@ const readGrace = 300 * time.Millisecond
 func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	sources, err := csvparse.Sources(l.opts.Files, l.opts.Stdin)
 	if err != nil {
+		return Summary{}, err
+	}
+	l.files = len(sources)
+	if sources, err = splitSources(sources, &l.opts); err != nil {
 		return Summary{}, err
 	}
 	l.files = len(sources)

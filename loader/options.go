@@ -118,6 +118,14 @@ type Options struct {
 	Duration     time.Duration
 	HistogramLog string
 
+	// SplitIndex of SplitCount (--split I/N) makes the run load one part
+	// of the inputs, so that N runs with the same inputs load every
+	// record once (see splitSources); SplitCount 0 or 1 loads all.
+	// SplitSize is the byte range uncompressed files are cut into
+	// (default 64 MiB).
+	SplitIndex, SplitCount int
+	SplitSize              int64
+
 	ReportFrequency time.Duration // REPORTFREQUENCY, default 0.25s
 	RateFile        string        // RATEFILE: progress lines are appended here too
 
@@ -156,6 +164,7 @@ func DefaultOptions() Options {
 		MaxInsertErrors: 1000,
 		ReportFrequency: 250 * time.Millisecond,
 		Repeat:          1,
+		SplitSize:       64 << 20,
 		Backoff:         50 * time.Millisecond,
 		MaxBackoff:      2 * time.Second,
 	}
@@ -208,6 +217,12 @@ func (o *Options) Validate() error {
 	}
 	if o.DryRun && o.Resume != "" {
 		bad("a dry run cannot be resumed: drop --resume or --dry-run")
+	}
+	if o.SplitCount > 1 && (o.SplitIndex < 0 || o.SplitIndex >= o.SplitCount) {
+		bad("--split %d/%d: the index must be from 0 to %d", o.SplitIndex, o.SplitCount, o.SplitCount-1)
+	}
+	if o.SplitSize < 1<<10 {
+		bad("split-size must be at least 1024 bytes, got %d", o.SplitSize)
 	}
 	if o.Repeat < 1 {
 		bad("repeat must be at least 1, got %d", o.Repeat)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/split"
 )
 
 // Section groups options in --help and in the README's options table.
@@ -356,6 +357,35 @@ func optionTable() []Option {
 			Help:    "read the input this many times, keys unchanged: a file makes a sustained load (not with --resume)",
 			Differs: "cqlload extension, for load testing"},
 			intOpt(func(o *Options) *int { return &o.Repeat })),
+		with(Option{Name: "SPLIT", Flag: "split", Value: "I/N", Section: SectionInput,
+			Help:       "load split I (from 0) of N of the inputs: N runs with the same inputs load every record exactly once (Kubernetes: $(JOB_COMPLETION_INDEX)/N)",
+			Documented: "none: all",
+			Differs:    "cqlload extension: files, and byte ranges of uncompressed ones, dealt by size; the error file gets the split's index",
+			Example:    "cqlload --table ks.t --split 2/8 --summary-json split-2.json 'data/*.csv'"},
+			accessor{func(o *Options, v string) error {
+				i, n, err := split.ParseIndex(v)
+				if err != nil {
+					return err
+				}
+				o.SplitIndex, o.SplitCount = i, n
+				return nil
+			}, func(o *Options) string {
+				if o.SplitCount <= 1 {
+					return ""
+				}
+				return fmt.Sprintf("%d/%d", o.SplitIndex, o.SplitCount)
+			}}),
+		with(Option{Name: "SPLITSIZE", Flag: "split-size", Value: "bytes", Section: SectionInput,
+			Help:    "with --split, the byte ranges uncompressed files are cut into (compressed files go whole)",
+			Differs: "cqlload extension"},
+			accessor{func(o *Options, v string) error {
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				if err != nil {
+					return fmt.Errorf("%q is not a number of bytes", v)
+				}
+				o.SplitSize = n
+				return nil
+			}, func(o *Options) string { return strconv.FormatInt(o.SplitSize, 10) }}),
 		with(Option{Name: "VERIFYBUFFER", Flag: "verify-buffer", Value: "int", Section: SectionInput,
 			Help:    "compressed bytes of a gzip member or zstd frame checked before its rows are sent; 0 = none",
 			Differs: "cqlload extension: a damaged file stores no altered row; rows of a larger member that then fails are named suspect in the error log"},

@@ -1,0 +1,90 @@
+package loader
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cqlload/cqlload/csvparse"
+)
+
+// TestSplitSources: every record of the inputs is in exactly one split's
+// parts, a part that does not start its file carries the header line, and
+// files are kept whole where cutting them would change what is read:
+// SKIPROWS or MAXROWS, compression.
+func TestSplitSources(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("k,v\n")
+	for i := range 20000 {
+		b.WriteString(strings.Repeat("x", i%7) + `"a` + "\n" + `b",` + "1\n")
+	}
+	big := filepath.Join(dir, "big.csv")
+	os.WriteFile(big, []byte(b.String()), 0o644)
+	gz := filepath.Join(dir, "z.csv.gz")
+	f, _ := os.Create(gz)
+	zw := gzip.NewWriter(f)
+	io.WriteString(zw, b.String())
+	zw.Close()
+	f.Close()
+
+	tests := []struct {
+		name       string
+		tweak      func(*Options)
+		file       string
+		wantWhole  bool
+		wantHeader bool
+	}{
+		{"cut, header", func(o *Options) { o.Dialect.Header = true }, big, false, true},
+		{"cut, no header", func(o *Options) {}, big, false, false},
+		{"SKIPROWS keeps files whole", func(o *Options) { o.Dialect.SkipRows = 1 }, big, true, false},
+		{"MAXROWS keeps files whole", func(o *Options) { o.Dialect.MaxRows = 10 }, big, true, false},
+		{"gzip is whole", func(o *Options) {}, gz, true, false},
+	}
+	for _, tt := range tests {
+		srcs, err := csvparse.Sources([]string{tt.file}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total int64
+		parts := 0
+		for i := range 3 {
+			o := DefaultOptions()
+			o.SplitIndex, o.SplitCount, o.SplitSize = i, 3, 16<<10
+			tt.tweak(&o)
+			got, err := splitSources(srcs, &o)
+			if err != nil {
+				t.Fatalf("%s: split %d: %v", tt.name, i, err)
+			}
+			for _, s := range got {
+				parts++
+				if s.Path == "" {
+					total += s.Size // whole
+					continue
+				}
+				rc, err := s.Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, _ := io.ReadAll(rc)
+				rc.Close()
+				hasHeader := strings.HasPrefix(string(data), "k,v\n")
+				starts := !strings.Contains(s.Name, "@")
+				if tt.wantHeader && !hasHeader || !tt.wantHeader && hasHeader && !starts {
+					t.Errorf("%s: part %s header %v, want %v", tt.name, s.Name, hasHeader, tt.wantHeader)
+				}
+				total += s.Size
+			}
+		}
+		size := srcs[0].Size
+		if total != size {
+			t.Errorf("%s: the parts hold %d bytes of the file's %d", tt.name, total, size)
+		}
+		if tt.wantWhole && parts != 1 || !tt.wantWhole && parts < 6 {
+			t.Errorf("%s: %d parts over 3 splits (whole %v)", tt.name, parts, tt.wantWhole)
+		}
+	}
+}
