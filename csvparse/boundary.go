@@ -237,7 +237,8 @@ func (f *boundaryFinder) window(s, p int64) ([]byte, error) {
 // only the quote characters before the window can tell: with none
 // between the last one, q, and the window, the parse is inside quotes
 // at the window's start only if it is right after q, which statesAt(q)
-// answers the same way.
+// answers the same way. If the largest window holds quotes and still
+// leaves several states, statesAt gives up.
 func (f *boundaryFinder) statesAt(p int64) (uint8, error) {
 	if p <= f.start {
 		return 1 << bStart, nil
@@ -264,6 +265,12 @@ func (f *boundaryFinder) statesAt(p int64) (uint8, error) {
 		}
 	}
 	if bits.OnesCount8(set) == 1 || s == f.floor || set&quotedStates == 0 {
+		return set, nil
+	}
+	if bytes.IndexByte(buf, f.quote) >= 0 {
+		// Quotes that the largest window does not resolve (a file of ""
+		// fields): going back a window at a time would cost more than
+		// the walk from the start.
 		return set, nil
 	}
 	q, err := f.lastQuote(f.floor, s)

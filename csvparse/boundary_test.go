@@ -366,7 +366,8 @@ func TestFindRecordStartLarge(t *testing.T) {
 // (SetBytes is the offset), for an offset deep in a file: quoted text
 // fields every few rows decide within the first window; a file without
 // quotes, or with quotes only in its header, needs the quote search of
-// the prefix.
+// the prefix; a file whose only quoted fields are empty ("") is never
+// decided by a window and walks from the start.
 func BenchmarkFindRecordStart(b *testing.B) {
 	d := DefaultDialect()
 	rows := benchRows(1_000_000, true) // about 100 MB
@@ -378,6 +379,8 @@ func BenchmarkFindRecordStart(b *testing.B) {
 		{"quoted", rows},
 		{"noquotes", plain},
 		{"headerquoted", append([]byte("\"h\"\n"), plain...)},
+		// Only empty quoted fields: undecidable locally, the walk.
+		{"emptyquoted", bytes.ReplaceAll(bytes.ReplaceAll(rows, []byte(`"`), nil), []byte(","), []byte(`,"",`))[:len(rows)/4]},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			size := int64(len(bc.data))
