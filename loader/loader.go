@@ -207,7 +207,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	// The dispatcher holds batches back per coordinator until its
 	// in-flight limit lets them go; MaxInFlight senders execute them.
 	l.dispatch = &dispatcher{l: l, in: batches, out: ready, freed: make(chan struct{}, 1),
-		queueCap: 4 * l.opts.MaxInFlight, queues: map[*limit.Limiter]*batchQueue{}}
+		queueCap: max(l.opts.MaxInFlight/2, 16), queues: map[*limit.Limiter]*batchQueue{}}
 	g.Go(func() error {
 		l.dispatch.run()
 		return nil
