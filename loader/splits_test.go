@@ -2,11 +2,15 @@ package loader
 
 import (
 	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
 )
@@ -86,5 +90,45 @@ func TestSplitSources(t *testing.T) {
 		if tt.wantWhole && parts != 1 || !tt.wantWhole && parts < 6 {
 			t.Errorf("%s: %d parts over 3 splits (whole %v)", tt.name, parts, tt.wantWhole)
 		}
+	}
+}
+
+// TestSplitResume: a split's checkpoint records the split: another split
+// given it is refused, naming the split, and the same split resumes it.
+// Each split has its own error file.
+func TestSplitResume(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	path := writeCSV(t, "rows.csv", 60000, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "ckpt")
+	opts := func(i int) Options {
+		o := testOptions(t, c, "b", path)
+		o.SplitIndex, o.SplitCount, o.SplitSize = i, 3, 64<<10
+		o.Resume, o.ErrFile = ckpt, filepath.Join(dir, "rejected.err")
+		return o
+	}
+	o := opts(0)
+	o.IngestRate = 10000 // several seconds: the cancel comes first
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "rejected.0.err"); l.opts.ErrFile != want {
+		t.Errorf("error file %s, want %s", l.opts.ErrFile, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(700*time.Millisecond, cancel)
+	first, err := l.Run(ctx)
+	if !errors.Is(err, context.Canceled) || first.RowsWritten == 0 {
+		t.Fatalf("first run: %v, %d rows written; want an interrupted run that wrote some", err, first.RowsWritten)
+	}
+	_, err = runLoad(t, opts(1))
+	var re *ResumeError
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, "split") {
+		t.Fatalf("split 1/3 with split 0/3's checkpoint: %v, want a refusal naming the split", err)
+	}
+	s, err := runLoad(t, opts(0))
+	if err != nil || s.RowsResumed == 0 || s.RowsResumed+s.RowsRead == 0 {
+		t.Fatalf("split 0/3 resumed: %v, %d resumed, %d read", err, s.RowsResumed, s.RowsRead)
 	}
 }
