@@ -201,6 +201,40 @@ func findRecordStart(r io.ReaderAt, size, off int64, d Dialect, maxBack, wMin, w
 	return fail(ErrUndecidable)
 }
 
+// HeaderEnd returns where the file's second record begins (size if it
+// has none): with Header, [0, HeaderEnd) holds the header record, after
+// any UTF-8 BOM and blank lines before it, which FindRecordStart(1) would
+// not skip. Errors are *BoundaryError with Offset 0.
+func HeaderEnd(r io.ReaderAt, size int64, d Dialect) (int64, error) {
+	fail := func(err error) (int64, error) { return 0, &BoundaryError{Offset: 0, Err: err} }
+	if !Splittable(d) {
+		return fail(ErrNotSplittable)
+	}
+	start := int64(0)
+	if enc, _ := lookupEncoding(d.Encoding); enc == nil && size >= 3 {
+		var head [3]byte
+		if n, err := r.ReadAt(head[:], 0); n < 3 {
+			return fail(readErr(err))
+		}
+		if head == [3]byte{0xef, 0xbb, 0xbf} {
+			start = 3
+		}
+	}
+	c := compile(d)
+	first, err := walkRecords(r, size, start, start, c, bStart)
+	if err != nil {
+		return fail(err)
+	}
+	if first >= size {
+		return size, nil
+	}
+	end, err := walkRecords(r, size, first, first+1, c, bStart)
+	if err != nil {
+		return fail(err)
+	}
+	return end, nil
+}
+
 // Sets of boundary states.
 const (
 	allStates    = 1<<bStates - 1

@@ -450,3 +450,35 @@ func TestSplittableFile(t *testing.T) {
 		t.Errorf("short file: %v", err)
 	}
 }
+
+func TestHeaderEnd(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"", 0},
+		{"\n\n", 2},
+		{"id,name\n1,x\n", 8},
+		{"\ufeffid,name\n1,x\n", 11},
+		{"\n\r\nid,\"na\nme\"\r\n\r\n1,x\n", 17},
+		{"id,name", 7},
+		{"\ufeff", 3},
+	} {
+		got, err := HeaderEnd(strings.NewReader(tc.in), int64(len(tc.in)), DefaultDialect())
+		if err != nil || got != tc.want {
+			t.Errorf("HeaderEnd(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+		// It is where the second record starts.
+		starts := recordStarts(t, []byte(tc.in), DefaultDialect())
+		want := int64(len(tc.in))
+		if len(starts) > 1 {
+			want = starts[1]
+		}
+		if got != want {
+			t.Errorf("HeaderEnd(%q) = %d, second record at %d", tc.in, got, want)
+		}
+	}
+	if _, err := HeaderEnd(strings.NewReader("a"), 5, DefaultDialect()); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("short file: %v", err)
+	}
+}
