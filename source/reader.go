@@ -1,0 +1,285 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/cqlload/cqlload/csvparse"
+)
+
+// Retries of a read that failed on a transient error: the n-th waits
+// retryBase·2^(n-1) (with jitter), at most retryMax, and a read gives up
+// after retryTries failures in a row or retryFor since the first of
+// them; any bytes read in between start the count over.
+var (
+	retryBase  = 100 * time.Millisecond
+	retryMax   = 5 * time.Second
+	retryTries = 8
+	retryFor   = time.Minute
+)
+
+// remote is one object in a bucket.
+type remote struct {
+	ctx  context.Context
+	b    *blob.Bucket
+	key  string
+	name string // full URL, for messages
+	size int64  // as listed
+}
+
+func (p *place) object(key string, size int64) Object {
+	r := &remote{ctx: p.ctx, b: p.bucket, key: key, name: p.base + key, size: size}
+	return Object{
+		Source: csvparse.Source{Name: r.name, Size: size, Open: func() (io.ReadCloser, error) {
+			return r.openRange(0, -1)
+		}},
+		OpenRange: r.openRange,
+		ReaderAt:  r,
+	}
+}
+
+// openRange streams [off, off+n) (n < 0: to the end), opening the first
+// request at once so that a missing object or a denied read is an error
+// here rather than at the first Read.
+func (r *remote) openRange(off, n int64) (io.ReadCloser, error) {
+	if off < 0 || off > r.size {
+		return nil, fmt.Errorf("%s: range offset %d outside the object's %d bytes", r.name, off, r.size)
+	}
+	end := r.size
+	if n >= 0 && off+n < end {
+		end = off + n
+	}
+	rr := &rangeReader{r: r, pos: off, end: end}
+	if end > off {
+		if err := rr.reopen(); err != nil {
+			return nil, err
+		}
+	}
+	return rr, nil
+}
+
+// ReadAt reads len(p) bytes at off with one ranged request (retried like
+// a stream), io.EOF when the object ends first.
+func (r *remote) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("%s: negative offset %d", r.name, off)
+	}
+	if off >= r.size {
+		return 0, io.EOF
+	}
+	n := int64(len(p))
+	if off+n > r.size {
+		n = r.size - off
+	}
+	rr := &rangeReader{r: r, pos: off, end: off + n}
+	defer rr.Close()
+	m, err := io.ReadFull(rr, p[:n])
+	if err != nil {
+		return m, err
+	}
+	if int(n) < len(p) {
+		return m, io.EOF
+	}
+	return m, nil
+}
+
+// rangeReader streams [pos, end) of an object, reopening at pos after a
+// transient error, so a dropped connection neither loses nor repeats a
+// byte. It holds no buffer of its own.
+type rangeReader struct {
+	r        *remote
+	pos, end int64
+	body     *blob.Reader
+	err      error     // sticky: a permanent error, or the last after the retries ran out
+	fails    int       // transient failures in a row
+	first    time.Time // of the first of them
+	lastErr  error
+	closed   bool
+}
+
+var errClosed = errors.New("read of a closed reader")
+
+func (rr *rangeReader) Read(p []byte) (int, error) {
+	for {
+		switch {
+		case rr.closed:
+			return 0, errClosed
+		case rr.err != nil:
+			return 0, rr.err
+		case rr.pos >= rr.end:
+			rr.closeBody()
+			return 0, io.EOF
+		}
+		if rr.body == nil {
+			if err := rr.reopen(); err != nil {
+				return 0, err
+			}
+		}
+		if int64(len(p)) > rr.end-rr.pos {
+			p = p[:rr.end-rr.pos]
+		}
+		n, err := rr.body.Read(p)
+		rr.pos += int64(n)
+		if n > 0 {
+			rr.fails = 0
+		}
+		if err == nil || err == io.EOF && rr.pos >= rr.end {
+			if n > 0 || err == nil {
+				return n, nil
+			}
+			continue
+		}
+		rr.closeBody()
+		if err == io.EOF {
+			err = fmt.Errorf("connection ended at byte %d of %d: %w", rr.pos, rr.end, io.ErrUnexpectedEOF)
+		}
+		if !rr.transient(err) {
+			rr.err = fail(rr.r.name, err)
+			return n, rr.err
+		}
+		rr.noteFailure(err)
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
+// ReadAt makes the stream of a whole object an io.ReaderAt too, as an
+// *os.File is (the loader looks for one to peek at a gzip trailer).
+func (rr *rangeReader) ReadAt(p []byte, off int64) (int, error) {
+	return rr.r.ReadAt(p, off)
+}
+
+func (rr *rangeReader) Close() error {
+	rr.closed = true
+	rr.closeBody()
+	return nil
+}
+
+func (rr *rangeReader) closeBody() {
+	if rr.body != nil {
+		_ = rr.body.Close()
+		rr.body = nil
+	}
+}
+
+func (rr *rangeReader) noteFailure(err error) {
+	if rr.fails == 0 {
+		rr.first = time.Now()
+	}
+	rr.fails++
+	rr.lastErr = err
+}
+
+// reopen requests [pos, end), waiting out the backoff of the failures so
+// far and retrying transient errors, until it has a body or gives up.
+func (rr *rangeReader) reopen() error {
+	ctx := rr.r.ctx
+	for {
+		if rr.fails > 0 {
+			if rr.fails >= retryTries || time.Since(rr.first) > retryFor {
+				rr.err = fmt.Errorf("%s: gave up at byte %d after %d attempts in %v: %w",
+					rr.r.name, rr.pos, rr.fails, time.Since(rr.first).Round(time.Millisecond), describe(rr.lastErr))
+				return rr.err
+			}
+			d := retryBase << (rr.fails - 1)
+			if d > retryMax || d <= 0 {
+				d = retryMax
+			}
+			d = d/2 + rand.N(d/2+1) // jitter, so that many readers dropped at once do not return at once
+			t := time.NewTimer(d)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				rr.err = fmt.Errorf("%s: %w", rr.r.name, ctx.Err())
+				return rr.err
+			case <-t.C:
+			}
+		}
+		body, err := rr.r.b.NewRangeReader(ctx, rr.r.key, rr.pos, rr.end-rr.pos, nil)
+		if err == nil {
+			if got := body.Size(); got != rr.r.size {
+				_ = body.Close()
+				rr.err = fmt.Errorf("%s: object changed while being read (%d bytes when listed, now %d)", rr.r.name, rr.r.size, got)
+				return rr.err
+			}
+			rr.body = body
+			return nil
+		}
+		if !rr.transient(err) {
+			rr.err = fail(rr.r.name, err)
+			return rr.err
+		}
+		rr.noteFailure(err)
+	}
+}
+
+// transient reports whether err may go away on a retry: not when the
+// read was canceled, nor for a missing object or bucket, a denied
+// access, a bad request; yes for the rest (connection resets, early
+// ends, 5xx, throttling).
+func (rr *rangeReader) transient(err error) bool {
+	if rr.r.ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.NotFound, gcerrors.PermissionDenied, gcerrors.InvalidArgument,
+		gcerrors.FailedPrecondition, gcerrors.Unimplemented, gcerrors.AlreadyExists, gcerrors.Canceled:
+		return false
+	}
+	return true
+}
+
+// fail names the URL and the cause of a failed operation.
+func fail(name string, err error) error {
+	return fmt.Errorf("%s: %w", name, describe(err))
+}
+
+// causeError puts a plain cause before the driver's own message.
+type causeError struct {
+	cause string
+	err   error
+}
+
+func (e *causeError) Error() string { return e.cause + " (" + e.err.Error() + ")" }
+func (e *causeError) Unwrap() error { return e.err }
+
+// describe puts the cause in words: no such bucket, no such object,
+// access denied, …
+func describe(err error) error {
+	var api interface{ ErrorCode() string }
+	var code string
+	if errors.As(err, &api) {
+		code = api.ErrorCode()
+	}
+	var status interface{ HTTPStatusCode() int }
+	httpStatus := 0
+	if errors.As(err, &status) {
+		httpStatus = status.HTTPStatusCode()
+	}
+	var cause string
+	switch {
+	case code == "NoSuchBucket":
+		cause = "no such bucket"
+	case code == "NoSuchKey":
+		cause = "no such object"
+	case code == "PermanentRedirect" || httpStatus == 301 || code == "AuthorizationHeaderMalformed":
+		cause = "the bucket is in another region (set AWS_REGION or region=)"
+	case code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch":
+		cause = "credentials rejected"
+	case gcerrors.Code(err) == gcerrors.NotFound:
+		cause = "not found"
+	case gcerrors.Code(err) == gcerrors.PermissionDenied:
+		cause = "access denied"
+	default:
+		return err
+	}
+	return &causeError{cause: cause, err: err}
+}

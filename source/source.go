@@ -1,0 +1,162 @@
+// Package source expands input specs that may name objects in cloud
+// storage (s3://, gs://, azblob://, file://, mem://) as well as local
+// files, and gives each input ranged and random access on top of the
+// streaming Open of a csvparse.Source.
+//
+// A URL spec is scheme://bucket/key. The key may end in a glob (path.Match
+// syntax; '*' does not cross '/'), matched against the keys listed under
+// the part before its first metacharacter; a key ending in '/' (or no
+// key) lists that "directory", not recursively. Hidden keys (a last
+// segment starting with '.') are left out unless the pattern asks for
+// them, as for local globs. Other specs are csvparse.Sources', unchanged.
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cqlload/cqlload/csvparse"
+)
+
+// Object is one input: the csvparse.Source (Name, Size, Open) with what
+// the loader needs past a streaming read of the whole input.
+type Object struct {
+	csvparse.Source
+	// OpenRange streams bytes [off, off+n) of the input; n < 0 reads to
+	// its end. Remote reads resume where a dropped connection left
+	// off. nil when the input is not seekable (stdin, a pipe).
+	OpenRange func(off, n int64) (io.ReadCloser, error)
+	// ReaderAt reads small pieces at any offset (a header, a few KB
+	// around a split point); each ReadAt of a remote object is one
+	// ranged request. Safe for concurrent use. nil when the input is not
+	// seekable.
+	ReaderAt io.ReaderAt
+}
+
+// Expand is ExpandObjects without the extras: the inputs as
+// csvparse.Sources. Their Open of a remote object (and of a local file)
+// returns a reader that is also an io.ReaderAt.
+func Expand(ctx context.Context, specs []string, stdin io.Reader) ([]csvparse.Source, error) {
+	objs, err := ExpandObjects(ctx, specs, stdin)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]csvparse.Source, len(objs))
+	for i, o := range objs {
+		out[i] = o.Source
+	}
+	return out, nil
+}
+
+// ExpandObjects expands specs as csvparse.Sources does, where any
+// comma-separated item may also be a URL of a registered scheme (see the
+// package comment). A spec with no URL in it goes to csvparse.Sources
+// whole. Remote objects are named by their full URL (without the query,
+// which may hold options such as endpoint=), in key order per item. ctx
+// bounds the listing and every later read of the objects returned.
+// Errors name the item and the cause; all of them are returned together.
+func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Object, error) {
+	var out []Object
+	var errs []error
+	usedStdin := false
+	local := func(specs []string) {
+		for _, s := range specs {
+			if isStdin(s) && usedStdin {
+				errs = append(errs, fmt.Errorf("%s: standard input can be read only once", strings.TrimSpace(s)))
+				return
+			}
+		}
+		in := stdin
+		if usedStdin {
+			in = nil
+		}
+		srcs, err := csvparse.Sources(specs, in)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		for _, s := range srcs {
+			if s.Size < 0 && isStdin(s.Name) {
+				usedStdin = true
+			}
+			out = append(out, localObject(s))
+		}
+	}
+	for _, spec := range specs {
+		items := splitSpec(spec)
+		hasURL := false
+		for _, it := range items {
+			if IsURL(it) {
+				hasURL = true
+				break
+			}
+		}
+		if !hasURL {
+			local([]string{spec})
+			continue
+		}
+		for _, it := range items {
+			if !IsURL(it) {
+				local([]string{it})
+				continue
+			}
+			objs, err := expandURL(ctx, it)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			out = append(out, objs...)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no input files given")
+	}
+	return out, nil
+}
+
+// splitSpec splits a spec on commas as csvparse.Sources does (not when
+// the whole spec names an existing local file). A comma inside a URL's
+// key is written %2C.
+func splitSpec(spec string) []string {
+	if !strings.Contains(spec, ",") {
+		return []string{strings.TrimSpace(spec)}
+	}
+	if _, err := os.Stat(spec); err == nil {
+		return []string{spec}
+	}
+	var items []string
+	for _, it := range strings.Split(spec, ",") {
+		if it = strings.TrimSpace(it); it != "" {
+			items = append(items, it)
+		}
+	}
+	return items
+}
+
+func isStdin(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == "-" || strings.EqualFold(s, "stdin")
+}
+
+// IsURL reports whether spec is a URL this package opens: a scheme it
+// knows (s3, gs, azblob, file, mem, or one registered on gocloud.dev's
+// blob.DefaultURLMux) followed by "://". A Windows drive letter (C:\) is
+// not a scheme.
+func IsURL(spec string) bool {
+	i := strings.Index(spec, "://")
+	if i < 2 {
+		return false
+	}
+	u, err := parseURL(spec)
+	if err != nil || u.Scheme == "" {
+		return false
+	}
+	return knownScheme(u.Scheme)
+}
