@@ -331,6 +331,14 @@ func TestBenchSmoke(t *testing.T) {
 	if last := rep.Capacity.Runs[6]; len(last.Recovery) != 2 {
 		t.Errorf("capacity change: recovery %v, want two", last.Recovery)
 	}
+	if len(rep.Splits) != 3 {
+		t.Errorf("split scenarios %+v, want 1, 2 and 4 processes", rep.Splits)
+	}
+	for _, r := range rep.Splits {
+		if r.Rows != 2*rows || r.CPUS <= 0 {
+			t.Errorf("%d split processes: %d rows, %.2f CPU s; want %d rows", r.Processes, r.Rows, r.CPUS, 2*rows)
+		}
+	}
 	if fi, err := os.Stat(rep.Capacity.Plot); err != nil || fi.Size() == 0 {
 		t.Errorf("capacity plot %q: %v", rep.Capacity.Plot, err)
 	}

@@ -59,6 +59,7 @@ type config struct {
 	shards                   int
 	repeat                   int
 	capacity                 bool
+	splits                   bool
 	capacityPhase            time.Duration
 	plotPath                 string
 	log                      io.Writer
@@ -90,6 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.repeat, "repeat", 3, "run cqlload and the ceiling this many times per dataset and keep each one's cheapest run")
 	fs.StringVar(&cfg.profileDir, "profile", "", "write CPU and allocation profiles of the in-process runs to this directory")
 	fs.BoolVar(&cfg.capacity, "capacity", true, "also run the capacity scenarios (nodes with a capacity, narrow dataset)")
+	fs.BoolVar(&cfg.splits, "splits", true, "also load twice -rows narrow rows with 1, 2 and 4 --split processes")
 	fs.DurationVar(&cfg.capacityPhase, "capacity-phase", 5*time.Second, "each phase of the capacity change scenario (full, halved, restored)")
 	fs.StringVar(&cfg.plotPath, "plot", filepath.Join("bench", "capacity.png"), "draw the capacity change here (PNG or SVG by extension); empty: do not")
 	fs.IntVar(&cfg.shards, "shards", 0, "make cqlsim announce ScyllaDB sharding with this many shards per node, and report the share of rows written on their shard")
@@ -239,6 +241,18 @@ func runAll(ctx context.Context, cfg config, rep *report) error {
 		}
 		logf("capacity scenarios on %s", filepath.Base(file))
 		if err := runCapacity(ctx, cfg, rep, d, file, work, logf); err != nil {
+			return err
+		}
+	}
+
+	if cfg.splits {
+		d, _ := findDataset("narrow")
+		file, _, err := prepare(dataDir, d, 2*cfg.rows, logf)
+		if err != nil {
+			return err
+		}
+		logf("split scenarios on %s", filepath.Base(file))
+		if err := runSplits(ctx, cfg, rep, d, file, work, logf); err != nil {
 			return err
 		}
 	}

@@ -22,6 +22,7 @@ type report struct {
 	Scaling        *scaling        `json:"memory_scaling,omitempty"`
 	Targets        []target        `json:"targets,omitempty"`
 	Capacity       *capacityReport `json:"capacity,omitempty"`
+	Splits         []splitRun      `json:"splits,omitempty"`
 }
 
 // target is one of issue 5's goals checked against a run's figures.
@@ -66,6 +67,7 @@ func checkTargets(r *report) []target {
 	if r.Capacity != nil {
 		ts = append(ts, capacityTargets(r.Capacity)...)
 	}
+	ts = append(ts, splitTargets(r.Splits)...)
 	return ts
 }
 
@@ -172,6 +174,9 @@ func printReport(w io.Writer, r *report) {
 	}
 	if r.Capacity != nil {
 		printCapacity(w, r.Capacity)
+	}
+	if len(r.Splits) > 0 {
+		printSplits(w, r.Splits, 2*r.RowsPerDataset)
 	}
 	if len(r.Targets) > 0 {
 		if r.RowsPerDataset < 100_000 {

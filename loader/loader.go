@@ -85,6 +85,7 @@ type Loader struct {
 	busy         atomic.Int64       // batches being sent or retried
 	lastActivity atomic.Int64       // unix ns: a request succeeded, or none was outstanding
 	files        int
+	splitFind    time.Duration // --split's search for record starts
 }
 
 // New checks the options and returns a Loader ready to Run.
@@ -145,8 +146,12 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	l.files = len(sources)
+	splitStart := time.Now()
 	if sources, err = splitSources(sources, &l.opts); err != nil {
 		return Summary{}, err
+	}
+	if l.opts.SplitCount > 1 {
+		l.splitFind = time.Since(splitStart)
 	}
 	l.files = len(sources)
 	if sources, err = repeatSources(sources, l.opts.Repeat); err != nil {
@@ -315,6 +320,7 @@ func (l *Loader) summary() Summary {
 	s := Summary{Progress: p, Files: l.files, ElapsedS: p.Elapsed.Seconds()}
 	s.Latency, s.LatencyRaw = l.tracker.latency()
 	s.LatencyHistogram = l.tracker.encodedLatency()
+	s.SplitFindS = l.splitFind.Seconds()
 	s.StartedAt = time.Unix(0, l.tracker.start.Load()).UTC()
 	s.EndedAt = s.StartedAt.Add(p.Elapsed)
 	s.ErrorResponses = l.tracker.errors.Load()

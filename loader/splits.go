@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/split"
@@ -66,22 +64,23 @@ func splitSources(sources []csvparse.Source, o *Options) ([]csvparse.Source, err
 	return out, nil
 }
 
-// rangeable says whether s may be cut into byte ranges.
+// rangeable says whether s may be cut into byte ranges: a regular file,
+// uncompressed, in an encoding that can be cut, with no option that
+// counts records from the file's start.
 func rangeable(s csvparse.Source, o *Options) (bool, error) {
-	if s.Size <= 0 || o.Dialect.SkipRows > 0 || o.Dialect.MaxRows >= 0 || !csvparse.Splittable(o.Dialect) {
+	if s.Size <= 0 || o.Dialect.SkipRows > 0 || o.Dialect.MaxRows >= 0 {
 		return false, nil
 	}
-	rc, err := s.Open()
+	f, err := os.Open(s.Name)
+	if err != nil {
+		return false, fmt.Errorf("--split: %w", err)
+	}
+	defer f.Close()
+	ok, err := csvparse.SplittableFile(s.Name, f, s.Size, o.Dialect)
 	if err != nil {
 		return false, fmt.Errorf("--split: %s: %w", s.Name, err)
 	}
-	defer rc.Close()
-	var magic [4]byte
-	n, _ := io.ReadFull(rc, magic[:])
-	m := magic[:n]
-	compressed := bytes.HasPrefix(m, []byte{0x1f, 0x8b}) || bytes.HasPrefix(m, []byte{0x28, 0xb5, 0x2f, 0xfd})
-	ext := strings.ToLower(filepath.Ext(s.Name))
-	return !compressed && ext != ".gz" && ext != ".zst" && ext != ".zstd", nil
+	return ok, nil
 }
 
 // rangeSource is the part of file src whose records begin in [start, end).
@@ -115,11 +114,11 @@ func rangeSource(src csvparse.Source, start, end int64, d csvparse.Dialect) (csv
 	}
 	var header []byte
 	if d.Header {
-		// The header is the file's first record: up to where the second
-		// one begins.
-		h, err := boundary(1)
+		// The header is the file's first record, after any BOM and
+		// blank lines: up to where the second one begins.
+		h, err := csvparse.HeaderEnd(f, src.Size, d)
 		if err != nil {
-			return csvparse.Source{}, err
+			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", src.Name, err)
 		}
 		header = make([]byte, h)
 		if _, err := f.ReadAt(header, 0); err != nil {

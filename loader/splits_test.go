@@ -35,6 +35,10 @@ func TestSplitSources(t *testing.T) {
 	zw.Close()
 	f.Close()
 
+	// A file starting with a BOM and a blank line before its header.
+	bom := filepath.Join(dir, "bom.csv")
+	os.WriteFile(bom, []byte("\xef\xbb\xbf\nk,v\n"+strings.TrimPrefix(b.String(), "k,v\n")), 0o644)
+
 	tests := []struct {
 		name       string
 		tweak      func(*Options)
@@ -43,6 +47,7 @@ func TestSplitSources(t *testing.T) {
 		wantHeader bool
 	}{
 		{"cut, header", func(o *Options) { o.Dialect.Header = true }, big, false, true},
+		{"cut, header after a BOM and a blank line", func(o *Options) { o.Dialect.Header = true }, bom, false, true},
 		{"cut, no header", func(o *Options) {}, big, false, false},
 		{"SKIPROWS keeps files whole", func(o *Options) { o.Dialect.SkipRows = 1 }, big, true, false},
 		{"MAXROWS keeps files whole", func(o *Options) { o.Dialect.MaxRows = 10 }, big, true, false},
@@ -75,7 +80,7 @@ func TestSplitSources(t *testing.T) {
 				}
 				data, _ := io.ReadAll(rc)
 				rc.Close()
-				hasHeader := strings.HasPrefix(string(data), "k,v\n")
+				hasHeader := strings.HasPrefix(strings.TrimLeft(string(data), "\xef\xbb\xbf\n"), "k,v\n")
 				starts := !strings.Contains(s.Name, "@")
 				if tt.wantHeader && !hasHeader || !tt.wantHeader && hasHeader && !starts {
 					t.Errorf("%s: part %s header %v, want %v", tt.name, s.Name, hasHeader, tt.wantHeader)

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"text/tabwriter"
+)
+
+// The split scenarios: 1, 2 and 4 --split processes at once on one file,
+// against a blackhole cqlsim. On two cores the processes share the CPUs,
+// so they show what splitting costs, not how the wall clock scales.
+
+type splitRun struct {
+	Processes   int     `json:"processes"`
+	Rows        int64   `json:"rows_written"`
+	CPUS        float64 `json:"cpu_s"` // all processes
+	CPUUsPerRow float64 `json:"cpu_us_per_row"`
+	WallS       float64 `json:"wall_s"` // the slowest process
+	// FindShare is the largest share of a process's CPU spent finding
+	// its ranges' record starts.
+	FindShare float64 `json:"split_find_share"`
+}
+
+// runSplits loads file with 1, 2 and 4 processes.
+func runSplits(ctx context.Context, cfg config, rep *report, d dataset, file, work string, logf func(string, ...any)) error {
+	s, err := startSim(ctx, cfg.bin, work, true, 0)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	for _, n := range []int{1, 2, 4} {
+		var best splitRun
+		for rep := range max(cfg.repeat, 1) {
+			r, err := splitOnce(ctx, cfg, s, d, file, work, n)
+			if err != nil {
+				return err
+			}
+			if rep == 0 || r.CPUUsPerRow < best.CPUUsPerRow {
+				best = r
+			}
+		}
+		rep.Splits = append(rep.Splits, best)
+		logf("splits: %d processes, %.2f CPU µs per row, split finding %.3f%% of a process's CPU", n, best.CPUUsPerRow, 100*best.FindShare)
+	}
+	return nil
+}
+
+func splitOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work string, n int) (splitRun, error) {
+	r := splitRun{Processes: n}
+	runs := make([]loaderRun, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		dir := filepath.Join(work, "split-"+strconv.Itoa(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return r, err
+		}
+		var extra []string
+		if n > 1 {
+			extra = []string{"--split", fmt.Sprintf("%d/%d", i, n)}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i], errs[i] = runLoader(ctx, cfg.bin, s, d.table, file, dir, extra...)
+		}()
+	}
+	wg.Wait()
+	for i, lr := range runs {
+		if errs[i] != nil {
+			return r, errs[i]
+		}
+		r.Rows += lr.Summary.RowsWritten
+		r.CPUS += lr.CPUS
+		r.WallS = max(r.WallS, lr.WallS)
+		if lr.CPUS > 0 {
+			r.FindShare = max(r.FindShare, lr.Summary.SplitFindS/lr.CPUS)
+		}
+	}
+	if r.Rows != cfg.rows*2 {
+		return r, fmt.Errorf("%d split processes wrote %d rows of %d", n, r.Rows, cfg.rows*2)
+	}
+	r.CPUUsPerRow = 1e6 * r.CPUS / float64(r.Rows)
+	return r, nil
+}
+
+// splitTargets are issue 15's goals.
+func splitTargets(runs []splitRun) []target {
+	var ts []target
+	var one float64
+	for _, r := range runs {
+		if r.Processes == 1 {
+			one = r.CPUUsPerRow
+		}
+	}
+	for _, r := range runs {
+		if r.Processes == 4 && one > 0 {
+			ts = append(ts, target{What: "splits: CPU per row of 4 processes ÷ 1 process's", Value: r.CPUUsPerRow / one, Limit: 1.1, Met: r.CPUUsPerRow/one <= 1.1})
+		}
+		if r.Processes > 1 {
+			ts = append(ts, target{What: fmt.Sprintf("splits: %d processes: split finding %% of a process's CPU", r.Processes), Value: 100 * r.FindShare, Limit: 2, Met: r.FindShare <= 0.02})
+		}
+	}
+	return ts
+}
+
+func printSplits(w io.Writer, runs []splitRun, rows int64) {
+	fmt.Fprintf(w, "\nSplits (%d narrow rows in one file, --split I/N processes at once, blackhole; two cores: the processes share them, so this shows the cost of splitting, not wall-clock scaling):\n", rows)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "processes\trows\tCPU s\tCPU µs/row\twall s\tsplit finding % of CPU\t")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f\t\n", r.Processes, r.Rows, r.CPUS, r.CPUUsPerRow, r.WallS, 100*r.FindShare)
+	}
+	tw.Flush()
+}
