@@ -31,6 +31,7 @@ type fakeS3 struct {
 	gets   map[string][]string // path → the Range header of each GET
 	drops  map[string][]int64  // path → for each of the next GETs, the bytes to send before dropping
 	denied map[string]bool     // bucket → every request gets 403 AccessDenied
+	busy   int                 // the next this many GETs of an object get 503 SlowDown
 }
 
 func newFakeS3(t *testing.T) *fakeS3 {
@@ -56,6 +57,14 @@ func newFakeS3(t *testing.T) *fakeS3 {
 		limit := int64(-1)
 		if r.Method == http.MethodGet && !r.URL.Query().Has("list-type") {
 			f.gets[r.URL.Path] = append(f.gets[r.URL.Path], r.Header.Get("Range"))
+			if f.busy > 0 {
+				f.busy--
+				f.mu.Unlock()
+				w.Header().Set("Content-Type", "application/xml")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>1</RequestId></Error>`)
+				return
+			}
 			if d := f.drops[r.URL.Path]; len(d) > 0 {
 				limit, f.drops[r.URL.Path] = d[0], d[1:]
 			}
@@ -368,6 +377,22 @@ func TestS3DroppedConnection(t *testing.T) {
 		p := make([]byte, 4096)
 		if n, err := o.ReaderAt.ReadAt(p, 123); err != nil || n != len(p) || !bytes.Equal(p, data[123:123+4096]) {
 			t.Fatalf("ReadAt: %d, %v", n, err)
+		}
+	})
+	t.Run("throttled", func(t *testing.T) {
+		// More 503s than the SDK's own three attempts: this package's
+		// retries take over.
+		f.mu.Lock()
+		f.busy = 4
+		f.mu.Unlock()
+		rc, err := o.OpenRange(1000, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || !bytes.Equal(got, data[1000:2000]) {
+			t.Fatalf("%d bytes, %v", len(got), err)
 		}
 	})
 	t.Run("gives up", func(t *testing.T) {
