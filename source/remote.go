@@ -90,7 +90,22 @@ func isQuery(s string) bool {
 	return true
 }
 
-func locate(ctx context.Context, item string) (*place, error) {
+// buckets holds the buckets one ExpandObjects call opened, so that the
+// items of one bucket share its client (and one credentials lookup).
+type buckets map[string]*blob.Bucket
+
+func (bs buckets) open(key string, open func() (*blob.Bucket, error)) (*blob.Bucket, error) {
+	if b := bs[key]; b != nil {
+		return b, nil
+	}
+	b, err := open()
+	if err == nil {
+		bs[key] = b
+	}
+	return b, err
+}
+
+func locate(ctx context.Context, bs buckets, item string) (*place, error) {
 	u, err := parseURL(item)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", item, err)
@@ -111,7 +126,7 @@ func locate(ctx context.Context, item string) (*place, error) {
 				full += "/"
 				dir = full
 			} else {
-				dir = path.Dir(full) + "/"
+				dir = strings.TrimSuffix(path.Dir(full), "/") + "/"
 			}
 		}
 		if dir == "" {
@@ -119,7 +134,7 @@ func locate(ctx context.Context, item string) (*place, error) {
 		}
 		p.key = full[len(dir):]
 		p.base = "file://" + dir
-		p.bucket, err = fileblob.OpenBucket(dir, nil)
+		p.bucket, err = bs.open(p.base, func() (*blob.Bucket, error) { return fileblob.OpenBucket(dir, nil) })
 		if err != nil {
 			return nil, fail(item, err)
 		}
@@ -130,16 +145,17 @@ func locate(ctx context.Context, item string) (*place, error) {
 	}
 	p.key = strings.TrimPrefix(u.Path, "/")
 	p.base = u.Scheme + "://" + u.Host + "/"
-	switch u.Scheme {
-	case "mem":
-		p.bucket = memBucket(u.Host)
-	case "s3":
-		p.bucket, err = openS3(ctx, u)
-	default:
+	p.bucket, err = bs.open(p.base+"?"+u.RawQuery, func() (*blob.Bucket, error) {
+		switch u.Scheme {
+		case "mem":
+			return memBucket(u.Host), nil
+		case "s3":
+			return openS3(ctx, u)
+		}
 		bu := *u
 		bu.Path, bu.RawPath = "", ""
-		p.bucket, err = blob.OpenBucket(ctx, bu.String())
-	}
+		return blob.OpenBucket(ctx, bu.String())
+	})
 	if err != nil {
 		return nil, fail(item, err)
 	}
@@ -149,8 +165,8 @@ func locate(ctx context.Context, item string) (*place, error) {
 const globMeta = `*?[\`
 
 // expandURL lists the objects a URL item names.
-func expandURL(ctx context.Context, item string) ([]Object, error) {
-	p, err := locate(ctx, item)
+func expandURL(ctx context.Context, bs buckets, item string) ([]Object, error) {
+	p, err := locate(ctx, bs, item)
 	if err != nil {
 		return nil, err
 	}

@@ -223,6 +223,27 @@ func TestS3Listing(t *testing.T) {
 	}
 }
 
+func TestS3SeveralItems(t *testing.T) {
+	f := newFakeS3(t)
+	f.bucket("bkt")
+	f.bucket("other")
+	f.put("bkt", "a.csv", []byte("a\n"))
+	f.put("bkt", "b/c.csv", []byte("bc\n"))
+	f.put("other", "d.csv", []byte("d\n"))
+	objs, err := ExpandObjects(context.Background(), []string{"s3://bkt/a.csv, s3://other/*.csv", "s3://bkt/b/"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(names(objs), " "); got != "s3://bkt/a.csv s3://other/d.csv s3://bkt/b/c.csv" {
+		t.Fatalf("got %s", got)
+	}
+	for i, want := range []string{"a\n", "d\n", "bc\n"} {
+		if got := readAll(t, objs[i].Open); string(got) != want {
+			t.Errorf("%s: %q", objs[i].Name, got)
+		}
+	}
+}
+
 func TestS3Reads(t *testing.T) {
 	f := newFakeS3(t)
 	f.bucket("bkt")

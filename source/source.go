@@ -63,6 +63,7 @@ func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Obje
 	var out []Object
 	var errs []error
 	usedStdin := false
+	bs := buckets{}
 	local := func(specs []string) {
 		for _, s := range specs {
 			if isStdin(s) && usedStdin {
@@ -104,7 +105,7 @@ func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Obje
 				local([]string{it})
 				continue
 			}
-			objs, err := expandURL(ctx, it)
+			objs, err := expandURL(ctx, bs, it)
 			if err != nil {
 				errs = append(errs, err)
 				continue
