@@ -66,9 +66,11 @@ func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Obje
 	bs := buckets{}
 	local := func(specs []string) {
 		for _, s := range specs {
-			if isStdin(s) && usedStdin {
-				errs = append(errs, fmt.Errorf("%s: standard input can be read only once", strings.TrimSpace(s)))
-				return
+			for _, it := range splitSpec(s) {
+				if isStdin(it) && usedStdin {
+					errs = append(errs, fmt.Errorf("%s: standard input can be read only once", it))
+					return
+				}
 			}
 		}
 		in := stdin
@@ -88,6 +90,9 @@ func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Obje
 		}
 	}
 	for _, spec := range specs {
+		if strings.Trim(spec, ", \t") == "" {
+			continue // as csvparse.Sources skips empty items
+		}
 		items := splitSpec(spec)
 		hasURL := false
 		for _, it := range items {

@@ -187,6 +187,7 @@ func TestLocal(t *testing.T) {
 		{odd},
 		{"-"},
 		{x, "STDIN", y},
+		{"", x, " , "},
 	} {
 		want, err := csvparse.Sources(specs, strings.NewReader("a\n"))
 		if err != nil {
@@ -230,6 +231,7 @@ func TestLocal(t *testing.T) {
 	}{
 		{[]string{"-", "mem://localtest/m.csv", "stdin"}, "stdin: standard input can be read only once"},
 		{[]string{"mem://localtest/m.csv,-,-"}, "-: standard input can be read only once"},
+		{[]string{"-", "mem://localtest/m.csv", x + ", -"}, "-: standard input can be read only once"},
 		{[]string{filepath.Join(dir, "none*.csv")}, "no file matches"},
 		{[]string{"mem://localtest/none.csv", x}, "mem://localtest/none.csv: "},
 		{nil, "no input files given"},
