@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
@@ -32,10 +34,11 @@ type remote struct {
 	key  string
 	name string // full URL, for messages
 	size int64  // as listed
+	etag string // as listed, when the store gives one: every read asks for that version
 }
 
-func (p *place) object(key string, size int64) Object {
-	r := &remote{ctx: p.ctx, b: p.bucket, key: key, name: p.base + key, size: size}
+func (p *place) object(key string, size int64, etag string) Object {
+	r := &remote{ctx: p.ctx, b: p.bucket, key: key, name: p.base + key, size: size, etag: etag}
 	return Object{
 		Source: csvparse.Source{Name: r.name, Size: size, Open: func() (io.ReadCloser, error) {
 			return r.openRange(0, -1)
@@ -203,7 +206,7 @@ func (rr *rangeReader) reopen() error {
 			case <-t.C:
 			}
 		}
-		body, err := rr.r.b.NewRangeReader(ctx, rr.r.key, rr.pos, rr.end-rr.pos, nil)
+		body, err := rr.r.b.NewRangeReader(ctx, rr.r.key, rr.pos, rr.end-rr.pos, rr.r.readOptions())
 		if err == nil {
 			if got := body.Size(); got != rr.r.size {
 				_ = body.Close()
@@ -219,6 +222,22 @@ func (rr *rangeReader) reopen() error {
 		}
 		rr.noteFailure(err)
 	}
+}
+
+// readOptions pins S3 reads to the version listed (If-Match), so that
+// an object replaced mid-run fails with FailedPrecondition instead of
+// splicing two versions; other stores get the size check only.
+func (r *remote) readOptions() *blob.ReaderOptions {
+	if r.etag == "" {
+		return nil
+	}
+	return &blob.ReaderOptions{BeforeRead: func(as func(any) bool) error {
+		var in *s3.GetObjectInput
+		if as(&in) {
+			in.IfMatch = &r.etag
+		}
+		return nil
+	}}
 }
 
 // transient reports whether err may go away on a retry: not when the
@@ -272,6 +291,8 @@ func describe(err error) error {
 		cause = "no such object"
 	case code == "PermanentRedirect" || httpStatus == 301 || code == "AuthorizationHeaderMalformed":
 		cause = "the bucket is in another region (set AWS_REGION or region=)"
+	case code == "PreconditionFailed" || gcerrors.Code(err) == gcerrors.FailedPrecondition:
+		cause = "object changed since it was listed"
 	case code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch":
 		cause = "credentials rejected"
 	case gcerrors.Code(err) == gcerrors.NotFound:
@@ -282,4 +303,22 @@ func describe(err error) error {
 		return err
 	}
 	return &causeError{cause: cause, err: err}
+}
+
+// listedETag is an S3 listing entry's ETag, "" for other stores.
+func listedETag(obj *blob.ListObject) string {
+	var o s3types.Object
+	if obj.As(&o) && o.ETag != nil {
+		return *o.ETag
+	}
+	return ""
+}
+
+// headETag is an S3 HEAD's ETag, "" for other stores.
+func headETag(a *blob.Attributes) string {
+	var h s3.HeadObjectOutput
+	if a.As(&h) && h.ETag != nil {
+		return *h.ETag
+	}
+	return ""
 }

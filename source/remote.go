@@ -201,7 +201,7 @@ func expandURL(ctx context.Context, bs buckets, item string) ([]Object, error) {
 	}
 	attrs, err := p.bucket.Attributes(ctx, key)
 	if err == nil {
-		return []Object{p.object(key, attrs.Size)}, nil
+		return []Object{p.object(key, attrs.Size, headETag(attrs))}, nil
 	}
 	if gcerrors.Code(err) != gcerrors.NotFound {
 		return nil, fail(item, err)
@@ -243,7 +243,7 @@ func (p *place) list(ctx context.Context, prefix string, recursive bool, keep fu
 		if obj.IsDir || strings.HasSuffix(obj.Key, "/") || !keep(obj.Key) {
 			continue // a common prefix, or a folder marker
 		}
-		out = append(out, p.object(obj.Key, obj.Size))
+		out = append(out, p.object(obj.Key, obj.Size, listedETag(obj)))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

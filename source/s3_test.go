@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -70,6 +71,16 @@ func newFakeS3(t *testing.T) *fakeS3 {
 			}
 		}
 		f.mu.Unlock()
+		if m := r.Header.Get("If-Match"); m != "" && r.Method == http.MethodGet {
+			// gofakes3 checks If-Match only on PUT; S3 checks it on GET.
+			key, _ := strings.CutPrefix(strings.TrimPrefix(r.URL.Path, "/"), bucket+"/")
+			if obj, err := f.backend.HeadObject(bucket, key); err == nil && m != `"`+hex.EncodeToString(obj.Hash)+`"` {
+				w.Header().Set("Content-Type", "application/xml")
+				w.WriteHeader(http.StatusPreconditionFailed)
+				io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><RequestId>1</RequestId></Error>`)
+				return
+			}
+		}
 		if limit >= 0 {
 			w = &dropWriter{ResponseWriter: w, left: limit}
 		}
@@ -491,6 +502,21 @@ func TestS3Errors(t *testing.T) {
 	}
 	if _, err := objs[0].ReaderAt.ReadAt(make([]byte, 1), 0); err == nil {
 		t.Error("ReadAt of a removed object: no error")
+	}
+	// Replaced after the listing, even by one of the same size: no read
+	// splices two versions.
+	for i, u := range []string{"s3://bkt/a.csv", "s3://bkt/*.csv"} {
+		objs, err = ExpandObjects(ctx, []string{u}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.put("bkt", "a.csv", fmt.Appendf(nil, "a,b\n%d,4\n", i))
+		if _, err := objs[0].Open(); err == nil || !strings.Contains(err.Error(), "s3://bkt/a.csv: object changed since it was listed") {
+			t.Fatalf("%s: Open of a replaced object: %v", u, err)
+		}
+		if _, err := objs[0].ReaderAt.ReadAt(make([]byte, 2), 2); err == nil {
+			t.Fatalf("%s: ReadAt of a replaced object: no error", u)
+		}
 	}
 	// Denied after the listing.
 	f.mu.Lock()
