@@ -9,6 +9,23 @@
 // key) lists that "directory", not recursively. Hidden keys (a last
 // segment starting with '.') are left out unless the pattern asks for
 // them, as for local globs. Other specs are csvparse.Sources', unchanged.
+//
+// Credentials and endpoints come from each store's usual configuration:
+// for S3 the AWS SDK's (AWS_REGION, AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY, AWS_PROFILE and the shared files, web identity,
+// container and instance roles; AWS_ENDPOINT_URL or AWS_ENDPOINT_URL_S3
+// for an S3-compatible store, addressed path-style when
+// AWS_S3_USE_PATH_STYLE=true or the endpoint is an IP address or
+// localhost), for GCS Application Default Credentials, for Azure the
+// AZURE_STORAGE_* variables or DefaultAzureCredential. gocloud.dev's URL
+// parameters (s3://b/k?region=…&endpoint=…&use_path_style=true,
+// anonymous=true, profile=…) override them.
+//
+// Reads stream, holding no more than the HTTP client's buffers; a read
+// that fails on a transient error (a dropped connection, an early end,
+// 5xx, throttling) resumes at the byte it reached after a backoff, and
+// S3 reads are pinned to the ETag listed. Permanent errors (no such
+// bucket or object, access denied) come at once, naming the URL.
 package source
 
 import (
