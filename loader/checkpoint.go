@@ -99,21 +99,17 @@ func identify(sources []csvparse.Source) ([]inputID, error) {
 }
 
 func identifyOne(s csvparse.Source) (inputID, error) {
-	var rc io.ReadCloser
-	var err error
-	if s.Path != "" {
-		// A part of a file (--split): the file identifies it, and its
-		// name, FILE@OFFSET, the part.
-		rc, err = os.Open(s.Path)
-	} else {
-		rc, err = s.Open()
-	}
+	rc, err := s.Open()
 	if err != nil {
 		return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
 	}
 	defer rc.Close()
 	f, ok := rc.(*os.File)
 	if !ok {
+		if ra, ok := rc.(io.ReaderAt); ok && s.Size >= 0 {
+			// An object in storage: its URL, size and edges.
+			return identifyAt(s.Name, ra, s.Size)
+		}
 		return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s is not a file: it cannot be resumed", s.Name)}
 	}
 	st, err := f.Stat()
@@ -135,11 +131,25 @@ func identifyOne(s csvparse.Source) (inputID, error) {
 	path := s.Name
 	if abs, err := filepath.Abs(f.Name()); err == nil {
 		path = abs
-		if s.Path != "" {
-			path += strings.TrimPrefix(s.Name, s.Path) // the part's @OFFSET
-		}
 	}
 	return inputID{Path: path, Size: size, MTime: st.ModTime().UTC(), Hash: hex.EncodeToString(h.Sum(nil)[:16])}, nil
+}
+
+// identifyAt identifies an object in storage by its name, size and the
+// SHA-256 of its first and last 64 KiB, read at their offsets.
+func identifyAt(name string, ra io.ReaderAt, size int64) (inputID, error) {
+	const edge = 64 << 10
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(ra, 0, min(edge, size))); err != nil {
+		return inputID{}, fmt.Errorf("resume: %s: %w", name, err)
+	}
+	if size > edge {
+		from := max(edge, size-edge)
+		if _, err := io.Copy(h, io.NewSectionReader(ra, from, size-from)); err != nil {
+			return inputID{}, fmt.Errorf("resume: %s: %w", name, err)
+		}
+	}
+	return inputID{Path: name, Size: size, Hash: hex.EncodeToString(h.Sum(nil)[:16])}, nil
 }
 
 // shapeOptions are the options that decide how the input is cut into

@@ -26,6 +26,7 @@ import (
 	"github.com/cqlload/cqlload/internal/limit"
 	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/schema"
+	"github.com/cqlload/cqlload/source"
 )
 
 // maxChunkBytes caps a chunk as CHUNKSIZE caps its rows. Without it 5,000
@@ -141,13 +142,13 @@ const readGrace = 300 * time.Millisecond
 // --resume cannot be honoured, the context's error when cancelled, and nil
 // when every row was written, rejected into an error file, or skipped.
 func (l *Loader) Run(ctx context.Context) (Summary, error) {
-	sources, err := csvparse.Sources(l.opts.Files, l.opts.Stdin)
+	objects, err := source.ExpandObjects(ctx, l.opts.Files, l.opts.Stdin)
 	if err != nil {
 		return Summary{}, err
 	}
-	l.files = len(sources)
 	splitStart := time.Now()
-	if sources, err = splitSources(sources, &l.opts); err != nil {
+	sources, err := splitSources(objects, &l.opts)
+	if err != nil {
 		return Summary{}, err
 	}
 	if l.opts.SplitCount > 1 {
@@ -157,7 +158,13 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	if sources, err = repeatSources(sources, l.opts.Repeat); err != nil {
 		return Summary{}, err
 	}
-	done, err := l.openLedger(sources)
+	// The checkpoint identifies the inputs whole; the split, if any, is
+	// one of the options it records.
+	whole := make([]csvparse.Source, len(objects))
+	for i, obj := range objects {
+		whole[i] = obj.Source
+	}
+	done, err := l.openLedger(whole)
 	if err != nil || done {
 		sum := l.summary()
 		sum.NothingToDo = done

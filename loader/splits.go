@@ -2,11 +2,12 @@ package loader
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/source"
 	"github.com/cqlload/cqlload/split"
 )
 
@@ -22,25 +23,29 @@ import (
 // by name as the file's first range does. Files are not cut when SKIPROWS
 // or MAXROWS is given (they count a file's records from its start), nor
 // when the encoding or compression rules it out.
-func splitSources(sources []csvparse.Source, o *Options) ([]csvparse.Source, error) {
+func splitSources(objects []source.Object, o *Options) ([]csvparse.Source, error) {
 	if o.SplitCount <= 1 {
-		return sources, nil
+		out := make([]csvparse.Source, len(objects))
+		for i, obj := range objects {
+			out[i] = obj.Source
+		}
+		return out, nil
 	}
-	files := make([]split.File, len(sources))
-	byName := map[string]csvparse.Source{}
-	for i, s := range sources {
-		if s.Size < 0 {
-			return nil, fmt.Errorf("--split: %s is a stream, which only one process can read", s.Name)
+	files := make([]split.File, len(objects))
+	byName := map[string]source.Object{}
+	for i, obj := range objects {
+		if obj.Size < 0 || obj.ReaderAt == nil {
+			return nil, fmt.Errorf("--split: %s is a stream, which only one process can read", obj.Name)
 		}
-		if _, dup := byName[s.Name]; dup {
-			return nil, fmt.Errorf("--split: %s is given twice", s.Name)
+		if _, dup := byName[obj.Name]; dup {
+			return nil, fmt.Errorf("--split: %s is given twice", obj.Name)
 		}
-		byName[s.Name] = s
-		ok, err := rangeable(s, o)
+		byName[obj.Name] = obj
+		ok, err := rangeable(obj, o)
 		if err != nil {
 			return nil, err
 		}
-		files[i] = split.File{Name: s.Name, Size: s.Size, Splittable: ok}
+		files[i] = split.File{Name: obj.Name, Size: obj.Size, Splittable: ok}
 	}
 	plan, err := split.Plan(files, o.SplitCount, o.SplitSize)
 	if err != nil {
@@ -48,12 +53,12 @@ func splitSources(sources []csvparse.Source, o *Options) ([]csvparse.Source, err
 	}
 	var out []csvparse.Source
 	for _, u := range split.Merge(plan[o.SplitIndex]) {
-		src := byName[u.Name]
-		if u.Whole || u.Start == 0 && u.End >= src.Size {
-			out = append(out, src)
+		obj := byName[u.Name]
+		if u.Whole || u.Start == 0 && u.End >= obj.Size {
+			out = append(out, obj.Source)
 			continue
 		}
-		r, err := rangeSource(src, u.Start, u.End, o.Dialect)
+		r, err := rangeSource(obj, u.Start, u.End, o.Dialect)
 		if err != nil {
 			return nil, err
 		}
@@ -64,36 +69,26 @@ func splitSources(sources []csvparse.Source, o *Options) ([]csvparse.Source, err
 	return out, nil
 }
 
-// rangeable says whether s may be cut into byte ranges: a regular file,
+// rangeable says whether obj may be cut into byte ranges: of known size,
 // uncompressed, in an encoding that can be cut, with no option that
 // counts records from the file's start.
-func rangeable(s csvparse.Source, o *Options) (bool, error) {
-	if s.Size <= 0 || o.Dialect.SkipRows > 0 || o.Dialect.MaxRows >= 0 {
+func rangeable(obj source.Object, o *Options) (bool, error) {
+	if obj.Size <= 0 || o.Dialect.SkipRows > 0 || o.Dialect.MaxRows >= 0 {
 		return false, nil
 	}
-	f, err := os.Open(s.Name)
+	ok, err := csvparse.SplittableFile(obj.Name, obj.ReaderAt, obj.Size, o.Dialect)
 	if err != nil {
-		return false, fmt.Errorf("--split: %w", err)
-	}
-	defer f.Close()
-	ok, err := csvparse.SplittableFile(s.Name, f, s.Size, o.Dialect)
-	if err != nil {
-		return false, fmt.Errorf("--split: %s: %w", s.Name, err)
+		return false, fmt.Errorf("--split: %s: %w", obj.Name, err)
 	}
 	return ok, nil
 }
 
-// rangeSource is the part of file src whose records begin in [start, end).
-func rangeSource(src csvparse.Source, start, end int64, d csvparse.Dialect) (csvparse.Source, error) {
-	f, err := os.Open(src.Name)
-	if err != nil {
-		return csvparse.Source{}, fmt.Errorf("--split: %w", err)
-	}
-	defer f.Close()
+// rangeSource is the part of obj whose records begin in [start, end).
+func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect) (csvparse.Source, error) {
 	boundary := func(off int64) (int64, error) {
-		p, err := csvparse.FindRecordStart(f, src.Size, off, d)
+		p, err := csvparse.FindRecordStart(obj.ReaderAt, obj.Size, off, d)
 		if err != nil {
-			return 0, fmt.Errorf("--split: %s: %w", src.Name, err)
+			return 0, fmt.Errorf("--split: %s: %w", obj.Name, err)
 		}
 		return p, nil
 	}
@@ -107,38 +102,31 @@ func rangeSource(src csvparse.Source, start, end int64, d csvparse.Dialect) (csv
 	}
 	if start == 0 {
 		// The file's first range: read as the file is, header and all.
-		name := src.Name
-		return csvparse.Source{Name: name, Size: to, Path: name, Open: func() (io.ReadCloser, error) {
-			return openSection(name, 0, to, nil)
+		return csvparse.Source{Name: obj.Name, Size: to, Path: obj.Name, Open: func() (io.ReadCloser, error) {
+			return obj.OpenRange(0, to)
 		}}, nil
 	}
 	var header []byte
 	if d.Header {
 		// The header is the file's first record, after any BOM and
 		// blank lines: up to where the second one begins.
-		h, err := csvparse.HeaderEnd(f, src.Size, d)
+		h, err := csvparse.HeaderEnd(obj.ReaderAt, obj.Size, d)
 		if err != nil {
-			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", src.Name, err)
+			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", obj.Name, err)
 		}
 		header = make([]byte, h)
-		if _, err := f.ReadAt(header, 0); err != nil {
-			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", src.Name, err)
+		if _, err := obj.ReaderAt.ReadAt(header, 0); err != nil && !(errors.Is(err, io.EOF) && h == obj.Size) {
+			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", obj.Name, err)
 		}
 	}
-	name := src.Name
-	return csvparse.Source{Name: fmt.Sprintf("%s@%d", name, from), Size: to - from, Path: name, Open: func() (io.ReadCloser, error) {
-		return openSection(name, from, to, header)
+	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: to - from, Path: obj.Name, Open: func() (io.ReadCloser, error) {
+		rc, err := obj.OpenRange(from, to-from)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(header), rc), rc}, nil
 	}}, nil
-}
-
-// openSection reads [from, to) of the file at path, after prefix.
-func openSection(path string, from, to int64, prefix []byte) (io.ReadCloser, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(prefix), io.NewSectionReader(f, from, to-from)), f}, nil
 }

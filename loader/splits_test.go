@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/source"
 )
 
 // TestSplitSources: every record of the inputs is in exactly one split's
@@ -54,7 +54,7 @@ func TestSplitSources(t *testing.T) {
 		{"gzip is whole", func(o *Options) {}, gz, true, false},
 	}
 	for _, tt := range tests {
-		srcs, err := csvparse.Sources([]string{tt.file}, nil)
+		srcs, err := source.ExpandObjects(context.Background(), []string{tt.file}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
