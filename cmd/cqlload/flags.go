@@ -188,8 +188,11 @@ const usageHead = `cqlload loads CSV files into Apache Cassandra or ScyllaDB.
 
 Usage:
   cqlload [flags] [HOST [PORT]] -e "COPY ks.table [(c1, c2, ...)] FROM 'file.csv' [WITH opt = value [AND ...]]"
-  cqlload [flags] [HOST [PORT]] --table ks.table [--columns c1,c2] FILE|GLOB|DIR|- ...
+  cqlload [flags] [HOST [PORT]] --table ks.table [--columns c1,c2] FILE|GLOB|DIR|URL|- ...
   cqlload summarize [--summary-json PATH|-] SUMMARY.json...   (merge the summaries of several runs)
+
+An input may be a URL of an object store, with a glob or a prefix:
+s3://bucket/prefix/*.csv.gz, gs://..., azblob://..., file:///dir/*.csv.
 
 With --table, a first argument is taken for HOST only if no --hosts is
 given, more arguments follow it, it is no existing file, directory or glob
