@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/source"
@@ -34,6 +35,14 @@ func splitSources(objects []source.Object, o *Options) ([]csvparse.Source, error
 	files := make([]split.File, len(objects))
 	byName := map[string]source.Object{}
 	for i, obj := range objects {
+		if !source.IsURL(obj.Name) && obj.ReaderAt != nil {
+			// A local file: one handle for the boundary search's many
+			// reads, rather than an open per read.
+			if f, err := os.Open(obj.Name); err == nil {
+				defer f.Close()
+				obj.ReaderAt = f
+			}
+		}
 		if obj.Size < 0 || obj.ReaderAt == nil {
 			return nil, fmt.Errorf("--split: %s is a stream, which only one process can read", obj.Name)
 		}

@@ -228,8 +228,8 @@ type Summary struct {
 	// HdrHistogram's compressed, base64 form, so that summaries of several
 	// runs (the splits of one load) can be merged exactly.
 	LatencyHistogram string `json:"latency_histogram,omitempty"`
-	// SplitFindS is the time --split spent finding the record starts of
-	// its byte ranges.
+	// SplitFindS is the CPU time --split spent planning and finding the
+	// record starts of its byte ranges.
 	SplitFindS float64 `json:"split_find_s,omitempty"`
 	// StartedAt and EndedAt bound the run on the wall clock.
 	StartedAt time.Time `json:"started_at"`
