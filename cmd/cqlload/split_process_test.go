@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,14 +97,24 @@ func splitInputs(t *testing.T, dir string, bigRows int) ([]string, map[int64]str
 // one write per record, and cqlload summarize of the runs' summaries
 // accounts for every record. The large file is cut into many ranges, so
 // that range ends fall inside quoted fields, on escapes and on line breaks.
+// CQLLOAD_SPLIT_ROWS sets the large file's records (150,000, about 6 MB,
+// by default, to keep make test quick; 6,000,000 make about 250 MB).
 func TestSplitProcesses(t *testing.T) {
 	dir := t.TempDir()
-	files, want := splitInputs(t, dir, 150000)
+	bigRows := 150000
+	if v := os.Getenv("CQLLOAD_SPLIT_ROWS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("CQLLOAD_SPLIT_ROWS=%q is not a positive number", v)
+		}
+		bigRows = n
+	}
+	files, want := splitInputs(t, dir, bigRows)
 	for _, n := range []int{3, 7} {
 		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
 			sim := proctest.StartSim(t, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};"+
 				"CREATE TABLE ks.s (k bigint PRIMARY KEY, v text);", "--nodes", "3")
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute+time.Duration(bigRows/10000)*time.Second)
 			defer cancel()
 			run := t.TempDir()
 			cmds := make([]*exec.Cmd, n)
