@@ -90,18 +90,18 @@ func (c codeOf) GetCode() int { return c.Code() }
 // every row in it exactly one outcome.
 func (l *Loader) send(ctx context.Context, b *batch) {
 	if l.opts.DryRun {
-		l.releasePermit(b, 0, errNotSent)
+		l.releasePermit(b, 0, limit.Ignore)
 		l.ledger.notSentDryRun(b.rec, len(b.rows))
 		return
 	}
 	if l.durationOver.Load() {
 		// --duration ended the run: what is not sent yet is skipped.
-		l.releasePermit(b, 0, errNotSent)
+		l.releasePermit(b, 0, limit.Ignore)
 		l.ledger.notSentByDuration(b.rec, len(b.rows))
 		return
 	}
 	if l.stopped() {
-		l.releasePermit(b, 0, errNotSent)
+		l.releasePermit(b, 0, limit.Ignore)
 		l.settleRows(b, b.rows, notSent, "the run stopped before this row was sent")
 		return
 	}
@@ -151,8 +151,8 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		err := l.exec(ctx, b.plan, rows)
 		rtt := time.Since(start)
 		l.tracker.observe(rtt)
-		l.releasePermit(b, rtt, err)
 		if err == nil {
+			l.releasePermit(b, rtt, limit.Success)
 			if l.pacer != nil {
 				l.tracker.observeCorrected(time.Since(due))
 			}
@@ -165,6 +165,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			return
 		}
 		we := classify(err)
+		l.releasePermit(b, rtt, we.outcome())
 		l.tracker.failed(err)
 		mayBeApplied = mayBeApplied || we.MayBeApplied
 		if firstFailure.IsZero() {
@@ -200,26 +201,23 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 	}
 }
 
-// errNotSent releases a permit of a batch that was never sent.
-var errNotSent = errors.New("not sent")
+// outcome is what a failed attempt tells the in-flight limit: a node
+// without room (Dropped), or nothing to learn from (Ignore).
+func (e *WriteError) outcome() limit.Outcome {
+	if e.Saturated {
+		return limit.Dropped
+	}
+	return limit.Ignore
+}
 
-// releasePermit returns the batch's permit after its first attempt, and
-// tells the limiter what the attempt showed. Retries (and the halves of a
-// split batch) go without one: they are paced by their backoff, and a
-// sender waiting for a permit could wait on the dispatcher, which waits
-// for a sender.
-func (l *Loader) releasePermit(b *batch, rtt time.Duration, err error) {
+// releasePermit returns the batch's permit after its first attempt (or,
+// unsent, with Ignore), and tells the limiter what the attempt showed.
+// Retries (and the halves of a split batch) go without one: they are
+// paced by their backoff, and a sender waiting for a permit could wait on
+// the dispatcher, which waits for a sender.
+func (l *Loader) releasePermit(b *batch, rtt time.Duration, o limit.Outcome) {
 	if b.lim == nil {
 		return
-	}
-	o := limit.Success
-	if err == errNotSent {
-		o = limit.Ignore
-	} else if err != nil {
-		o = limit.Ignore
-		if classify(err).Saturated {
-			o = limit.Dropped
-		}
 	}
 	b.lim.Release(rtt, o)
 	b.lim = nil
