@@ -167,20 +167,11 @@ func parseCapacity(form url.Values) (int, OverloadMode, error) {
 	var (
 		rate    int
 		mode    OverloadMode
-		errs    []error
 		hasRate bool
 	)
-	keys := make([]string, 0, len(form))
-	for k := range form {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if len(form[k]) != 1 {
-			errs = append(errs, fmt.Errorf("%s: given %d times", k, len(form[k])))
-			continue
-		}
-		v := form[k][0]
+	params, errs := singleParams(form)
+	for _, p := range params {
+		k, v := p[0], p[1]
 		switch k {
 		case "rows_per_sec":
 			hasRate = true
@@ -213,11 +204,9 @@ func parseCapacity(form url.Values) (int, OverloadMode, error) {
 	return rate, mode, nil
 }
 
-// parseFault reads the parameters of POST /nodes/{n}/faults. Every bad
-// parameter is reported, by name, so one request shows all the mistakes.
-func parseFault(form url.Values) (Fault, error) {
-	var f Fault
-	var errs []error
+// singleParams lists a control request's parameters in name order, as
+// name and value; a parameter given more than once is an error, by name.
+func singleParams(form url.Values) (params [][2]string, errs []error) {
 	keys := make([]string, 0, len(form))
 	for k := range form {
 		keys = append(keys, k)
@@ -228,7 +217,18 @@ func parseFault(form url.Values) (Fault, error) {
 			errs = append(errs, fmt.Errorf("%s: given %d times", k, len(form[k])))
 			continue
 		}
-		v := form[k][0]
+		params = append(params, [2]string{k, form[k][0]})
+	}
+	return params, errs
+}
+
+// parseFault reads the parameters of POST /nodes/{n}/faults. Every bad
+// parameter is reported, by name, so one request shows all the mistakes.
+func parseFault(form url.Values) (Fault, error) {
+	var f Fault
+	params, errs := singleParams(form)
+	for _, p := range params {
+		k, v := p[0], p[1]
 		switch k {
 		case "rate":
 			r, err := strconv.ParseFloat(v, 64)
