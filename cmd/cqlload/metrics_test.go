@@ -7,19 +7,17 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cqlload/cqlload/loader"
 )
 
-func TestMetricsEndpoint(t *testing.T) {
-	o := loader.DefaultOptions()
-	o.Hosts, o.Keyspace, o.Table, o.Files = []string{"127.0.0.1"}, "ks", "t", []string{"x.csv"}
-	l, err := loader.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+// scrape serves l's metrics and reads /metrics once.
+func scrape(t *testing.T, l *loader.Loader) string {
+	t.Helper()
 	addr, stop, err := serveMetrics("127.0.0.1:0", l)
 	if err != nil {
 		t.Fatal(err)
@@ -30,12 +28,26 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
+}
+
+func TestMetricsEndpoint(t *testing.T) {
+	o := loader.DefaultOptions()
+	o.Hosts, o.Keyspace, o.Table, o.Files = []string{"127.0.0.1"}, "ks", "t", []string{"x.csv"}
+	l, err := loader.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := scrape(t, l)
 	for _, want := range []string{
 		"cqlload_rows_read_total 0", "cqlload_rows_written_total 0", "cqlload_rows_failed_parse_total 0",
 		"cqlload_rows_failed_insert_total 0", "cqlload_retries_total 0", "cqlload_input_bytes -1", "cqlload_rows_in_flight 0",
 	} {
-		if !strings.Contains(string(body), want) {
+		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
 	}
@@ -63,23 +75,52 @@ func TestMetricsLimitsPerHost(t *testing.T) {
 	if _, err := l.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	addr, stop, err := serveMetrics("127.0.0.1:0", l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body := scrape(t, l)
 	for _, h := range c.Hosts() {
-		host := h // host:port, as the loader reports it
-		for _, want := range []string{`cqlload_in_flight_limit{host="` + host + `"} `, `cqlload_in_flight_requests{host="` + host + `"} 0`} {
-			if !strings.Contains(string(body), want) {
+		// h is host:port, as the loader reports it.
+		for _, want := range []string{`cqlload_in_flight_limit{host="` + h + `"} `, `cqlload_in_flight_requests{host="` + h + `"} 0`} {
+			if !strings.Contains(body, want) {
 				t.Errorf("/metrics lacks %q:\n%s", want, body)
 			}
 		}
+	}
+}
+
+// TestLogLinesCarryIntervals: --progress log lines carry the interval's
+// figures as a load tester reads them, and the intervals' rows add up to
+// the rows written.
+func TestLogLinesCarryIntervals(t *testing.T) {
+	c := startSim(t)
+	path := filepath.Join(t.TempDir(), "rows.csv")
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, "%d,v,%d\n", i, i)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "", "127.0.0.1", strconv.Itoa(c.Port()), "--progress", "log", "--report-frequency", "0.1",
+		"--ingest-rate", "40000", "--err-file", filepath.Join(t.TempDir(), "e.err"), "--table", "ks.t", "--columns", "k,v,n", path)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	re := regexp.MustCompile(`interval ([0-9.]+)s: (\d+) rows/s, \d+ req/s, latency ms p50 [0-9.]+ p95 [0-9.]+ p99 [0-9.]+ max [0-9.]+, \d+ errors \([0-9.]+%\), \d+ retries, in-flight limit (\d+)`)
+	lines, rows := 0, 0.0
+	for _, line := range strings.Split(stderr, "\n") {
+		m := re.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		lines++
+		secs, _ := strconv.ParseFloat(m[1], 64)
+		rate, _ := strconv.ParseFloat(m[2], 64)
+		rows += secs * rate
+		if limit, _ := strconv.Atoi(m[3]); limit < 1 {
+			t.Errorf("line %q: no in-flight limit", line)
+		}
+	}
+	// Rates and lengths are printed rounded: allow for it.
+	if lines < 3 || rows < 19000 || rows > 21000 {
+		t.Fatalf("%d log lines with interval figures, whose rows add up to %.0f of 20000:\n%s", lines, rows, stderr)
 	}
 }
