@@ -147,8 +147,9 @@ func mergeSummaries(parts []jsonSummary, names []string) (jsonSummary, error) {
 			}
 		}
 		t.Limits = append(t.Limits, s.Limits...)
-		t.Adaptive = i == 0 && s.Adaptive || t.Adaptive && s.Adaptive
-		t.DryRun = i == 0 && s.DryRun || t.DryRun && s.DryRun
+		// All the runs' or none: adaptive and dry only if every run was.
+		t.Adaptive = s.Adaptive && (i == 0 || t.Adaptive)
+		t.DryRun = s.DryRun && (i == 0 || t.DryRun)
 		if t.StartedAt.IsZero() || s.StartedAt.Before(t.StartedAt) {
 			t.StartedAt = s.StartedAt
 		}
