@@ -15,9 +15,6 @@ type Source struct {
 	Name string // as the user wrote it (or as a glob or directory expanded it), for messages
 	Size int64  // bytes on disk; -1 when unknown (stdin)
 	Open func() (io.ReadCloser, error)
-	// Path, when the source is a part of a file on disk (a byte range
-	// that one of several processes loads), names the whole file.
-	Path string
 }
 
 // Sources expands cqlsh-style FROM specs. Each spec may be a

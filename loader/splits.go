@@ -111,7 +111,7 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect) (csvpa
 	}
 	if start == 0 {
 		// The file's first range: read as the file is, header and all.
-		return csvparse.Source{Name: obj.Name, Size: to, Path: obj.Name, Open: func() (io.ReadCloser, error) {
+		return csvparse.Source{Name: obj.Name, Size: to, Open: func() (io.ReadCloser, error) {
 			return obj.OpenRange(0, to)
 		}}, nil
 	}
@@ -128,7 +128,7 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect) (csvpa
 			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", obj.Name, err)
 		}
 	}
-	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: to - from, Path: obj.Name, Open: func() (io.ReadCloser, error) {
+	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: to - from, Open: func() (io.ReadCloser, error) {
 		rc, err := obj.OpenRange(from, to-from)
 		if err != nil {
 			return nil, err

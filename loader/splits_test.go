@@ -70,7 +70,7 @@ func TestSplitSources(t *testing.T) {
 			}
 			for _, s := range got {
 				parts++
-				if s.Path == "" {
+				if s.Size == srcs[0].Size {
 					total += s.Size // whole
 					continue
 				}
