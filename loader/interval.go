@@ -64,11 +64,7 @@ func (r *IntervalReader) Next() Interval {
 	t := r.l.tracker
 	p := r.l.Progress()
 	errs := t.errors.Load()
-	raw, corrected := t.histograms()
-	snap := raw
-	if corrected != nil {
-		snap = corrected
-	}
+	snap := t.snapshot()
 	iv := Interval{
 		Start:    r.prev.Elapsed,
 		End:      p.Elapsed,

@@ -137,19 +137,23 @@ func (t *tracker) latency() (l Latency, raw *Latency) {
 		return LatencyOf(t.hist), nil
 	}
 	r := LatencyOf(t.hist)
-	return LatencyOf(t.corrected), &r
+	return LatencyOf(t.reported()), &r
 }
 
-// histograms copies the latency histograms' counts (corrected is nil
-// without INGESTRATE), for IntervalReader.
-func (t *tracker) histograms() (raw, corrected *hdrhistogram.Snapshot) {
+// reported is the histogram the run's latency is read from: corrected
+// with INGESTRATE, else per attempt. t.mu must be held.
+func (t *tracker) reported() *hdrhistogram.Histogram {
+	if t.corrected != nil {
+		return t.corrected
+	}
+	return t.hist
+}
+
+// snapshot copies the reported histogram's counts, for IntervalReader.
+func (t *tracker) snapshot() *hdrhistogram.Snapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	raw = t.hist.Export()
-	if t.corrected != nil {
-		corrected = t.corrected.Export()
-	}
-	return raw, corrected
+	return t.reported().Export()
 }
 
 // encodedLatency is the histogram behind latency(), encoded as
@@ -157,11 +161,7 @@ func (t *tracker) histograms() (raw, corrected *hdrhistogram.Snapshot) {
 func (t *tracker) encodedLatency() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	h := t.hist
-	if t.corrected != nil {
-		h = t.corrected
-	}
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	b, err := t.reported().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return ""
 	}
