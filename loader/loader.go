@@ -165,11 +165,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 	// The checkpoint identifies the inputs whole; the split, if any, is
 	// one of the options it records.
-	whole := make([]csvparse.Source, len(objects))
-	for i, obj := range objects {
-		whole[i] = obj.Source
-	}
-	done, err := l.openLedger(whole)
+	done, err := l.openLedger(sourcesOf(objects))
 	if err != nil || done {
 		sum := l.summary()
 		sum.NothingToDo = done

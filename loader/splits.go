@@ -26,11 +26,7 @@ import (
 // when the encoding or compression rules it out.
 func splitSources(objects []source.Object, o *Options) ([]csvparse.Source, error) {
 	if o.SplitCount <= 1 {
-		out := make([]csvparse.Source, len(objects))
-		for i, obj := range objects {
-			out[i] = obj.Source
-		}
-		return out, nil
+		return sourcesOf(objects), nil
 	}
 	files := make([]split.File, len(objects))
 	byName := map[string]source.Object{}
@@ -76,6 +72,15 @@ func splitSources(objects []source.Object, o *Options) ([]csvparse.Source, error
 		}
 	}
 	return out, nil
+}
+
+// sourcesOf is the objects as the Splitter reads them, whole.
+func sourcesOf(objects []source.Object) []csvparse.Source {
+	out := make([]csvparse.Source, len(objects))
+	for i, obj := range objects {
+		out[i] = obj.Source
+	}
+	return out
 }
 
 // rangeable says whether obj may be cut into byte ranges: of known size,
