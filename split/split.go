@@ -2,11 +2,11 @@
 // (--split I/N): every record is loaded by exactly one split.
 //
 // The work is cut into units: a whole file, or for an uncompressed file
-// (File.Splittable) a byte range of about the unit size (--split-size).
-// The plan depends only on the files' names and sizes and on N and the
-// unit size, never on timing, the order the files were listed in or map
-// order, so every process computes the same plan on its own and takes
-// its part of it.
+// (File.Splittable) larger than the unit size (--split-size) a byte range
+// of it. The plan depends only on the files' names and sizes and on N
+// and the unit size, never on timing, the order the files were listed in
+// or map order, so every process computes the same plan on its own and
+// takes its part of it.
 //
 // A unit [Start, End) of a file holds the records whose first byte lies
 // in it: the process moves both ends to the next record start with
@@ -15,15 +15,38 @@
 //
 // # Balance
 //
-// Units are dealt longest first, each to the split with the fewest bytes
-// so far (ties to the one with fewer units, so empty files spread too,
-// then to the lowest index). After every step the most and least
-// loaded splits differ by at most the largest unit (a unit only goes to
-// the least loaded split), so every split's bytes lie within the largest
-// unit of the mean. With units of at most the unit size u, that is within
-// 10% of the mean once the input holds at least 10·N·u bytes; with fewer
-// units than that the bound is what it is: 4·N+1 equal units give one
-// split 5 and the others 4.
+// The plan is made in two passes. First the whole units are dealt: files
+// that cannot be cut (compressed ones, streams) and those no larger than
+// the unit size, which are not worth a cut (each cut costs the two
+// neighbouring splits a record-boundary search, which may read the
+// file's prefix). They go longest first, each to the split with the
+// fewest bytes so far (ties to the one with fewer units, so empty files
+// spread too, then to the lowest index); a stream of unknown size weighs
+// as one unit size.
+//
+// Then the bytes of the larger cuttable files, taken as one stream in
+// file order, are poured into the splits like water: the level L is
+// where the splits' deficits below L add up to the stream's bytes, and
+// each split below L, in index order, gets the next piece of the stream,
+// as long as its deficit. A piece may span files (the tail of one, the
+// head of the next). Where L is not a whole number, the first splits
+// below it, by index, get a byte more than the others, so that the
+// pieces add up to the stream.
+//
+// So split i ends with max(L, w_i) bytes, to the byte, where w_i is what
+// its whole units hold: the splits that got any of the stream are within
+// one byte of each other, a split that got none has at least as many
+// bytes as they do, and all splits are within one byte of each other
+// whenever the cuttable bytes cover the whole units' imbalance (the
+// bytes that would lift every split to the busiest one). When they do
+// not, the bound of the first pass holds: a unit only goes to the least
+// loaded split, so the busiest and the idlest split differ by at most
+// the largest whole unit, and the stream only narrows that.
+//
+// The stream is cut at most N-1 times. A split gets one contiguous piece
+// of it, so at most one range of any file, and only the piece's two ends
+// can fall inside a file: a process searches for at most two record
+// boundaries however many files are cut.
 package split
 
 import (
@@ -36,7 +59,8 @@ import (
 	"strings"
 )
 
-// DefaultUnitSize is --split-size's default.
+// DefaultUnitSize is --split-size's default: a cuttable file of at most
+// this many bytes goes to one split whole.
 const DefaultUnitSize = 64 << 20
 
 // File is one input.
@@ -86,13 +110,14 @@ func SortFiles(files []File) []File {
 	return out
 }
 
-// Plan cuts the files into units of unitSize bytes (the last of a file
-// shorter; a file no larger than unitSize, an unsplittable one or an
-// empty one is a single whole unit) and deals them to n splits, balancing
-// bytes (see Balance). Unit.File indexes SortFiles(files). Each split's
-// units are in file order, then offset order, so a process reads its
-// files one after another; a split may get no unit when there are fewer
-// units than splits.
+// Plan deals the files to n splits, balancing bytes (see Balance):
+// files that are not Splittable and Splittable ones of at most unitSize
+// bytes (empty ones too) are single whole units; the larger Splittable
+// files are cut where the splits' shares of them meet. Unit.File indexes
+// SortFiles(files). Each split's units are in file order, then offset
+// order, so a process reads its files one after another; a split holds
+// at most one unit of each file, and may get no unit when there are
+// fewer units than splits.
 func Plan(files []File, n int, unitSize int64) ([][]Unit, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("split: %d splits, want at least 1", n)
@@ -101,17 +126,18 @@ func Plan(files []File, n int, unitSize int64) ([][]Unit, error) {
 		return nil, fmt.Errorf("split: unit size %d, want at least 1 byte", unitSize)
 	}
 	sorted := SortFiles(files)
-	var units []Unit
+	var whole []Unit
+	var stream []int // indexes of the files to cut, in file order
+	var streamBytes int64
 	for i, f := range sorted {
 		switch {
 		case f.Size < -1 || f.Size == -1 && f.Splittable:
 			return nil, fmt.Errorf("split: %s: size %d cannot be split", f.Name, f.Size)
 		case !f.Splittable || f.Size <= unitSize:
-			units = append(units, Unit{File: i, Name: f.Name, Start: 0, End: f.Size, Whole: true})
+			whole = append(whole, Unit{File: i, Name: f.Name, Start: 0, End: f.Size, Whole: true})
 		default:
-			for s := int64(0); s < f.Size; s += unitSize {
-				units = append(units, Unit{File: i, Name: f.Name, Start: s, End: min(s+unitSize, f.Size)})
-			}
+			stream = append(stream, i)
+			streamBytes += f.Size
 		}
 	}
 	weight := func(u Unit) int64 {
@@ -120,22 +146,26 @@ func Plan(files []File, n int, unitSize int64) ([][]Unit, error) {
 		}
 		return u.Size()
 	}
-	order := slices.Clone(units)
-	slices.SortStableFunc(order, func(a, b Unit) int {
-		return cmp.Compare(weight(b), weight(a)) // stable: file then offset order among equals
+	slices.SortStableFunc(whole, func(a, b Unit) int {
+		return cmp.Compare(weight(b), weight(a)) // stable: file order among equals
 	})
 	plan := make([][]Unit, n)
 	loads := make(loadHeap, n)
 	for i := range loads {
 		loads[i] = load{split: i}
 	}
-	for _, u := range order {
+	for _, u := range whole {
 		l := &loads[0]
 		plan[l.split] = append(plan[l.split], u)
 		l.bytes += weight(u)
 		l.units++
 		heap.Fix(&loads, 0)
 	}
+	loaded := make([]int64, n)
+	for _, l := range loads {
+		loaded[l.split] = l.bytes
+	}
+	pour(plan, sorted, stream, fill(loaded, streamBytes))
 	for _, p := range plan {
 		slices.SortFunc(p, func(a, b Unit) int {
 			if c := cmp.Compare(a.File, b.File); c != 0 {
@@ -145,6 +175,65 @@ func Plan(files []File, n int, unitSize int64) ([][]Unit, error) {
 		})
 	}
 	return plan, nil
+}
+
+// fill returns how many bytes of a stream of s bytes each split gets so
+// that the splits with the fewest bytes rise to one level L: split i
+// gets max(L - loads[i], 0), rounded so that the shares add up to s
+// (the first splits below L, by index, get L's fraction rounded up).
+func fill(loads []int64, s int64) []int64 {
+	share := make([]int64, len(loads))
+	if s <= 0 {
+		return share
+	}
+	low := make([]int, len(loads)) // split indexes, fewest bytes first
+	for i := range low {
+		low[i] = i
+	}
+	slices.SortStableFunc(low, func(a, b int) int { return cmp.Compare(loads[a], loads[b]) })
+	// With the k least loaded splits below it, the level is
+	// (s + their bytes) / k; the next split is below the level too when
+	// its bytes are less than that. Ties never straddle the last one
+	// taken: a split as loaded as one below the level is below it.
+	k, sum := 1, s+loads[low[0]]
+	for k < len(low) {
+		w := loads[low[k]]
+		if q, r := sum/int64(k), sum%int64(k); q < w || q == w && r == 0 {
+			break
+		}
+		k++
+		sum += loads[low[k-1]]
+	}
+	level, extra := sum/int64(k), sum%int64(k)
+	below := slices.Clone(low[:k])
+	slices.Sort(below)
+	for j, i := range below {
+		share[i] = level - loads[i]
+		if int64(j) < extra {
+			share[i]++
+		}
+	}
+	return share
+}
+
+// pour hands the files stream (indexes into sorted, in order), read as
+// one run of bytes, to the splits in index order, share[i] bytes to
+// split i: each split gets one contiguous piece, cut into a unit per
+// file it touches.
+func pour(plan [][]Unit, sorted []File, stream []int, share []int64) {
+	f, at := 0, int64(0) // the stream's position: file stream[f], offset at
+	for i, want := range share {
+		for want > 0 {
+			file := sorted[stream[f]]
+			end := min(at+want, file.Size)
+			plan[i] = append(plan[i], Unit{File: stream[f], Name: file.Name, Start: at, End: end,
+				Whole: at == 0 && end == file.Size})
+			want -= end - at
+			if at = end; at == file.Size {
+				f, at = f+1, 0
+			}
+		}
+	}
 }
 
 type load struct {
