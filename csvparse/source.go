@@ -15,6 +15,13 @@ type Source struct {
 	Name string // as the user wrote it (or as a glob or directory expanded it), for messages
 	Size int64  // bytes on disk; -1 when unknown (stdin)
 	Open func() (io.ReadCloser, error)
+	// Continues says Open's stream does not begin a file but carries on
+	// from inside one (a byte range of it, as --split reads): its first
+	// bytes are data even if they look like a UTF-8 byte order mark,
+	// which only a file's own first bytes can be. A stream that puts the
+	// file's first bytes before the range (its header line) begins the
+	// file and does not continue it.
+	Continues bool
 }
 
 // Sources expands cqlsh-style FROM specs. Each spec may be a

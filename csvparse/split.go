@@ -143,8 +143,9 @@ type Splitter struct {
 // maxChunkBytes > 0, at most maxChunkBytes bytes unless one record alone
 // is larger; a record is never split. Inputs are decompressed (.gz and
 // .zst, by magic bytes or extension), decoded from d.Encoding to UTF-8
-// and stripped of a UTF-8 BOM. An invalid d makes Next fail. With a
-// single source, d.MaxRows includes the records d.SkipRows drops (see the
+// and stripped of a UTF-8 BOM, unless the source continues a file
+// (Source.Continues). An invalid d makes Next fail. With a single
+// source, d.MaxRows includes the records d.SkipRows drops (see the
 // package documentation).
 func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes int) *Splitter {
 	s := &Splitter{
@@ -289,7 +290,7 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 			return nil, f.inputError(err)
 		}
 	}
-	if f.avail() >= 3 && bytes.Equal(f.slice(0, 3), []byte{0xef, 0xbb, 0xbf}) {
+	if !src.Continues && f.avail() >= 3 && bytes.Equal(f.slice(0, 3), []byte{0xef, 0xbb, 0xbf}) {
 		f.pos = 3
 	}
 	return f, nil
