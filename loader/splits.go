@@ -14,9 +14,10 @@ import (
 
 // splitSources narrows the inputs to split SplitIndex of SplitCount
 // (--split I/N): package split deals the files, and byte ranges of the
-// uncompressed ones, to the splits by their sizes alone, and
-// csvparse.FindRecordStart moves each range's ends to record starts, so
-// that N processes given the same inputs load every record exactly once.
+// uncompressed ones larger than SplitSize, to the splits by their sizes
+// alone, and csvparse.FindRecordStart moves each range's ends to record
+// starts, so that N processes given the same inputs load every record
+// exactly once.
 //
 // A range that does not begin the file is a source of its own, named
 // FILE@OFFSET, whose line numbers count from the range's start; with
@@ -133,7 +134,11 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect) (csvpa
 			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", obj.Name, err)
 		}
 	}
-	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: to - from, Open: func() (io.ReadCloser, error) {
+	// Without a header the stream starts inside the file, where EF BB BF
+	// is data (a record's U+FEFF), not a BOM; with one it starts with the
+	// file's first bytes, whose BOM the Splitter strips as it would the
+	// file's.
+	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: to - from, Continues: len(header) == 0, Open: func() (io.ReadCloser, error) {
 		rc, err := obj.OpenRange(from, to-from)
 		if err != nil {
 			return nil, err

@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/source"
 )
 
@@ -92,8 +94,108 @@ func TestSplitSources(t *testing.T) {
 		if total != size {
 			t.Errorf("%s: the parts hold %d bytes of the file's %d", tt.name, total, size)
 		}
-		if tt.wantWhole && parts != 1 || !tt.wantWhole && parts < 6 {
+		// Cut, one file gives each split one range of it.
+		if tt.wantWhole && parts != 1 || !tt.wantWhole && parts != 3 {
 			t.Errorf("%s: %d parts over 3 splits (whole %v)", tt.name, parts, tt.wantWhole)
+		}
+	}
+}
+
+// TestSplitLeadingFEFF: a range that starts inside a file begins with
+// data, even where a record opens with U+FEFF (EF BB BF, as a BOM would
+// be): N splits of a file whose every record does so read the records a
+// whole-file parse reads, with and without a header, whose own BOM the
+// file's first bytes hold.
+func TestSplitLeadingFEFF(t *testing.T) {
+	dir := t.TempDir()
+	for _, header := range []bool{false, true} {
+		var b strings.Builder
+		b.WriteString("\ufeff") // the file's BOM
+		if header {
+			b.WriteString("k,v\n")
+		}
+		for i := range 3000 {
+			fmt.Fprintf(&b, "\ufeff%d,\"v\n%d\"\n", i, i)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("feff-%v.csv", header))
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := source.ExpandObjects(context.Background(), []string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := DefaultOptions().Dialect
+		d.Header = header
+		whole := readRecords(t, sourcesOf(objs), d)
+		if len(whole) != 3000 || whole[0][0] != "\ufeff0" {
+			t.Fatalf("header %v: the whole file gives %d records, the first %q", header, len(whole), whole[0])
+		}
+		for _, n := range []int{2, 3, 7} {
+			var got [][]string
+			cut := 0
+			for i := range n {
+				o := DefaultOptions()
+				o.Dialect = d
+				o.SplitIndex, o.SplitCount, o.SplitSize = i, n, 1<<10
+				srcs, err := splitSources(objs, &o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range srcs {
+					if strings.Contains(s.Name, "@") {
+						cut++
+					}
+				}
+				got = append(got, readRecords(t, srcs, d)...)
+			}
+			if cut != n-1 {
+				t.Errorf("header %v, %d splits: %d ranges inside the file, want %d", header, n, cut, n-1)
+			}
+			if !slices.EqualFunc(got, whole, slices.Equal) {
+				for k := range min(len(got), len(whole)) {
+					if !slices.Equal(got[k], whole[k]) {
+						t.Fatalf("header %v, %d splits: %d records, record %d is %q, want %q", header, n, len(got), k, got[k], whole[k])
+					}
+				}
+				t.Fatalf("header %v, %d splits: %d records, want %d", header, n, len(got), len(whole))
+			}
+		}
+	}
+}
+
+// readRecords parses srcs as the loader would, returning every record's
+// fields; with a header, every part must find the file's.
+func readRecords(t *testing.T, srcs []csvparse.Source, d csvparse.Dialect) [][]string {
+	t.Helper()
+	s := csvparse.NewSplitter(srcs, d, 100, 0)
+	defer s.Close()
+	var out [][]string
+	for {
+		c, err := s.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Header && !slices.Equal(c.Header, []string{"k", "v"}) {
+			t.Fatalf("%s: header %q", c.File, c.Header)
+		}
+		r := csvparse.NewReader(c, d)
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fields []string
+			for _, f := range rec.Fields {
+				fields = append(fields, string(f))
+			}
+			out = append(out, fields)
 		}
 	}
 }
@@ -110,6 +212,10 @@ func TestSplitResume(t *testing.T) {
 		o := testOptions(t, c, "b", path)
 		o.SplitIndex, o.SplitCount, o.SplitSize = i, 3, 64<<10
 		o.Resume, o.ErrFile = ckpt, filepath.Join(dir, "rejected.err")
+		// Chunks small enough that some settle before the cancel: a
+		// split's one range of 20000 rows would be four chunks of 5000
+		// in flight at once.
+		o.ChunkSize = 1000
 		return o
 	}
 	o := opts(0)
