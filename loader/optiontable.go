@@ -376,7 +376,7 @@ func optionTable() []Option {
 				return fmt.Sprintf("%d/%d", o.SplitIndex, o.SplitCount)
 			}}),
 		with(Option{Name: "SPLITSIZE", Flag: "split-size", Value: "bytes", Section: SectionInput,
-			Help:    "with --split, the byte ranges uncompressed files are cut into (compressed files go whole)",
+			Help:    "with --split, the size up to which an uncompressed file goes to one split whole; larger ones are cut where the splits' shares meet, so that the splits' bytes balance (compressed files go whole)",
 			Differs: "cqlload extension"},
 			accessor{func(o *Options, v string) error {
 				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
