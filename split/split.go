@@ -10,8 +10,7 @@
 //
 // A unit [Start, End) of a file holds the records whose first byte lies
 // in it: the process moves both ends to the next record start with
-// csvparse.FindRecordStart, which both neighbours compute alike, and
-// Merge lets it read adjacent units of a file as one range.
+// csvparse.FindRecordStart, which both neighbours compute alike.
 //
 // # Balance
 //
@@ -216,8 +215,8 @@ func fill(loads []int64, s int64) []int64 {
 	return share
 }
 
-// pour hands the files stream (indexes into sorted, in order), read as
-// one run of bytes, to the splits in index order, share[i] bytes to
+// pour hands the files of stream (indexes into sorted, in order), read
+// as one run of bytes, to the splits in index order, share[i] bytes to
 // split i: each split gets one contiguous piece, cut into a unit per
 // file it touches.
 func pour(plan [][]Unit, sorted []File, stream []int, share []int64) {
@@ -269,7 +268,8 @@ func (h *loadHeap) Pop() any {
 // End is the next's Start) into one range, so a split that got units 3
 // and 4 of a file reads [u3.Start, u4.End) once. units must be in plan
 // order (file, then offset), as Plan returns them; the result is a new
-// slice.
+// slice. Plan gives a split at most one unit of a file, so on its
+// output Merge changes nothing; it is for units put together otherwise.
 func Merge(units []Unit) []Unit {
 	var out []Unit
 	for _, u := range units {

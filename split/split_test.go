@@ -338,6 +338,11 @@ func TestPlanCoversEveryByteOnce(t *testing.T) {
 			}
 		}
 		checkBalance(t, fmt.Sprintf("iteration %d", it), loadsOf(plan, unit), wholeLoads, got, stream, largestWhole)
+		for i, units := range plan {
+			if m := Merge(units); !reflect.DeepEqual(m, units) && len(units) > 0 {
+				t.Fatalf("iteration %d: Merge changed split %d's units %+v to %+v", it, i, units, m)
+			}
+		}
 		// The same plan for any order of the files.
 		shuffled := slices.Clone(files)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
