@@ -23,20 +23,20 @@ func TestRingReplicaSet(t *testing.T) {
 func TestGroupBatches(t *testing.T) {
 	// Tokens -150 and 50 fall in different replica sets.
 	rg := &ring{ends: []int64{-100, 100}, set: []uint64{1, 2}}
-	mk := func(spec string) []*row {
+	mk := func(spec string) []*Row {
 		// spec: one letter per row naming its partition; a–m own token
 		// -150 (set 1), n–z token 50 (set 2).
-		var rows []*row
+		var rows []*Row
 		for _, c := range spec {
 			tok := int64(-150)
 			if c >= 'n' {
 				tok = 50
 			}
-			rows = append(rows, &row{partition: string(c), token: tok, size: 10})
+			rows = append(rows, &Row{partition: string(c), Token: tok, size: 10})
 		}
 		return rows
 	}
-	show := func(bs [][]*row) []string {
+	show := func(bs [][]*Row) []string {
 		var out []string
 		for _, b := range bs {
 			s := ""
@@ -80,8 +80,8 @@ func TestRoutingKey(t *testing.T) {
 		{[]int{1, 0}, []any{v("ab"), v("c")}, "\x00\x01c\x00\x00\x02ab\x00"},
 	}
 	for _, tt := range tests {
-		s := &sender{pk: tt.pk}
-		got := string(s.routingKey(&row{values: tt.vals}))
+		s := &Source{pk: tt.pk}
+		got := string(s.routingKey(&Row{Values: tt.vals}))
 		if got != tt.want {
 			t.Errorf("routingKey(%v) = %q, want %q", tt.pk, got, tt.want)
 		}
