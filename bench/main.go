@@ -1,8 +1,9 @@
-// Command bench measures cqlload against a raw-driver ceiling: it
-// generates the standard datasets, starts cqlsim as a separate process,
-// runs bin/cqlload on each dataset and the ceiling (this program's
-// "ceiling" subcommand, see package bench/ceiling) on the same file, and
-// prints one table; the figures also go to a JSON file.
+// Command bench measures cqlload against a raw-driver ceiling and a wire
+// floor: it generates the standard datasets, starts cqlsim as a separate
+// process, runs bin/cqlload on each dataset, then the ceiling (this
+// program's "ceiling" subcommand, see package bench/ceiling) and the
+// floor ("floor", see package bench/floor) on the same file, and prints
+// one table; the figures also go to a JSON file.
 //
 //	go run ./bench [-rows N] [-bin DIR] [-json FILE] [-datasets a,b] [-scale K]
 //
@@ -11,13 +12,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -27,6 +31,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cqlload/cqlload/bench/ceiling"
+	"github.com/cqlload/cqlload/bench/floor"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -68,6 +74,9 @@ type config struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "ceiling" {
 		return ceilingMain(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "floor" {
+		return floorMain(args[1:], stdout, stderr)
 	}
 	defRows := int64(1_000_000)
 	if v := os.Getenv("BENCH_ROWS"); v != "" {
@@ -197,7 +206,7 @@ func runAll(ctx context.Context, cfg config, rep *report) error {
 		if err != nil {
 			return err
 		}
-		logf("%s: %d rows, %.1f MiB; running cqlload, the ceiling, and the in-process allocation count", d.name, cfg.rows, float64(size)/(1<<20))
+		logf("%s: %d rows, %.1f MiB; running cqlload, the ceiling, the floor, and the in-process allocation count", d.name, cfg.rows, float64(size)/(1<<20))
 		r, err := measureRetry(ctx, cfg, &sm, d, file, work, true, logf)
 		if err != nil {
 			return err
@@ -324,25 +333,29 @@ func prepare(dir string, d dataset, rows int64, logf func(string, ...any)) (stri
 	return path, n, nil
 }
 
-// measure runs cqlload, the ceiling and the allocation count on one file.
+// measure runs cqlload, the ceiling, the floor and the allocation count
+// on one file.
 func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mode string) (result, error) {
 	r := result{Dataset: d.name, Mode: mode, Rows: cfg.rows}
 	// Other work on the machine only ever adds CPU time, so with several
 	// repetitions the cheapest run of each program is the best estimate.
 	for rep := range max(cfg.repeat, 1) {
-		l, c, err := measureOnce(ctx, cfg, s, d, file, work)
+		m, err := measureOnce(ctx, cfg, s, d, file, work)
 		if err != nil {
 			return r, err
 		}
-		if rep == 0 || l.CPUUsPerRow < r.Loader.CPUUsPerRow {
-			r.Loader = l
-		}
-		if rep == 0 || c.CPUUsPerRow < r.Ceiling.CPUUsPerRow {
-			r.Ceiling = c
+		for _, p := range []struct{ best, got *figures }{{&r.Loader, &m.loader}, {&r.Ceiling, &m.ceiling}, {&r.Floor, &m.floor}} {
+			if rep == 0 || p.got.CPUUsPerRow < p.best.CPUUsPerRow {
+				*p.best = *p.got
+			}
 		}
 	}
 	if r.Ceiling.CPUUsPerRow > 0 {
 		r.CPURatio = r.Loader.CPUUsPerRow / r.Ceiling.CPUUsPerRow
+	}
+	if r.Floor.CPUUsPerRow > 0 {
+		r.FloorRatio = r.Loader.CPUUsPerRow / r.Floor.CPUUsPerRow
+		r.CeilingFloorRatio = r.Ceiling.CPUUsPerRow / r.Floor.CPUUsPerRow
 	}
 
 	prof := ""
@@ -357,48 +370,32 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 	return r, nil
 }
 
-// measureOnce runs cqlload, then the ceiling, on one file.
-func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work string) (loaderFig, ceilingFig figures, err error) {
+// measured is one run of each program on one file.
+type measured struct{ loader, ceiling, floor figures }
+
+// measureOnce runs cqlload, then the ceiling, then the floor, on one file.
+func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work string) (m measured, err error) {
 	// The TRUNCATEs come before the counters are read, so that they
-	// count as neither program's requests.
+	// count as no program's requests.
 	if err := s.empty(d.table); err != nil {
-		return loaderFig, ceilingFig, err
+		return m, err
 	}
 	c0, err := s.counters()
 	if err != nil {
-		return loaderFig, ceilingFig, err
+		return m, err
 	}
 	lr, err := runLoader(ctx, cfg.bin, s, d.table, file, work)
 	if err != nil {
-		return loaderFig, ceilingFig, err
+		return m, err
 	}
 	c1, err := s.counters()
 	if err != nil {
-		return loaderFig, ceilingFig, err
-	}
-	if err := s.empty(d.table); err != nil {
-		return loaderFig, ceilingFig, err
-	}
-	c1b, err := s.counters()
-	if err != nil {
-		return loaderFig, ceilingFig, err
-	}
-	cr, err := runCeiling(ctx, cfg.self, s, d.table, file)
-	if err != nil {
-		return loaderFig, ceilingFig, err
-	}
-	c2, err := s.counters()
-	if err != nil {
-		return loaderFig, ceilingFig, err
+		return m, err
 	}
 	if lr.Summary.RowsWritten != cfg.rows {
-		return loaderFig, ceilingFig, fmt.Errorf("%s: cqlload wrote %d rows of %d", d.name, lr.Summary.RowsWritten, cfg.rows)
+		return m, fmt.Errorf("%s: cqlload wrote %d rows of %d", d.name, lr.Summary.RowsWritten, cfg.rows)
 	}
-	if cr.Result.Rows != cfg.rows {
-		return loaderFig, ceilingFig, fmt.Errorf("%s: the ceiling wrote %d rows of %d", d.name, cr.Result.Rows, cfg.rows)
-	}
-
-	loaderFig = figures{
+	m.loader = figures{
 		RowsWritten:    lr.Summary.RowsWritten,
 		WallS:          lr.WallS,
 		RowsPerS:       float64(lr.Summary.RowsWritten) / lr.WallS,
@@ -407,24 +404,59 @@ func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work 
 		CPUUsPerRow:    1e6 * lr.CPUS / float64(lr.Summary.RowsWritten),
 		PeakRSSMiB:     float64(lr.MaxRSSKiB) / 1024,
 	}
-	if loaderFig.SteadyRowsPerS == 0 {
+	if m.loader.SteadyRowsPerS == 0 {
 		// Too short a run for a window past the start-up: the whole run
 		// is all there is.
-		loaderFig.SteadyRowsPerS = float64(lr.Summary.RowsWritten) / lr.Summary.ElapsedS
+		m.loader.SteadyRowsPerS = float64(lr.Summary.RowsWritten) / lr.Summary.ElapsedS
 	}
-	loaderFig.fromCluster(c1.sub(c0))
-	ceilingFig = figures{
-		RowsWritten:    cr.Result.Rows,
-		WallS:          cr.Result.SendS,
-		RowsPerS:       cr.Result.RowsPerSec(),
-		SteadyRowsPerS: cr.Result.RowsPerSec(),
-		CPUS:           cr.Result.CPUS,
-		CPUUsPerRow:    1e6 * cr.Result.CPUS / float64(cr.Result.Rows),
-		PeakRSSMiB:     float64(cr.MaxRSSKiB) / 1024,
-		AllocsPerRow:   float64(cr.Result.Mallocs) / float64(cr.Result.Rows),
+	m.loader.fromCluster(c1.sub(c0))
+
+	// The ceiling and the floor: each on an emptied table, counted
+	// from after its TRUNCATE.
+	sender := func(name string, run func() (ceiling.Result, procStats, error)) (figures, error) {
+		if err := s.empty(d.table); err != nil {
+			return figures{}, err
+		}
+		c0, err := s.counters()
+		if err != nil {
+			return figures{}, err
+		}
+		res, st, err := run()
+		if err != nil {
+			return figures{}, err
+		}
+		c1, err := s.counters()
+		if err != nil {
+			return figures{}, err
+		}
+		if res.Rows != cfg.rows {
+			return figures{}, fmt.Errorf("%s: the %s wrote %d rows of %d", d.name, name, res.Rows, cfg.rows)
+		}
+		f := figures{
+			RowsWritten:    res.Rows,
+			WallS:          res.SendS,
+			RowsPerS:       res.RowsPerSec(),
+			SteadyRowsPerS: res.RowsPerSec(),
+			CPUS:           res.CPUS,
+			CPUUsPerRow:    1e6 * res.CPUS / float64(res.Rows),
+			PeakRSSMiB:     float64(st.MaxRSSKiB) / 1024,
+			AllocsPerRow:   float64(res.Mallocs) / float64(res.Rows),
+		}
+		f.fromCluster(c1.sub(c0))
+		return f, nil
 	}
-	ceilingFig.fromCluster(c2.sub(c1b))
-	return loaderFig, ceilingFig, nil
+	if m.ceiling, err = sender("ceiling", func() (ceiling.Result, procStats, error) {
+		cr, err := runCeiling(ctx, cfg.self, s, d.table, file)
+		return cr.Result, cr.procStats, err
+	}); err != nil {
+		return m, err
+	}
+	m.floor, err = sender("floor", func() (ceiling.Result, procStats, error) {
+		var fr floor.Result
+		st, err := runChild(ctx, cfg.self, "floor", s, d.table, file, &fr)
+		return fr.Result, st, err
+	})
+	return m, err
 }
 
 // loaderRSS runs cqlload alone for its peak RSS.
@@ -524,4 +556,52 @@ func startProfile(prefix string) (stop func() error, err error) {
 		}
 		return f.Close()
 	}, nil
+}
+
+// runChild runs one of this program's measuring subcommands in a child
+// process, so that its memory and CPU are its own, and decodes the JSON
+// it prints into out.
+func runChild(ctx context.Context, self, sub string, s *sim, table, file string, out any) (procStats, error) {
+	cmd := exec.CommandContext(ctx, self, sub, "-port", strconv.Itoa(s.port), "-table", table, file)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return procStats{}, fmt.Errorf("start %s: %w", sub, err)
+	}
+	rss := watchRSS(cmd.Process.Pid)
+	err := cmd.Wait()
+	st := statsOf(cmd.ProcessState, time.Since(start), rss.finish())
+	if err != nil {
+		return st, fmt.Errorf("%s %s: %w\n%s", sub, table, err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		return st, fmt.Errorf("%s %s: output: %w", sub, table, err)
+	}
+	return st, nil
+}
+
+// floorMain is the child side of runChild for the floor: it prints a
+// floor.Result.
+func floorMain(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("floor", stderr)
+	port := fs.Int("port", 9042, "CQL port of the cluster")
+	host := fs.String("host", "127.0.0.1", "contact point")
+	table := fs.String("table", "", "keyspace.table")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *table == "" {
+		fmt.Fprintln(stderr, "usage: bench floor [-host H] [-port P] -table ks.t FILE.csv")
+		return 64
+	}
+	ks, t, _ := strings.Cut(*table, ".")
+	o := loaderDefaults()
+	o.Hosts, o.Port, o.Keyspace, o.Table, o.Files = []string{*host}, *port, ks, t, fs.Args()
+	res, err := floor.Run(context.Background(), floor.Config{Options: o})
+	if err == nil {
+		err = json.NewEncoder(stdout).Encode(res)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "floor: %v\n", err)
+		return 1
+	}
+	return 0
 }

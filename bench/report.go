@@ -89,8 +89,14 @@ type result struct {
 	InputBytes int64   `json:"input_bytes"`
 	Loader     figures `json:"cqlload"`
 	Ceiling    figures `json:"ceiling"`
+	Floor      figures `json:"floor"`
 	// CPURatio is cqlload's CPU per row over the ceiling's.
 	CPURatio float64 `json:"cpu_ratio"`
+	// FloorRatio is cqlload's CPU per row over the floor's, and
+	// CeilingFloorRatio the ceiling's: how far each is from the least
+	// work that puts the rows on the wire. Reported, with no target.
+	FloorRatio        float64 `json:"floor_ratio"`
+	CeilingFloorRatio float64 `json:"ceiling_floor_ratio"`
 }
 
 // figures are one program's measurements on one dataset.
@@ -147,23 +153,26 @@ func printReport(w io.Writer, r *report) {
 	if r.Shards > 0 {
 		shardHead = "shard %\t"
 	}
-	fmt.Fprintln(tw, "dataset\tprogram\trows\trows/s\tsteady rows/s\tCPU µs/row\t× ceiling\tpeak RSS MiB\tallocs/row\treplica %\t"+shardHead+"rows/batch\t")
+	fmt.Fprintln(tw, "dataset\tprogram\trows\trows/s\tsteady rows/s\tCPU µs/row\t× ceiling\t× floor\tpeak RSS MiB\tallocs/row\treplica %\t"+shardHead+"rows/batch\t")
 	for _, res := range r.Results {
 		name := res.Dataset
 		if res.Mode != "blackhole" {
 			name += " (" + res.Mode + ")"
 		}
-		for i, f := range []figures{res.Loader, res.Ceiling} {
-			prog, ratio := "cqlload", fmt.Sprintf("%.2f", res.CPURatio)
-			if i == 1 {
-				prog, ratio = "ceiling", ""
+		for i, f := range []figures{res.Loader, res.Ceiling, res.Floor} {
+			prog, ratio, floorRatio := "cqlload", fmt.Sprintf("%.2f", res.CPURatio), fmt.Sprintf("%.2f", res.FloorRatio)
+			switch i {
+			case 1:
+				prog, ratio, floorRatio = "ceiling", "", fmt.Sprintf("%.2f", res.CeilingFloorRatio)
+			case 2:
+				prog, ratio, floorRatio = "floor", "", ""
 			}
 			shard := ""
 			if r.Shards > 0 {
 				shard = fmt.Sprintf("%.2f\t", 100*f.ShardShare)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%.1f\t%.1f\t%.2f\t%s%.1f\t\n",
-				name, prog, f.RowsWritten, f.RowsPerS, f.SteadyRowsPerS, f.CPUUsPerRow, ratio,
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%s\t%.1f\t%.1f\t%.2f\t%s%.1f\t\n",
+				name, prog, f.RowsWritten, f.RowsPerS, f.SteadyRowsPerS, f.CPUUsPerRow, ratio, floorRatio,
 				f.PeakRSSMiB, f.AllocsPerRow, 100*f.ReplicaShare, shard, f.RowsPerRequest)
 		}
 	}
@@ -197,7 +206,9 @@ func printReport(w io.Writer, r *report) {
 		}
 	}
 	fmt.Fprintln(w, "\nceiling: the same rows, converted and batched before the clock starts, sent with the same driver settings;")
-	fmt.Fprintln(w, "its CPU and allocations cover the send phase only. cqlload: whole process (rusage); allocs/row from an in-process run.")
+	fmt.Fprintln(w, "its CPU and allocations cover the send phase only. floor: the same batches as pre-encoded v4 frames on raw")
+	fmt.Fprintln(w, "connections (bench/floor); × floor is CPU per row over the floor's, with no target.")
+	fmt.Fprintln(w, "cqlload: whole process (rusage); allocs/row from an in-process run.")
 }
 
 func writeReport(path string, r *report) error {
