@@ -156,7 +156,8 @@ func (j *job) start(i int) int {
 // encode turns a segment's batches into each connection's requests.
 func (f *floor) encode(src *ceiling.Source, seg [][]*ceiling.Row) []job {
 	jobs := make([]job, len(f.pool.conns))
-	for _, b := range seg {
+	for k, b := range seg {
+		seg[k] = nil // the rows can go as their frames are made
 		host, shard := src.Route(b[0].Token)
 		i := f.pool.route(host, shard)
 		j := &jobs[i]
