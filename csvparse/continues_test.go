@@ -74,3 +74,59 @@ func TestContinuesKeepsLeadingFEFF(t *testing.T) {
 		t.Errorf("continuing: got %q, want %q", got, want)
 	}
 }
+
+// TestContinuesIgnoresMagic: a range inside a file that starts with bytes
+// a compressor's magic or a UTF-16 BOM begins with is read as the text
+// it is; at a file's start the same bytes say what the file is.
+func TestContinuesIgnoresMagic(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+	}{
+		{"zstd magic", "(\xb5/\xfd,x\nb,y\n"},
+		{"gzip magic", "\x1f\x8b,x\nb,y\n"},
+		{"UTF-16 LE BOM", "\xff\xfe,x\nb,y\n"},
+		{"UTF-16 BE BOM", "\xfe\xff,x\nb,y\n"},
+	}
+	d := DefaultDialect()
+	// read returns the records' fields, nil if any record is an error.
+	read := func(t *testing.T, src Source) [][]string {
+		var out [][]string
+		_, recs := split(t, NewSplitter([]Source{src}, d, 7, 0), d)
+		for _, r := range recs {
+			if r.Err != "" {
+				return nil
+			}
+			out = append(out, r.Fields)
+		}
+		return out
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := memSource("f.csv@100", []byte(tc.data), false)
+			src.Continues = true
+			got := read(t, src)
+			first := tc.data[:strings.IndexByte(tc.data, ',')]
+			want := [][]string{{first, "x"}, {"b", "y"}}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("continuing: got %q, want %q", got, want)
+			}
+			// At a file's start: decompressed (an error here) or
+			// decoded as UTF-16, not read as this text.
+			s := NewSplitter([]Source{memSource("f.csv", []byte(tc.data), false)}, d, 7, 0)
+			var atStart [][]string
+			for {
+				c, err := s.Next()
+				if err != nil {
+					break
+				}
+				for _, r := range readChunk(t, c, d) {
+					atStart = append(atStart, r.Fields)
+				}
+			}
+			if reflect.DeepEqual(atStart, want) {
+				t.Errorf("at a file's start the bytes were read as text: %q", atStart)
+			}
+		})
+	}
+}

@@ -92,6 +92,12 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 	in.r, in.raw = br, br
 	// A read error here comes back from the next Read.
 	magic, _ := br.Peek(len(zstdMagic))
+	if src.Continues {
+		// Inside a file, bytes that look like a magic number or a BOM
+		// are data: only the file's first bytes say what it is, and a
+		// file that could be cut is plain text.
+		magic = nil
+	}
 	name := strings.ToLower(src.Name)
 	if kind := unsupportedCompression(name, magic); kind != "" {
 		_ = closeRaw()
@@ -122,7 +128,7 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 		if !in.compressed {
 			in.text = br
 		}
-		if bom, _ := br.Peek(2); string(bom) == "\xff\xfe" || string(bom) == "\xfe\xff" {
+		if bom, _ := br.Peek(2); !src.Continues && (string(bom) == "\xff\xfe" || string(bom) == "\xfe\xff") {
 			enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
 		}
 	}
