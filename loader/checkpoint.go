@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/split"
 )
 
 // A checkpoint (--resume FILE) lets a scheduled job that was stopped — a
@@ -161,7 +162,7 @@ func shapeOptions(o *Options, chunkBytes int) map[string]string {
 	if f.TimeZone != nil {
 		tz = f.TimeZone.String()
 	}
-	return map[string]string{
+	m := map[string]string{
 		"table":          o.Keyspace + "." + o.Table,
 		"columns":        strings.Join(o.Columns, ","),
 		"skipcols":       strings.Join(o.SkipCols, ","),
@@ -183,6 +184,12 @@ func shapeOptions(o *Options, chunkBytes int) map[string]string {
 		"split":          fmt.Sprintf("%d/%d", o.SplitIndex, max(o.SplitCount, 1)),
 		"splitsize":      strconv.FormatInt(o.SplitSize, 10),
 	}
+	if o.SplitCount > 1 {
+		// A checkpoint of another way of planning splits covers other
+		// ranges: it must not be resumed.
+		m["splitplan"] = split.PlanVersion
+	}
+	return m
 }
 
 // resumeAction is what a run does about its checkpoint.

@@ -121,8 +121,9 @@ type Options struct {
 	// SplitIndex of SplitCount (--split I/N) makes the run load one part
 	// of the inputs, so that N runs with the same inputs load every
 	// record once (see splitSources); SplitCount 0 or 1 loads all.
-	// SplitSize is the byte range uncompressed files are cut into
-	// (default 64 MiB).
+	// SplitSize is the size up to which an uncompressed file goes to
+	// one split whole; larger ones are cut where the splits' shares
+	// meet (default 64 MiB; see package split).
 	SplitIndex, SplitCount int
 	SplitSize              int64
 

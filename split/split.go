@@ -58,6 +58,11 @@ import (
 	"strings"
 )
 
+// PlanVersion names how Plan deals the inputs. A checkpoint records it:
+// a split planned another way covers other ranges. Change it whenever
+// Plan's output for the same inputs changes.
+const PlanVersion = "2"
+
 // DefaultUnitSize is --split-size's default: a cuttable file of at most
 // this many bytes goes to one split whole.
 const DefaultUnitSize = 64 << 20
