@@ -1,8 +1,10 @@
 package loader
 
 import (
+	"math"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/cqlload/cqlload/internal/limit"
 )
@@ -36,11 +38,14 @@ func (h *hostLimits) of(host string) *limit.Limiter {
 	return lim
 }
 
-// HostLimit is one coordinator's in-flight limit at a moment.
+// HostLimit is one coordinator's in-flight limit at a moment, and the
+// rate its requests are paced at once it has shown its capacity.
 type HostLimit struct {
 	Host     string `json:"host"`
 	Limit    int    `json:"limit"`
 	InFlight int    `json:"in_flight"`
+	// Paced is requests/s, 0 when the coordinator is not paced.
+	Paced float64 `json:"paced_requests_per_s,omitempty"`
 }
 
 // snapshot lists the limits by host.
@@ -49,7 +54,7 @@ func (h *hostLimits) snapshot() []HostLimit {
 	defer h.mu.Unlock()
 	out := make([]HostLimit, 0, len(h.by))
 	for host, lim := range h.by {
-		out = append(out, HostLimit{Host: host, Limit: lim.Limit(), InFlight: lim.InFlight()})
+		out = append(out, HostLimit{Host: host, Limit: lim.Limit(), InFlight: lim.InFlight(), Paced: math.Round(lim.Rate())})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
 	return out
@@ -57,11 +62,14 @@ func (h *hostLimits) snapshot() []HostLimit {
 
 // dispatch hands batches from in to the senders on out, each only once
 // its coordinator's limiter gave it a permit (batch.lim). A batch for a
-// node at its limit waits in that node's queue, not in a sender, so a
-// slow node does not hold up batches for the others until its queue is
-// full (queueCap batches in all queues): then in is not read, and the
-// converters and the reader wait, which bounds memory. Once the run
-// stops, batches go out without permits, to be settled as not sent.
+// node at its limit, or whose pacer is not due, waits in that node's
+// queue, not in a sender, so a slow node does not hold up batches for
+// the others until its queue is full (queueCap batches in all queues):
+// then in is not read, and the converters and the reader wait, which
+// bounds memory. The dispatcher wakes on a returned permit, a new batch,
+// or the earliest time a limiter may admit a held-back batch (its pacer
+// is due, or its window closes). Once the run stops, batches go
+// out without permits, to be settled as not sent.
 type dispatcher struct {
 	l        *Loader
 	in       <-chan *batch
@@ -80,14 +88,21 @@ type batchQueue struct{ items []*batch }
 func (d *dispatcher) run() {
 	defer close(d.out)
 	in := d.in
+	wake := time.NewTimer(time.Hour)
+	defer wake.Stop()
 	for {
-		d.pump()
+		due := d.pump()
 		if in == nil && d.queued == 0 {
 			return
 		}
 		recv := in
 		if d.queued >= d.queueCap {
 			recv = nil
+		}
+		var timer <-chan time.Time
+		if !due.IsZero() {
+			wake.Reset(time.Until(due))
+			timer = wake.C
 		}
 		select {
 		case b, ok := <-recv:
@@ -97,6 +112,7 @@ func (d *dispatcher) run() {
 			}
 			d.enqueue(b)
 		case <-d.freed:
+		case <-timer:
 		}
 	}
 }
@@ -114,9 +130,24 @@ func (d *dispatcher) enqueue(b *batch) {
 }
 
 // pump sends every queued batch whose limiter has room, round robin over
-// the hosts so that none waits behind another's backlog.
-func (d *dispatcher) pump() {
+// the hosts so that none waits behind another's backlog. It returns the
+// earliest time a limiter holding a batch back may admit it without a
+// returned permit (zero if none).
+func (d *dispatcher) pump() (due time.Time) {
 	stopped := d.l.stopped()
+	defer func() {
+		if stopped {
+			return
+		}
+		for lim, q := range d.queues {
+			if len(q.items) == 0 {
+				continue
+			}
+			if t := lim.Wake(); !t.IsZero() && (due.IsZero() || t.Before(due)) {
+				due = t
+			}
+		}
+	}()
 	for moved := true; moved && d.queued > 0; {
 		moved = false
 		for range d.order {
@@ -140,6 +171,7 @@ func (d *dispatcher) pump() {
 			moved = true
 		}
 	}
+	return due
 }
 
 // released tells the dispatcher a permit came back.

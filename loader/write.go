@@ -139,6 +139,12 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent again")
 			return
 		}
+		if attempt > 1 || b.lim == nil {
+			// Sent without a permit (a retry, a half of a split batch):
+			// it still takes a slot of the coordinator's pacer, or
+			// retries would add load on top of the rate it can take.
+			l.limits.of(b.host).Charge()
+		}
 		if attempt == 1 && b.plan.counter {
 			if err := l.ledger.sending(b.rec, rows); err != nil {
 				// Not recorded: sending could count it twice on resume.

@@ -68,25 +68,28 @@ func serveMetrics(addr string, l *loader.Loader) (bound string, stop func(), err
 // limitsCollector reports each coordinator's in-flight limit, as the
 // hosts come and go.
 type limitsCollector struct {
-	l               *loader.Loader
-	limit, inFlight *prometheus.Desc
+	l                      *loader.Loader
+	limit, inFlight, paced *prometheus.Desc
 }
 
 func newLimitsCollector(l *loader.Loader) limitsCollector {
 	return limitsCollector{l: l,
 		limit:    prometheus.NewDesc("cqlload_in_flight_limit", "The coordinator's limit on requests in flight (adaptive unless --adaptive=false).", []string{"host"}, nil),
 		inFlight: prometheus.NewDesc("cqlload_in_flight_requests", "Requests in flight to the coordinator.", []string{"host"}, nil),
+		paced:    prometheus.NewDesc("cqlload_paced_requests_per_second", "The rate requests to the coordinator are paced at since it shed or timed out (0: not paced).", []string{"host"}, nil),
 	}
 }
 
 func (c limitsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.limit
 	ch <- c.inFlight
+	ch <- c.paced
 }
 
 func (c limitsCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, h := range c.l.Limits() {
 		ch <- prometheus.MustNewConstMetric(c.limit, prometheus.GaugeValue, float64(h.Limit), h.Host)
 		ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(h.InFlight), h.Host)
+		ch <- prometheus.MustNewConstMetric(c.paced, prometheus.GaugeValue, h.Paced, h.Host)
 	}
 }

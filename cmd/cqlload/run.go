@@ -628,7 +628,11 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if len(s.Limits) > 0 {
 		var parts []string
 		for _, h := range s.Limits {
-			parts = append(parts, fmt.Sprintf("%s %d", h.Host, h.Limit))
+			part := fmt.Sprintf("%s %d", h.Host, h.Limit)
+			if h.Paced > 0 {
+				part += fmt.Sprintf(" (paced at %.0f requests/s)", h.Paced)
+			}
+			parts = append(parts, part)
 		}
 		kind := "adaptive"
 		if !s.Adaptive {

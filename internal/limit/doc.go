@@ -14,34 +14,35 @@
 //
 // # Algorithm
 //
-// The limit grows while the node shows no sign of saturation and is cut
-// on each of the three signs a saturated node gives, one per way it
-// handles the surplus:
+// Two controls, one per kind of sign a saturated node gives:
 //
-//   - it answers Overloaded (or the client times out): a drop;
-//   - it queues: every request of a window waits, so the window's
-//     minimum RTT rises well above the floor;
-//   - it holds requests and times them out later: permits are held by
-//     requests whose answer does not come, more of them than the
-//     completions account for.
+//   - a limit on requests in flight, for a node that queues: every
+//     request of a window waits, so the window's minimum RTT rises well
+//     above the floor, and the limit is cut (see Windows);
+//   - a pacer, for a node that sheds (answers Overloaded, or the client
+//     times out: a drop) or holds requests and times them out later
+//     (permits held by requests whose answer does not come): admission
+//     is paced at a rate that is cut on each such overload and grows
+//     while the pacer is what holds the client back (see Pacing).
 //
 // A pure delay rule (TCP Vegas, Netflix's VegasLimit, which this
 // package used before) keeps the queue at a few requests and so holds
 // the limit where RTT starts to grow: on the loader's own host that is
 // where the client's CPU, not the node, sets the RTT, and it held the
-// loader at half its throughput against an unlimited cluster. This
-// Limiter tolerates the RTT growth that concurrency brings (up to twice
+// loader at half its throughput against an unlimited cluster. The limit
+// here tolerates the RTT growth that concurrency brings (up to twice
 // the floor plus 1.5 ms, see below) and reacts to a queue only beyond
 // it.
 //
-// A hill climb on the delivery rate (grow while throughput rises with
-// the limit, as BBR probes bandwidth) was built and measured first: per
-// node the rate over windows of 50 to 100 ms varied by a factor of ten
-// at a constant limit, because the loader's nodes are coupled (a slow
-// node's batches fill the dispatcher's queue and starve the others) and
-// its completions come in bursts of scheduling. No elasticity estimate
-// survives that noise, so the rate is not used; only the three signs
-// above, which a saturated node gives whatever the client's noise.
+// A node that sheds or times out shows no queue: its RTT stays at the
+// floor up to the moment it refuses. Cutting the in-flight limit on
+// drops (this package did, by 0.7, as CUBIC does a window) controls the
+// rate only through RTT, and on a loaded client host RTT moves by a
+// factor of two from one window to the next: at the two or three
+// requests in flight such a node takes, the rate swung across its
+// capacity, and the loader reached 60-65% of it. A rate is what such a
+// node has, so a rate is what the pacer controls (as BBR paces at the
+// bottleneck's rate rather than relying on its window).
 //
 // # Windows
 //
@@ -73,40 +74,47 @@
 // (a golden-ratio sequence spreads them), so the average in flight
 // follows the learned value.
 //
-// # Drops
+// # Pacing
 //
-// A Dropped outcome means the node is saturated whatever the latency
-// says: the limit is multiplied by Backoff (0.7 by default, as in
-// CUBIC). Drops of requests sent before the cut took effect (before the
-// requests in flight fell below the cut limit) belong to the same
-// congestion event and are ignored: one cut per RTT, even when a whole
-// window times out together after a long client timeout.
+// Admission is not paced until the first overload. Then the rate starts
+// at 0.9 of the rate requests were answered at in the current window
+// (or of the rate pacing last ended at, if higher), and each later
+// overload multiplies it by 0.9. Drops of requests sent before the last
+// cut were caused by the rate already cut and are ignored: one cut per
+// overload, even when the answers to a whole held window arrive
+// together after the node's timeout. Drops never cut the in-flight
+// limit.
 //
-// A drop within DropHold of the last one, at or above 0.81 of the level
-// dropped at then, is the node's capacity showing, not a new overload:
-// it cuts by a tenth only, so a node that sheds now and then at its
-// capacity is not left a third idle after each drop.
+// The pacer keeps a virtual schedule (the time its next request is
+// due, advanced by one interval per admission; GCRA). A client woken
+// late catches up by 2 ms (or two intervals) at most, so a late timer
+// costs little and a stall does not turn into a burst. Requests sent
+// without a permit (retries) take a slot too (Charge), or they would
+// load the node beyond the rate. Wake says when the next slot is due.
 //
-// After a drop the limit climbs back at the usual pace but, for
-// DropHold (1 s by default), to at most 0.9 of the level it was dropped
-// at: a node that sheds (a token bucket, a full native-transport queue)
-// is at capacity just below that level, and holding there keeps the
-// drop rate low without a long regrowth block. The hold is short so
-// that a node whose capacity came back is used again within a second
-// or two.
+// Every rate window (50 ms, or four floors if longer) in which the
+// pacer held a request back and the client sent at least 0.75 of the
+// rate, the rate grows: by 1% after an overload, the step growing by a
+// quarter each such window in a row up to 25%, so the rate creeps up
+// to the level that overloaded the node and, when the node's capacity
+// has grown, finds it within a second or so. On entering pacing the
+// step starts at 25%: the first estimate may be far too low (a node
+// that held every request answered few). After two seconds without an
+// overload in which the pacer held nothing back, pacing ends.
 //
 // # Requests held
 //
 // A node that times requests out holds the surplus for its timeout (2
 // s for Cassandra writes) and answers nothing: no drop and no RTT sample
-// until then. By Little's law the requests the window's completions
-// account for are the sum of their RTTs over the window's length; the
-// permits held beyond 1.5 times that (plus 2) are requests the node
-// sits on. They are estimated at each window and admitted on top of the
-// limit, since they do not load the node and would otherwise starve the
-// loader of permits for the whole timeout; when they grow, the node is
-// over capacity, the limit is cut by a tenth, and the timeouts that will
-// follow are counted as that one congestion event.
+// until then. By Little's law the requests the window's successes
+// account for are the sum of their RTTs over the window's length; of
+// the requests in flight on average over the window, those beyond 1.5
+// times that (plus 2) are requests the node sits on. They are admitted
+// on top of the limit, since they do not load the node and would
+// otherwise starve the loader of permits for the whole timeout; when
+// they grow, the node is overloaded and the pacer cuts its rate. A
+// window with nothing answered still closes: TryAcquire refused for
+// want of a permit closes it when due, and Wake includes its end.
 //
 // # The floor
 //
@@ -123,21 +131,19 @@
 // # Bounds and modes
 //
 // The limit stays within [Min, Max]; Max is the --max-in-flight ceiling.
-// Config.Fixed turns adaptation off: the limit is Max and Acquire and
-// Release only count, so the loader has one code path either way.
+// Config.Fixed turns adaptation off: the limit is Max, nothing is paced,
+// and TryAcquire and Release only count, so the loader has one code
+// path either way.
 // Outcome Ignore returns a permit without learning anything (errors that
 // say nothing about load, such as a bad row).
 //
 // # Concurrency and cost
 //
 // A Limiter is safe for concurrent use. One mutex guards the state.
-// Blocked Acquire calls wait in a FIFO list, each on its own one-slot
-// channel that is handed a permit under the mutex, so a release or a
-// grown limit wakes exactly the waiters it admits and none is lost; a
-// cancelled waiter leaves the list, or passes on a permit granted while
-// it was cancelled. Waiter records are pooled, so neither the fast path
-// nor, in steady state, a blocking Acquire allocates, and no goroutine
-// is started per call. Release reads the clock once (Config.Now, which
-// tests replace with a fake clock) and does a few comparisons; a window
-// close adds a few floating-point operations.
+// Admission never blocks: TryAcquire says yes or no, and the caller (the
+// loader's dispatcher, one goroutine) tries again when a permit comes
+// back or at Wake, so no goroutine waits per request and nothing
+// allocates. TryAcquire and Release read the clock once (Config.Now,
+// which tests replace with a fake clock) and do a few comparisons; a
+// window close adds a few floating-point operations.
 package limit

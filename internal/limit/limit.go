@@ -1,7 +1,6 @@
 package limit
 
 import (
-	"context"
 	"math"
 	"sync"
 	"time"
@@ -15,7 +14,7 @@ const (
 	// sample.
 	Success Outcome = iota
 	// Dropped: the node is saturated (Overloaded, write timeout, client
-	// timeout). The limit is cut multiplicatively.
+	// timeout). Admission is paced at the rate the node delivers.
 	Dropped
 	// Ignore: any other error. The permit is returned and nothing is
 	// learned.
@@ -42,7 +41,6 @@ const (
 	DefaultMin         = 1
 	DefaultBackoff     = 0.7
 	DefaultFloorWindow = 10 * time.Second
-	DefaultDropHold    = time.Second
 )
 
 // Tuning (see the package documentation).
@@ -67,11 +65,34 @@ const (
 	// means requests the node holds without answering.
 	stuckRatio = 1.5
 	stuckSlack = 2
-	// stuckBackoff is the cut when the requests held grow.
-	stuckBackoff = 0.9
-	// ceilMargin: within DropHold of a drop the limit grows to at most
-	// this fraction of the level dropped at.
-	ceilMargin = 0.9
+
+	// The pacer (see the package documentation, Pacing). A rate window
+	// closes after rateSpan (or rateFloors floors, if longer) with at
+	// least rateSamples answers, or after rateWindowMax windows with any.
+	rateSpan      = 50 * time.Millisecond
+	rateFloors    = 4
+	rateSamples   = 8
+	rateWindowMax = 10
+	// rateCut multiplies the rate on an overload; pacing starts at that
+	// share of the rate requests were answered at.
+	rateCut = 0.9
+	// The rate grows by a step of itself per window that the pacer bound
+	// (the client sent at least rateBound of the rate): rateStepMin after
+	// an overload, growing by rateStepGrowth each such window in a row,
+	// up to rateStepMax, so that a capacity that grew is found in a
+	// second or so while the rate creeps up to the one that overloaded.
+	rateBound      = 0.75
+	rateStepMin    = 0.01
+	rateStepGrowth = 1.25
+	rateStepMax    = 0.25
+	// rateMin is the least the pacer admits, requests/s.
+	rateMin = 10
+	// paceCredit: a pacer woken late may catch up by this much (or two
+	// intervals, if longer) at once.
+	paceCredit = 2 * time.Millisecond
+	// paceIdle: pacing ends after this long without holding anything
+	// back and without an overload.
+	paceIdle = 2 * time.Second
 )
 
 // Config configures a Limiter. Zero fields take the defaults above.
@@ -82,41 +103,34 @@ type Config struct {
 	Min int
 	// Max is the ceiling (--max-in-flight); the limit never exceeds it.
 	Max int
-	// Fixed turns adaptation off: the limit stays at Max, Acquire and
+	// Fixed turns adaptation off: the limit stays at Max, TryAcquire and
 	// Release only count requests in flight.
 	Fixed bool
-	// Backoff is the factor the limit is multiplied by on a drop, in
+	// Backoff is the most a window that shows a queue cuts the limit
+	// by: it is multiplied by at least this, in
 	// (0, 1).
 	Backoff float64
 	// FloorWindow is how long a latency floor stays valid without being
 	// seen again before the limiter re-measures it.
 	FloorWindow time.Duration
-	// DropHold is how long after a drop the limit stays below the level
-	// it was dropped at.
-	DropHold time.Duration
 	// Now is the clock; nil means time.Now. Tests inject a fake one.
 	Now func() time.Time
 }
 
-// Limiter bounds the requests in flight to one node. It is safe for
-// concurrent use.
+// Limiter bounds the requests in flight to one node and, once the node
+// has shown what it delivers, paces them. It is safe for concurrent use.
 type Limiter struct {
 	now         func() time.Time
 	fixed       bool
 	min, max    float64
 	backoff     float64
 	floorWindow time.Duration
-	dropHold    time.Duration
-	pool        sync.Pool // of *waiter
 
 	mu       sync.Mutex
 	limit    float64 // the learned limit
 	stuck    float64 // requests the node holds without answering, estimated
 	cur      int     // the limit admission obeys (limit, or less while probing)
 	inflight int
-	head     *waiter // FIFO of blocked Acquire calls
-	tail     *waiter
-	nwait    int
 
 	floor   time.Duration // lowest RTT seen recently; 0 until the first sample
 	floorAt time.Time     // when floor was last seen
@@ -124,13 +138,17 @@ type Limiter struct {
 	winStart       time.Time     // samples of requests sent before this are stale
 	winN           int           // fresh samples in the window
 	winMin         time.Duration // their minimum RTT
-	winSum         time.Duration // and the sum of their RTTs
 	winMaxInflight int           // most requests in flight during the window
 	dither         float64       // in [0, 1): rounds the limit up when below its fraction
-	lastCut        time.Time     // drops of requests sent before this are old news
-	cutSettled     bool          // in flight has fallen below the limit since the last cut
-	ceil           float64       // learned limit at the last drop
-	ceilUntil      time.Time     // growth stays below ceil·ceilMargin until then
+
+	// The pacer; rate 0 means admission is not paced.
+	rate     float64   // requests/s
+	tat      time.Time // when the pacer admits the next request
+	step     float64   // the rate's next growth, a fraction of itself
+	lastRate float64   // the rate when pacing last ended
+	paceSeen time.Time // when pacing last bound or saw an overload
+	lastCut  time.Time // drops of requests sent before this are old news
+	rw       rateWindow
 
 	probing      bool
 	probeDrained bool
@@ -139,10 +157,29 @@ type Limiter struct {
 	probeMin     time.Duration
 }
 
-type waiter struct {
-	ch         chan struct{} // buffered 1: the grant never blocks
-	prev, next *waiter
-	queued     bool
+// rateWindow counts what the node did in a stretch of time, for the
+// pacer and the estimate of requests held.
+type rateWindow struct {
+	start   time.Time
+	sent    int           // requests admitted
+	ok      int           // successes answered
+	sumRTT  time.Duration // of the successes
+	answers int           // successes and drops
+	held    bool          // the pacer held a request back
+	// area is the integral of the requests in flight over the window,
+	// in request·nanoseconds, up to changed.
+	area    float64
+	changed time.Time
+}
+
+// inflightLocked moves the requests in flight by d at now, keeping the
+// window's integral of them.
+func (l *Limiter) inflightLocked(now time.Time, d int) {
+	if !l.fixed {
+		l.rw.area += float64(l.inflight) * float64(now.Sub(l.rw.changed))
+		l.rw.changed = now
+	}
+	l.inflight += d
 }
 
 // New returns a Limiter configured by cfg.
@@ -166,9 +203,6 @@ func New(cfg Config) *Limiter {
 	if cfg.FloorWindow <= 0 {
 		cfg.FloorWindow = DefaultFloorWindow
 	}
-	if cfg.DropHold <= 0 {
-		cfg.DropHold = DefaultDropHold
-	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -179,16 +213,14 @@ func New(cfg Config) *Limiter {
 		max:         float64(cfg.Max),
 		backoff:     cfg.Backoff,
 		floorWindow: cfg.FloorWindow,
-		dropHold:    cfg.DropHold,
 		limit:       float64(cfg.Initial),
-		cutSettled:  true,
 	}
-	l.pool.New = func() any { return &waiter{ch: make(chan struct{}, 1)} }
 	if l.fixed {
 		l.limit = l.max
 	}
 	l.setCurLocked()
 	l.winStart = l.now()
+	l.rw.start, l.rw.changed = l.winStart, l.winStart
 	return l
 }
 
@@ -206,130 +238,129 @@ func (l *Limiter) InFlight() int {
 	return l.inflight
 }
 
-// TryAcquire takes a permit if one is free and nobody is waiting for one.
+// Rate returns the requests per second admission is paced at, 0 when it
+// is not paced.
+func (l *Limiter) Rate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rate
+}
+
+// TryAcquire takes a permit if one is free and, when admission is
+// paced, the pacer is due. A caller refused while permits are free can
+// try again at Wake.
 func (l *Limiter) TryAcquire() bool {
-	l.mu.Lock()
-	ok := l.head == nil && l.inflight < l.cur
-	if ok {
-		l.takeLocked()
+	var now time.Time
+	if !l.fixed {
+		now = l.now()
 	}
-	l.mu.Unlock()
-	return ok
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inflight >= l.cur && !l.fixed {
+		// Nothing may be answered for a while (a node that holds
+		// requests): the window that would see it closes here too.
+		l.paceLocked(now)
+	}
+	if l.inflight >= l.cur {
+		return false
+	}
+	if l.rate > 0 {
+		if now.Before(l.tat) {
+			l.rw.held = true
+			return false
+		}
+		l.takeSlotLocked(now)
+	}
+	l.inflightLocked(now, 1)
+	l.rw.sent++
+	if l.inflight > l.winMaxInflight {
+		l.winMaxInflight = l.inflight
+	}
+	return true
 }
 
-// Acquire blocks until a permit is free or ctx is done. Waiters are
-// served in order. On error no permit is held.
-func (l *Limiter) Acquire(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
+// Charge takes the pacer's next slot for a request sent without a
+// permit (a retry), so that such requests count against the rate; it
+// never blocks, and does nothing when admission is not paced.
+func (l *Limiter) Charge() {
+	if l.fixed {
+		return
 	}
+	now := l.now()
 	l.mu.Lock()
-	if l.head == nil && l.inflight < l.cur {
-		l.takeLocked()
-		l.mu.Unlock()
-		return nil
+	defer l.mu.Unlock()
+	if l.rate > 0 {
+		l.takeSlotLocked(now)
 	}
-	w := l.pool.Get().(*waiter)
-	l.pushLocked(w)
-	l.mu.Unlock()
-
-	select {
-	case <-w.ch:
-		l.pool.Put(w)
-		return nil
-	case <-ctx.Done():
-	}
-	l.mu.Lock()
-	if w.queued {
-		l.removeLocked(w)
-		l.mu.Unlock()
-		l.pool.Put(w)
-		return ctx.Err()
-	}
-	// Granted while ctx ended: hand the permit on.
-	<-w.ch
-	l.inflight--
-	l.grantLocked()
-	l.mu.Unlock()
-	l.pool.Put(w)
-	return ctx.Err()
 }
 
-// Release returns a permit taken by Acquire or TryAcquire. rtt is the
-// time from sending the request to its outcome (for a client timeout,
-// the timeout), measured with the same clock as Config.Now; samples
-// with rtt <= 0 teach nothing. o says what the outcome means: errors
-// answered without doing the work (Unavailable, a rejected statement)
-// must be Ignore, or their short RTT would pass for the latency floor.
-// Release panics if no permit is held.
+// takeSlotLocked advances the pacer by one request.
+func (l *Limiter) takeSlotLocked(now time.Time) {
+	// A pacer woken late catches up by a little, not by the whole time
+	// it slept.
+	interval := time.Duration(float64(time.Second) / l.rate)
+	credit := max(paceCredit, 2*interval)
+	if from := now.Add(-credit); l.tat.Before(from) {
+		l.tat = from
+	}
+	l.tat = l.tat.Add(interval)
+}
+
+// Wake returns when TryAcquire may admit a request without a Release
+// first: the pacer's next slot, or the end of the window that may see
+// the node hold requests, whichever comes first; the zero time for a
+// fixed limit.
+func (l *Limiter) Wake() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fixed {
+		return time.Time{}
+	}
+	t := l.rw.start.Add(max(rateSpan, rateFloors*l.floor))
+	if l.rate > 0 && l.tat.Before(t) {
+		t = l.tat
+	}
+	return t
+}
+
+// Release returns a permit taken by TryAcquire. rtt is the time from
+// sending the request to its outcome (for a client timeout, the
+// timeout), measured with the same clock as Config.Now; samples with rtt
+// <= 0 teach nothing. o says what the outcome means: errors answered
+// without doing the work (Unavailable, a rejected statement) must be
+// Ignore, or their short RTT would pass for the latency floor. Release
+// panics if no permit is held.
 func (l *Limiter) Release(rtt time.Duration, o Outcome) {
 	var now time.Time
 	if !l.fixed {
 		now = l.now()
 	}
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.inflight <= 0 {
-		l.mu.Unlock()
 		panic("limit: Release without a held permit")
 	}
-	l.inflight--
-	if !l.cutSettled && l.inflight < l.cur {
-		// Requests sent from now on see the cut limit.
-		l.cutSettled, l.lastCut = true, now
-	}
+	l.inflightLocked(now, -1)
 	if l.probing && !l.probeDrained && l.inflight <= l.cur {
 		l.probeDrained, l.probeStart, l.probeN, l.probeMin = true, now, 0, 0
 	}
-	if !l.fixed && o != Ignore && rtt > 0 {
-		l.learnLocked(now, rtt, o)
+	if l.fixed || o == Ignore || rtt <= 0 {
+		return
 	}
-	l.grantLocked()
-	l.mu.Unlock()
-}
-
-func (l *Limiter) takeLocked() {
-	l.inflight++
-	if l.inflight > l.winMaxInflight {
-		l.winMaxInflight = l.inflight
-	}
-}
-
-func (l *Limiter) pushLocked(w *waiter) {
-	w.queued = true
-	w.next = nil
-	w.prev = l.tail
-	if l.tail != nil {
-		l.tail.next = w
+	sent := now.Add(-rtt)
+	if o == Dropped {
+		// Drops of requests sent before the last cut were caused by
+		// the rate already cut: one cut per overload.
+		if !sent.Before(l.lastCut) {
+			l.overloadLocked(now)
+		}
 	} else {
-		l.head = w
+		l.rw.ok++
+		l.rw.sumRTT += rtt
+		l.learnLocked(now, sent, rtt)
 	}
-	l.tail = w
-	l.nwait++
-}
-
-func (l *Limiter) removeLocked(w *waiter) {
-	if w.prev != nil {
-		w.prev.next = w.next
-	} else {
-		l.head = w.next
-	}
-	if w.next != nil {
-		w.next.prev = w.prev
-	} else {
-		l.tail = w.prev
-	}
-	w.prev, w.next, w.queued = nil, nil, false
-	l.nwait--
-}
-
-// grantLocked hands free permits to waiters, oldest first.
-func (l *Limiter) grantLocked() {
-	for l.head != nil && l.inflight < l.cur {
-		w := l.head
-		l.removeLocked(w)
-		l.takeLocked()
-		w.ch <- struct{}{}
-	}
+	l.rw.answers++
+	l.paceLocked(now)
 }
 
 func (l *Limiter) setCurLocked() {
@@ -353,7 +384,6 @@ func (l *Limiter) resetWindowLocked(now time.Time) {
 	l.winStart = now
 	l.winN = 0
 	l.winMin = 0
-	l.winSum = 0
 	l.winMaxInflight = l.inflight
 	l.dither += ditherStep
 	if l.dither >= 1 {
@@ -361,30 +391,9 @@ func (l *Limiter) resetWindowLocked(now time.Time) {
 	}
 }
 
-func (l *Limiter) learnLocked(now time.Time, rtt time.Duration, o Outcome) {
-	sent := now.Add(-rtt)
-	if o == Dropped {
-		// One cut per congestion event: drops of requests sent before
-		// the cut limit took effect were caused by the limit already cut.
-		if !l.cutSettled || sent.Before(l.lastCut) {
-			return
-		}
-		cut := l.backoff
-		if now.Before(l.ceilUntil) && l.limit >= ceilMargin*ceilMargin*l.ceil {
-			// Dropped again near the level of the last drop: that is
-			// the node's capacity, and a drop now and then is what
-			// being at it looks like. Step down a little, not a
-			// whole backoff.
-			cut = math.Max(cut, ceilMargin)
-		}
-		l.ceil, l.ceilUntil = l.limit, now.Add(l.dropHold) // the learned level, not a probe's
-		l.limit *= cut
-		l.setCurLocked()
-		l.lastCut, l.cutSettled = now, l.inflight < l.cur
-		l.resetWindowLocked(now)
-		return
-	}
-
+// learnLocked takes a success's RTT: the floor, and the window that
+// moves the limit.
+func (l *Limiter) learnLocked(now, sent time.Time, rtt time.Duration) {
 	if l.probing {
 		l.probeLocked(now, sent, rtt)
 		return
@@ -403,7 +412,6 @@ func (l *Limiter) learnLocked(now time.Time, rtt time.Duration, o Outcome) {
 		return
 	}
 	l.winN++
-	l.winSum += rtt
 	if l.winMin == 0 || rtt < l.winMin {
 		l.winMin = rtt
 	}
@@ -433,37 +441,77 @@ func (l *Limiter) probeLocked(now, sent time.Time, rtt time.Duration) {
 
 // adjustLocked closes a window and moves the limit.
 func (l *Limiter) adjustLocked(now time.Time) {
-	floor := float64(l.floor)
 	rtt := float64(l.winMin)
-	// The requests the window's completions account for (Little's law);
-	// permits held beyond that are requests the node sits on.
-	served := float64(l.winSum) / float64(now.Sub(l.winStart))
-	stuck := math.Max(0, float64(l.inflight)-stuckRatio*served-stuckSlack)
-	more := stuck >= l.stuck+stuckSlack && stuck >= l.limit/4
-	l.stuck = stuck
-	switch target := queueRatio*floor + float64(queueSlack); {
+	switch target := queueRatio*float64(l.floor) + float64(queueSlack); {
 	case rtt > target:
 		// Every request waited: cut the part of the limit that queues,
 		// as a drop at most.
 		l.limit = math.Min(l.limit-1, l.limit*math.Max(l.backoff, target/rtt))
-	case more:
-		// More requests held without an answer than a window ago:
-		// the node is over capacity and will time them out. That is
-		// one congestion event, this one: their timeouts will not cut
-		// the limit again.
-		l.limit = math.Max(l.min, l.limit*stuckBackoff)
-		l.lastCut, l.cutSettled = now, true
 	case l.winMaxInflight < l.cur:
-		// The client did not use the whole limit: no evidence that
-		// more would be taken, so no growth.
+		// The client did not use the whole limit (or the pacer kept
+		// it from doing so): no evidence that more would be taken,
+		// so no growth.
 	default:
-		grown := l.limit + math.Max(growMin, growStep*l.limit)
-		if now.Before(l.ceilUntil) {
-			// Stay below the level that was dropped at for a while.
-			grown = math.Max(l.limit, math.Min(grown, l.ceil*ceilMargin))
-		}
-		l.limit = grown
+		l.limit += math.Max(growMin, growStep*l.limit)
 	}
 	l.setCurLocked()
 	l.resetWindowLocked(now)
+}
+
+// overloadLocked paces admission at rateCut of the rate, or, when not
+// paced yet, of the rate requests were answered at in the window or the
+// rate pacing last ended at, whichever is higher: a node the client
+// could not keep busy for a while (its input went to other nodes) is
+// likely to have the capacity it had then.
+func (l *Limiter) overloadLocked(now time.Time) {
+	r, step := l.rate, rateStepMin
+	if r == 0 {
+		dt := max(now.Sub(l.rw.start), l.floor, time.Millisecond)
+		r = math.Max(l.lastRate, float64(l.rw.answers+1)/dt.Seconds())
+		l.tat = now
+		// The estimate may be far too low (a node that held every
+		// request answered few): search up fast from it.
+		step = rateStepMax
+	}
+	l.rate = math.Max(rateMin, rateCut*r)
+	l.step = step
+	l.lastCut, l.paceSeen = now, now
+}
+
+// paceLocked closes the rate window when it is due: it estimates the
+// requests the node holds unanswered (an overload when they grow), grows
+// the rate when the pacer bound, and ends pacing after paceIdle without
+// either.
+func (l *Limiter) paceLocked(now time.Time) {
+	w := &l.rw
+	span := max(rateSpan, rateFloors*l.floor)
+	dt := now.Sub(w.start)
+	// Paced, the window is a span of time: the rate grows per span
+	// even when few requests are answered in one.
+	if !(dt >= span && (w.answers >= rateSamples || l.rate > 0) || dt >= rateWindowMax*span) {
+		return
+	}
+	// By Little's law the requests the window's successes account for
+	// are the sum of their RTTs over its length; of the requests in
+	// flight on average over the window, those beyond 1.5 times that
+	// (plus 2) are requests the node sits on.
+	l.inflightLocked(now, 0)
+	served := float64(w.sumRTT) / float64(dt)
+	stuck := math.Max(0, w.area/float64(dt)-stuckRatio*served-stuckSlack)
+	grew := stuck >= l.stuck+stuckSlack && stuck >= l.limit/4
+	bound := l.rate > 0 && w.held && float64(w.sent) >= rateBound*l.rate*dt.Seconds()
+	switch {
+	case grew:
+		l.overloadLocked(now)
+	case bound:
+		l.rate *= 1 + l.step
+		l.step = math.Min(rateStepMax, l.step*rateStepGrowth)
+		l.paceSeen = now
+	case l.rate > 0 && now.Sub(l.paceSeen) > paceIdle:
+		// The node has taken all the client sent for a while.
+		l.lastRate, l.rate = l.rate, 0
+	}
+	l.stuck = stuck
+	l.setCurLocked()
+	*w = rateWindow{start: now, changed: now}
 }

@@ -1,10 +1,8 @@
 package limit
 
 import (
-	"context"
-	"errors"
+	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,23 +13,6 @@ func newFake(cfg Config) (*Limiter, *fakeClock) {
 	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	cfg.Now = clock.now
 	return New(cfg), clock
-}
-
-// waitWaiters yields until n Acquire calls are blocked.
-func waitWaiters(t *testing.T, l *Limiter, n int) {
-	t.Helper()
-	for i := 0; ; i++ {
-		l.mu.Lock()
-		got := l.nwait
-		l.mu.Unlock()
-		if got == n {
-			return
-		}
-		if i > 1e7 {
-			t.Fatalf("%d waiters, want %d", got, n)
-		}
-		runtime.Gosched()
-	}
 }
 
 func TestDefaults(t *testing.T) {
@@ -63,96 +44,142 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// TestDropBackoff: a drop multiplies the limit by Backoff, once per
-// congestion event (drops of requests sent before the cut are ignored),
-// and never below Min.
-func TestDropBackoff(t *testing.T) {
-	type release struct {
-		advance time.Duration // clock step before the release
-		rtt     time.Duration
-		o       Outcome
-		want    int // Limit() after
-	}
+// TestDropPaces: a drop never cuts the in-flight limit; it paces
+// admission just below what the node delivered in the rate window, once
+// per overload (drops of requests sent before the cut are old news), and
+// while the pacer holds requests back without an overload the rate grows,
+// faster each window in a row. Fixed limits never pace.
+func TestDropPaces(t *testing.T) {
 	ms := time.Millisecond
+	type step struct {
+		// every ms for n ms: one request sent and one answered after
+		// rtt with outcome o (a drop in the last millisecond if drop)
+		n    int
+		rtt  time.Duration
+		drop bool
+		// the rate after, requests/s (0: not paced), ±1%
+		want float64
+	}
 	tests := []struct {
 		name  string
 		cfg   Config
-		steps []release
+		steps []step
 	}{
 		{
-			name: "cut once per event",
+			name: "a drop paces at what the node delivered",
 			cfg:  Config{Initial: 100, Max: 128},
-			steps: []release{
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 70},
-				// sent 5 ms ago, before the cut: same event
-				{advance: ms, rtt: 5 * ms, o: Dropped, want: 70},
-				{advance: 0, rtt: 2 * ms, o: Dropped, want: 70},
-				// sent after the cut: a new event
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 49},
-				// 34.3: a fractional limit is rounded up in that
-				// fraction of windows
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 35},
-				// other errors teach nothing
-				{advance: 10 * ms, rtt: ms, o: Ignore, want: 35},
+			steps: []step{
+				// the first rate window closes after 50 ms
+				{n: 50, rtt: ms, want: 0},
+				// 10 answers (the drop included) in the 10 ms of
+				// the window that saw the drop: 1000/s, paced at
+				// rateCut of it
+				{n: 10, rtt: ms, drop: true, want: 1000 * rateCut},
 			},
 		},
 		{
-			name: "a long client timeout is one event",
-			cfg:  Config{Initial: 64, Max: 64},
-			steps: []release{
-				{advance: 12 * time.Second, rtt: 10 * time.Second, o: Dropped, want: 45},
-				{advance: ms, rtt: 10 * time.Second, o: Dropped, want: 45},
-				{advance: ms, rtt: 10 * time.Second, o: Dropped, want: 45},
-			},
-		},
-		{
-			name: "custom backoff",
-			cfg:  Config{Initial: 100, Max: 100, Backoff: 0.5},
-			steps: []release{
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 50},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 25},
-			},
-		},
-		{
-			name: "floor at min",
-			cfg:  Config{Initial: 20, Min: 5, Max: 128},
-			steps: []release{
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 14},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 10},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 7},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 5},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 5},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 5},
-			},
-		},
-		{
-			name: "fixed never moves",
-			cfg:  Config{Fixed: true, Initial: 20, Max: 30},
-			steps: []release{
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 30},
-				{advance: 10 * ms, rtt: ms, o: Success, want: 30},
-				{advance: 10 * ms, rtt: 90 * ms, o: Success, want: 30},
-				{advance: 10 * ms, rtt: ms, o: Dropped, want: 30},
+			name: "fixed never paces",
+			cfg:  Config{Fixed: true, Max: 30},
+			steps: []step{
+				{n: 60, rtt: ms, drop: true, want: 0},
+				{n: 60, rtt: ms, drop: true, want: 0},
 			},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l, clock := newFake(tc.cfg)
+			limit := l.Limit()
 			for i, s := range tc.steps {
-				if !l.TryAcquire() {
-					t.Fatalf("step %d: TryAcquire failed", i)
+				for k := range s.n {
+					clock.t = clock.t.Add(ms)
+					if !l.TryAcquire() {
+						t.Fatalf("step %d: TryAcquire failed", i)
+					}
+					o := Success
+					if s.drop && k == s.n-1 {
+						o = Dropped
+					}
+					l.Release(s.rtt, o)
 				}
-				clock.t = clock.t.Add(s.advance)
-				l.Release(s.rtt, s.o)
-				if got := l.Limit(); got != s.want {
-					t.Errorf("step %d (%v, rtt %v): Limit() = %d, want %d", i, s.o, s.rtt, got, s.want)
+				if got := l.Rate(); math.Abs(got-s.want) > s.want/100 {
+					t.Errorf("step %d: Rate() = %.1f, want %.1f", i, got, s.want)
 				}
-			}
-			if l.InFlight() != 0 {
-				t.Errorf("InFlight() = %d after all releases", l.InFlight())
+				if got := l.Limit(); got < limit {
+					t.Errorf("step %d: Limit() = %d, fell from %d", i, got, limit)
+				}
 			}
 		})
+	}
+}
+
+// TestPacer: a paced Limiter admits one request per interval, catches up
+// by a little after a late wake, counts the held-back requests as demand,
+// grows the rate, and ends pacing when it holds nothing back.
+func TestPacer(t *testing.T) {
+	ms := time.Millisecond
+	l, clock := newFake(Config{Initial: 64, Max: 64})
+	// 2000 successes/s; the first rate window closes at 50 ms, and a
+	// drop 10 ms into the next one (21 answers with it) paces at
+	// rateCut · 2100/s.
+	for range 60 {
+		clock.t = clock.t.Add(ms / 2)
+		l.TryAcquire()
+		l.Release(ms, Success)
+		clock.t = clock.t.Add(ms / 2)
+		l.TryAcquire()
+		l.Release(ms, Success)
+	}
+	l.TryAcquire()
+	l.Release(ms, Dropped)
+	if r := l.Rate(); math.Abs(r-2100*rateCut) > 1 {
+		t.Fatalf("Rate() = %.1f after the drop, want %.1f", r, 2100*rateCut)
+	}
+	interval := time.Duration(float64(time.Second) / l.Rate())
+	// Due now: one admission, then nothing until the interval passed.
+	if !l.TryAcquire() {
+		t.Fatal("the first paced request was refused")
+	}
+	if l.TryAcquire() {
+		t.Fatal("a second request within the interval was admitted")
+	}
+	if got, want := l.Wake(), clock.t.Add(interval); !got.Equal(want) {
+		t.Fatalf("Wake() = %v from now, want %v", got.Sub(clock.t), interval)
+	}
+	// Woken 10 ms late: it catches up by paceCredit (2 ms, four
+	// intervals), not by twenty intervals.
+	clock.t = clock.t.Add(10 * ms)
+	n := 0
+	for l.TryAcquire() {
+		n++
+	}
+	if n < 4 || n > 6 {
+		t.Errorf("after a 10 ms late wake %d admitted at once, want about 5", n)
+	}
+	for range n + 1 {
+		l.Release(ms, Success)
+	}
+	// The pacer held requests back and nothing dropped: the rate grows.
+	before := l.Rate()
+	for range 60 {
+		clock.t = clock.t.Add(ms)
+		for k := 0; k < 8 && l.TryAcquire(); k++ {
+			clock.t = clock.t.Add(ms / 16)
+			l.Release(ms, Success)
+		}
+	}
+	if l.Rate() <= before {
+		t.Errorf("Rate() = %.1f, want more than %.1f after windows held back", l.Rate(), before)
+	}
+	// A client that sends less than the rate for paceIdle ends pacing.
+	for range 3000 {
+		clock.t = clock.t.Add(ms)
+		if l.TryAcquire() {
+			l.Release(ms, Success)
+		}
+	}
+	if l.Rate() != 0 {
+		t.Errorf("Rate() = %.1f after 3 s of sending 1000/s, want 0 (not paced)", l.Rate())
 	}
 }
 
@@ -191,109 +218,6 @@ func TestReleaseWithoutPermitPanics(t *testing.T) {
 	New(Config{}).Release(time.Millisecond, Success)
 }
 
-func TestAcquire(t *testing.T) {
-	t.Run("canceled context fails at once", func(t *testing.T) {
-		l := New(Config{Fixed: true, Max: 1})
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		if err := l.Acquire(ctx); !errors.Is(err, context.Canceled) {
-			t.Errorf("Acquire = %v, want Canceled", err)
-		}
-		if l.InFlight() != 0 {
-			t.Errorf("InFlight() = %d", l.InFlight())
-		}
-	})
-
-	t.Run("cancel while waiting", func(t *testing.T) {
-		l := New(Config{Fixed: true, Max: 1})
-		if !l.TryAcquire() || l.TryAcquire() {
-			t.Fatal("TryAcquire: want one permit only")
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() { done <- l.Acquire(ctx) }()
-		waitWaiters(t, l, 1)
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Errorf("Acquire = %v, want Canceled", err)
-		}
-		waitWaiters(t, l, 0)
-		if l.InFlight() != 1 {
-			t.Errorf("InFlight() = %d, want 1", l.InFlight())
-		}
-		l.Release(time.Millisecond, Success)
-		if l.InFlight() != 0 {
-			t.Errorf("InFlight() = %d, want 0", l.InFlight())
-		}
-	})
-
-	t.Run("release wakes waiters in order", func(t *testing.T) {
-		l := New(Config{Fixed: true, Max: 1})
-		l.TryAcquire()
-		order := make(chan int, 3)
-		for i := range 3 {
-			go func() {
-				if err := l.Acquire(context.Background()); err != nil {
-					t.Error(err)
-				}
-				order <- i
-			}()
-			waitWaiters(t, l, i+1)
-		}
-		if l.TryAcquire() {
-			t.Error("TryAcquire jumped the queue")
-		}
-		for want := range 3 {
-			l.Release(time.Millisecond, Ignore)
-			if got := <-order; got != want {
-				t.Errorf("woken %d, want %d", got, want)
-			}
-		}
-		l.Release(time.Millisecond, Ignore)
-		if l.InFlight() != 0 {
-			t.Errorf("InFlight() = %d", l.InFlight())
-		}
-	})
-
-	t.Run("a grown limit wakes every waiter it admits", func(t *testing.T) {
-		// Initial 16: a window of 64 quick samples with the limit in
-		// use grows it by an eighth, to 18.
-		l, clock := newFake(Config{Initial: 16, Max: 64})
-		for round := range 4 {
-			for range 16 {
-				if !l.TryAcquire() {
-					t.Fatal("TryAcquire failed")
-				}
-			}
-			clock.t = clock.t.Add(time.Millisecond)
-			n := 16
-			if round == 3 {
-				n = 15
-			}
-			for range n {
-				l.Release(time.Millisecond, Success)
-			}
-		}
-		for range 15 {
-			l.TryAcquire()
-		}
-		var wg sync.WaitGroup
-		for range 2 {
-			wg.Go(func() {
-				if err := l.Acquire(context.Background()); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		waitWaiters(t, l, 2)
-		l.Release(time.Millisecond, Success)
-		wg.Wait()
-		if l.Limit() != 18 || l.InFlight() != 17 {
-			t.Errorf("Limit %d InFlight %d, want 18 and 17", l.Limit(), l.InFlight())
-		}
-	})
-}
-
 // TestConcurrent hammers one Limiter from many goroutines, as the
 // loader's workers do; run it with -race.
 func TestConcurrent(t *testing.T) {
@@ -305,23 +229,7 @@ func TestConcurrent(t *testing.T) {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(w), 1))
 			for range ops {
-				ok := false
-				switch r.IntN(4) {
-				case 0:
-					ok = l.TryAcquire()
-				case 1:
-					ctx, cancel := context.WithCancel(context.Background())
-					if r.IntN(2) == 0 {
-						cancel()
-					} else {
-						go cancel()
-					}
-					ok = l.Acquire(ctx) == nil
-					cancel()
-				default:
-					ok = l.Acquire(context.Background()) == nil
-				}
-				if !ok {
+				if !l.TryAcquire() {
 					continue
 				}
 				if n := held.Add(1); n > peak.Load() {
@@ -348,15 +256,10 @@ func TestConcurrent(t *testing.T) {
 	if l.InFlight() != 0 {
 		t.Errorf("InFlight() = %d after all workers", l.InFlight())
 	}
-	l.mu.Lock()
-	if l.nwait != 0 || l.head != nil {
-		t.Errorf("%d waiters left", l.nwait)
-	}
-	l.mu.Unlock()
 	t.Logf("peak held %d, final limit %d", peak.Load(), l.Limit())
 }
 
-func BenchmarkAcquireRelease(b *testing.B) {
+func BenchmarkTryAcquireRelease(b *testing.B) {
 	for _, fixed := range []bool{false, true} {
 		name := "adaptive"
 		if fixed {
@@ -364,25 +267,21 @@ func BenchmarkAcquireRelease(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			l := New(Config{Fixed: fixed, Max: 128})
-			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = l.Acquire(ctx)
+				l.TryAcquire()
 				l.Release(time.Millisecond, Success)
 			}
 		})
 	}
 	b.Run("adaptive-parallel", func(b *testing.B) {
-		l := New(Config{Max: 128})
-		ctx := context.Background()
+		l := New(Config{Max: 1 << 20, Initial: 1 << 20})
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if err := l.Acquire(ctx); err != nil {
-					b.Error(err)
-					return
+				if l.TryAcquire() {
+					l.Release(time.Millisecond, Success)
 				}
-				l.Release(time.Millisecond, Success)
 			}
 		})
 	})
@@ -437,16 +336,4 @@ func TestFloorProbe(t *testing.T) {
 			l.probing, l.floor, l.Limit())
 	}
 
-	// A drop during a probe remembers the learned level, not the probe's.
-	clock.t = clock.t.Add(11 * time.Second)
-	sendAll(8, 4*ms)
-	if !l.probing {
-		t.Fatal("no probe")
-	}
-	l.TryAcquire()
-	clock.t = clock.t.Add(ms)
-	l.Release(ms, Dropped)
-	if l.ceil != 8 || l.Limit() != 1 {
-		t.Errorf("ceiling %v limit %d, want 8 and 1 (a quarter of 5.6)", l.ceil, l.Limit())
-	}
 }

@@ -88,6 +88,7 @@ type event struct {
 	at      time.Time
 	sent    time.Time
 	outcome Outcome
+	wake    bool // not an answer: the pacer is due
 }
 
 type events []event
@@ -106,11 +107,13 @@ func (e *events) Pop() any {
 // sim drives a Limiter against a server with an always-backlogged
 // client, as the loader is: whenever a permit is free a request is sent.
 type sim struct {
-	clock  *fakeClock
-	srv    *server
-	lim    *Limiter
-	q      events
-	demand int // if > 0, the client never has more requests than this
+	clock    *fakeClock
+	srv      *server
+	lim      *Limiter
+	q        events
+	demand   int       // if > 0, the client never has more requests than this
+	inflight int       // answers pending
+	wakeAt   time.Time // a wake event is queued for then
 }
 
 func newSim(srv *server, cfg Config, demand int) *sim {
@@ -121,10 +124,17 @@ func newSim(srv *server, cfg Config, demand int) *sim {
 	return s
 }
 
+// fill sends while the limiter admits, as the loader's dispatcher does,
+// and wakes at the limiter's Wake time to try again.
 func (s *sim) fill() {
-	for (s.demand <= 0 || len(s.q) < s.demand) && s.lim.TryAcquire() {
+	for (s.demand <= 0 || s.inflight < s.demand) && s.lim.TryAcquire() {
 		at, o := s.srv.send(s.clock.t, s.lim.InFlight())
 		heap.Push(&s.q, event{at: at, sent: s.clock.t, outcome: o})
+		s.inflight++
+	}
+	if t := s.lim.Wake(); t.After(s.clock.t) && !t.Equal(s.wakeAt) {
+		s.wakeAt = t
+		heap.Push(&s.q, event{at: t, wake: true})
 	}
 }
 
@@ -151,6 +161,11 @@ func (s *sim) run(d time.Duration) stats {
 	for len(s.q) > 0 && !s.q[0].at.After(end) {
 		e := heap.Pop(&s.q).(event)
 		s.clock.t = e.at
+		if e.wake {
+			s.fill()
+			continue
+		}
+		s.inflight--
 		s.lim.Release(e.at.Sub(e.sent), e.outcome)
 		if e.outcome == Success {
 			st.ok++
