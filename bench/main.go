@@ -73,10 +73,14 @@ type config struct {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "ceiling" {
-		return ceilingMain(args[1:], stdout, stderr)
+		return childMain("ceiling", args[1:], stdout, stderr, func(ctx context.Context, o loader.Options) (any, error) {
+			return ceiling.Run(ctx, ceiling.Config{Options: o})
+		})
 	}
 	if len(args) > 0 && args[0] == "floor" {
-		return floorMain(args[1:], stdout, stderr)
+		return childMain("floor", args[1:], stdout, stderr, func(ctx context.Context, o loader.Options) (any, error) {
+			return floor.Run(ctx, floor.Config{Options: o})
+		})
 	}
 	defRows := int64(1_000_000)
 	if v := os.Getenv("BENCH_ROWS"); v != "" {
@@ -446,8 +450,9 @@ func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work 
 		return f, nil
 	}
 	if m.ceiling, err = sender("ceiling", func() (ceiling.Result, procStats, error) {
-		cr, err := runCeiling(ctx, cfg.self, s, d.table, file)
-		return cr.Result, cr.procStats, err
+		var cr ceiling.Result
+		st, err := runChild(ctx, cfg.self, "ceiling", s, d.table, file, &cr)
+		return cr, st, err
 	}); err != nil {
 		return m, err
 	}
@@ -581,26 +586,26 @@ func runChild(ctx context.Context, self, sub string, s *sim, table, file string,
 	return st, nil
 }
 
-// floorMain is the child side of runChild for the floor: it prints a
-// floor.Result.
-func floorMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("floor", stderr)
+// childMain is the child side of runChild: it loads FILE into the table
+// with run and prints run's result as JSON.
+func childMain(sub string, args []string, stdout, stderr io.Writer, run func(context.Context, loader.Options) (any, error)) int {
+	fs := newFlagSet(sub, stderr)
 	port := fs.Int("port", 9042, "CQL port of the cluster")
 	host := fs.String("host", "127.0.0.1", "contact point")
 	table := fs.String("table", "", "keyspace.table")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *table == "" {
-		fmt.Fprintln(stderr, "usage: bench floor [-host H] [-port P] -table ks.t FILE.csv")
+		fmt.Fprintf(stderr, "usage: bench %s [-host H] [-port P] -table ks.t FILE.csv\n", sub)
 		return 64
 	}
 	ks, t, _ := strings.Cut(*table, ".")
 	o := loaderDefaults()
 	o.Hosts, o.Port, o.Keyspace, o.Table, o.Files = []string{*host}, *port, ks, t, fs.Args()
-	res, err := floor.Run(context.Background(), floor.Config{Options: o})
+	res, err := run(context.Background(), o)
 	if err == nil {
 		err = json.NewEncoder(stdout).Encode(res)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "floor: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", sub, err)
 		return 1
 	}
 	return 0

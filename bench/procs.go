@@ -21,7 +21,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cqlload/cqlload/bench/ceiling"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -458,60 +457,6 @@ func runLoader(ctx context.Context, bin string, s *sim, table, file, dir string,
 		return lr, fmt.Errorf("cqlload summary: %w", err)
 	}
 	return lr, nil
-}
-
-// ceilingRun is one ceiling child process.
-type ceilingRun struct {
-	procStats
-	Result ceiling.Result
-}
-
-// runCeiling runs this program's ceiling subcommand in a child process,
-// so that its memory and CPU are its own.
-func runCeiling(ctx context.Context, self string, s *sim, table, file string) (ceilingRun, error) {
-	var cr ceilingRun
-	cmd := exec.CommandContext(ctx, self, "ceiling", "-port", strconv.Itoa(s.port), "-table", table, file)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return cr, fmt.Errorf("start ceiling: %w", err)
-	}
-	rss := watchRSS(cmd.Process.Pid)
-	err := cmd.Wait()
-	cr.procStats = statsOf(cmd.ProcessState, time.Since(start), rss.finish())
-	if err != nil {
-		return cr, fmt.Errorf("ceiling %s: %w\n%s", table, err, stderr.String())
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &cr.Result); err != nil {
-		return cr, fmt.Errorf("ceiling %s: output: %w", table, err)
-	}
-	return cr, nil
-}
-
-// ceilingMain is the child side of runCeiling: it prints a ceiling.Result.
-func ceilingMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("ceiling", stderr)
-	port := fs.Int("port", 9042, "CQL port of the cluster")
-	host := fs.String("host", "127.0.0.1", "contact point")
-	table := fs.String("table", "", "keyspace.table")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *table == "" {
-		fmt.Fprintln(stderr, "usage: bench ceiling [-host H] [-port P] -table ks.t FILE.csv")
-		return 64
-	}
-	ks, t, _ := strings.Cut(*table, ".")
-	o := loaderDefaults()
-	o.Hosts, o.Port, o.Keyspace, o.Table, o.Files = []string{*host}, *port, ks, t, fs.Args()
-	res, err := ceiling.Run(context.Background(), ceiling.Config{Options: o})
-	if err != nil {
-		fmt.Fprintf(stderr, "ceiling: %v\n", err)
-		return 1
-	}
-	if err := json.NewEncoder(stdout).Encode(res); err != nil {
-		fmt.Fprintf(stderr, "ceiling: %v\n", err)
-		return 1
-	}
-	return 0
 }
 
 var errNoRows = errors.New("no rows written")
