@@ -307,20 +307,28 @@ func (l *Limiter) takeSlotLocked(now time.Time) {
 }
 
 // Wake returns when TryAcquire may admit a request without a Release
-// first: the pacer's next slot, or the end of the window that may see
-// the node hold requests, whichever comes first; the zero time for a
-// fixed limit.
+// first: the pacer's next slot while a permit is free; with none free,
+// the end of the window that may see the node hold requests (and free
+// permits for them), never a time already past; the zero time when only
+// a Release can help, or for a fixed limit.
 func (l *Limiter) Wake() time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.fixed {
 		return time.Time{}
 	}
-	t := l.rw.start.Add(max(rateSpan, rateFloors*l.floor))
-	if l.rate > 0 && l.tat.Before(t) {
-		t = l.tat
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inflight < l.cur {
+		if l.rate > 0 {
+			return l.tat
+		}
+		return time.Time{}
 	}
-	return t
+	span := max(rateSpan, rateFloors*l.floor)
+	if t := l.rw.start.Add(span); t.After(now) {
+		return t
+	}
+	return now.Add(span)
 }
 
 // Release returns a permit taken by TryAcquire. rtt is the time from
