@@ -94,10 +94,11 @@
 //
 // Every rate window (50 ms, or four floors if longer) in which the
 // pacer held a request back and the client sent at least 0.75 of the
-// rate, the rate grows: by 1% after an overload, the step growing by a
-// quarter each such window in a row up to 25%, so the rate creeps up
-// to the level that overloaded the node and, when the node's capacity
-// has grown, finds it within a second or so. On entering pacing the
+// rate, the rate grows by 1% of itself: it creeps up to the level that
+// overloaded the node last (as CUBIC's window does near its last
+// maximum). Past 1.05 times that level the step grows by a quarter each
+// such window in a row, up to 25%, so that a capacity that grew is found
+// within a second or so. On entering pacing the
 // step starts at 25%: the first estimate may be far too low (a node
 // that held every request answered few). After two seconds without an
 // overload in which the pacer held nothing back, pacing ends.
@@ -112,7 +113,9 @@
 // times that (plus 2) are requests the node sits on. They are admitted
 // on top of the limit, since they do not load the node and would
 // otherwise starve the loader of permits for the whole timeout; when
-// they grow, the node is overloaded and the pacer cuts its rate. A
+// they grow (by two, or a tenth, whichever is more, with fewer answers
+// than requests sent in the window), the node is overloaded and the
+// pacer cuts its rate. A
 // window with nothing answered still closes: TryAcquire refused for
 // want of a permit closes it when due, and Wake includes its end.
 //

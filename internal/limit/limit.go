@@ -78,11 +78,13 @@ const (
 	rateCut = 0.9
 	// The rate grows by a step of itself per window that the pacer bound
 	// (the client sent at least rateBound of the rate): rateStepMin after
-	// an overload, growing by rateStepGrowth each such window in a row,
-	// up to rateStepMax, so that a capacity that grew is found in a
-	// second or so while the rate creeps up to the one that overloaded.
+	// an overload, so that the rate creeps up to the one that overloaded
+	// the node; past rateProbe times that rate the step grows by
+	// rateStepGrowth each such window in a row, up to rateStepMax, so
+	// that a capacity that grew is found in a second or so.
 	rateBound      = 0.75
 	rateStepMin    = 0.01
+	rateProbe      = 1.05
 	rateStepGrowth = 1.25
 	rateStepMax    = 0.25
 	// rateMin is the least the pacer admits, requests/s.
@@ -146,6 +148,7 @@ type Limiter struct {
 	tat      time.Time // when the pacer admits the next request
 	step     float64   // the rate's next growth, a fraction of itself
 	lastRate float64   // the rate when pacing last ended
+	overRate float64   // the rate at the last overload; 0 after the first
 	paceSeen time.Time // when pacing last bound or saw an overload
 	lastCut  time.Time // drops of requests sent before this are old news
 	rw       rateWindow
@@ -473,6 +476,7 @@ func (l *Limiter) adjustLocked(now time.Time) {
 // likely to have the capacity it had then.
 func (l *Limiter) overloadLocked(now time.Time) {
 	r, step := l.rate, rateStepMin
+	l.overRate = r
 	if r == 0 {
 		dt := max(now.Sub(l.rw.start), l.floor, time.Millisecond)
 		r = math.Max(l.lastRate, float64(l.rw.answers+1)/dt.Seconds())
@@ -506,14 +510,24 @@ func (l *Limiter) paceLocked(now time.Time) {
 	l.inflightLocked(now, 0)
 	served := float64(w.sumRTT) / float64(dt)
 	stuck := math.Max(0, w.area/float64(dt)-stuckRatio*served-stuckSlack)
-	grew := stuck >= l.stuck+stuckSlack && stuck >= l.limit/4
+	// Unpaced, a limit of many requests in flight moves the estimate by
+	// a quarter of it with no node holding anything; paced, the requests
+	// in flight are few, and two more held is the node's doing.
+	// A real hold also shows as fewer answers than requests sent, and
+	// must stand out of the estimate's own jitter (a tenth of it).
+	grew := stuck >= l.stuck+math.Max(stuckSlack, l.stuck/10) && w.ok < w.sent &&
+		(l.rate > 0 || stuck >= l.limit/4)
 	bound := l.rate > 0 && w.held && float64(w.sent) >= rateBound*l.rate*dt.Seconds()
 	switch {
 	case grew:
 		l.overloadLocked(now)
 	case bound:
 		l.rate *= 1 + l.step
-		l.step = math.Min(rateStepMax, l.step*rateStepGrowth)
+		if l.rate > rateProbe*l.overRate {
+			// Past the rate that last overloaded the node: its
+			// capacity has grown, so search faster each window.
+			l.step = math.Min(rateStepMax, l.step*rateStepGrowth)
+		}
 		l.paceSeen = now
 	case l.rate > 0 && now.Sub(l.paceSeen) > paceIdle:
 		// The node has taken all the client sent for a while.
