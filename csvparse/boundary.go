@@ -145,9 +145,54 @@ func FindRecordStartWithin(r io.ReaderAt, size, off int64, d Dialect, maxBack in
 	return findRecordStart(r, size, off, d, maxBack, boundaryWindowMin, boundaryWindowMax)
 }
 
+// RecordStarts finds record starts in one file, as FindRecordStart does,
+// for several offsets: what one search proved about the file (a stretch
+// without quote characters) spares the next one reading it again. A
+// process whose range has two ends in a file without quotes reads the
+// prefix before the farther end once, not the two prefixes. Not safe for
+// concurrent use.
+type RecordStarts struct {
+	r    io.ReaderAt
+	size int64
+	d    Dialect
+	memo quoteMemo
+}
+
+// NewRecordStarts returns a RecordStarts for the file r of size bytes.
+func NewRecordStarts(r io.ReaderAt, size int64, d Dialect) *RecordStarts {
+	return &RecordStarts{r: r, size: size, d: d}
+}
+
+// At returns FindRecordStart(r, size, off, d).
+func (rs *RecordStarts) At(off int64) (int64, error) {
+	return findRecordStartMemo(rs.r, rs.size, off, rs.d, -1, boundaryWindowMin, boundaryWindowMax, &rs.memo)
+}
+
+// quoteMemo is a stretch [lo, hi) of a file known to hold no quote
+// character (empty while hi <= lo).
+type quoteMemo struct{ lo, hi int64 }
+
+// note records that [lo, hi) holds no quote, keeping the union with
+// what is known when the two meet, else the longer stretch.
+func (m *quoteMemo) note(lo, hi int64) {
+	switch {
+	case hi <= lo:
+	case m.hi > m.lo && lo <= m.hi && hi >= m.lo:
+		m.lo, m.hi = min(m.lo, lo), max(m.hi, hi)
+	case hi-lo > m.hi-m.lo:
+		m.lo, m.hi = lo, hi
+	}
+}
+
 // findRecordStart is FindRecordStartWithin with the window's first and
 // largest sizes as parameters, which tests shrink.
 func findRecordStart(r io.ReaderAt, size, off int64, d Dialect, maxBack, wMin, wMax int64) (int64, error) {
+	return findRecordStartMemo(r, size, off, d, maxBack, wMin, wMax, &quoteMemo{})
+}
+
+// findRecordStartMemo is findRecordStart sharing memo with other searches
+// of the same file.
+func findRecordStartMemo(r io.ReaderAt, size, off int64, d Dialect, maxBack, wMin, wMax int64, memo *quoteMemo) (int64, error) {
 	if off <= 0 {
 		return 0, nil
 	}
@@ -184,7 +229,7 @@ func findRecordStart(r io.ReaderAt, size, off int64, d Dialect, maxBack, wMin, w
 	if off <= start {
 		return done(walkRecords(r, size, start, off, c, bStart))
 	}
-	f := &boundaryFinder{r: r, t: newBoundaryTable(c), quote: c.quote, start: start, floor: start, wMin: wMin, wMax: wMax}
+	f := &boundaryFinder{r: r, t: newBoundaryTable(c), quote: c.quote, start: start, floor: start, wMin: wMin, wMax: wMax, memo: memo}
 	if maxBack >= 0 {
 		f.floor = max(start, off-maxBack)
 	}
@@ -252,6 +297,7 @@ type boundaryFinder struct {
 	wMin, wMax   int64
 	buf          []byte // the window
 	blk          []byte // lastQuote's block
+	memo         *quoteMemo
 }
 
 // window reads [s, p) into f.buf.
@@ -341,13 +387,23 @@ func (f *boundaryFinder) statesAt(p int64) (uint8, error) {
 }
 
 // lastQuote returns the offset of the last quote in [from, to), or -1,
-// reading backwards a block at a time.
+// reading backwards a block at a time and skipping what f.memo knows to
+// hold none; what it reads without a quote goes into f.memo.
 func (f *boundaryFinder) lastQuote(from, to int64) (int64, error) {
 	if f.blk == nil {
 		f.blk = make([]byte, boundaryReadBlock)
 	}
+	m := f.memo
+	clean := to // [to, clean) holds no quote
 	for to > from {
+		if m.hi > m.lo && to <= m.hi && to > m.lo {
+			to = max(from, m.lo)
+			continue
+		}
 		n := min(int64(len(f.blk)), to-from)
+		if m.hi > m.lo && m.hi > to-n && m.hi < to {
+			n = to - m.hi // read down to the known stretch only
+		}
 		p := f.blk[:n]
 		if err := readFull(f.r, p, to-n); err != nil {
 			return 0, err
@@ -363,10 +419,13 @@ func (f *boundaryFinder) lastQuote(from, to int64) (int64, error) {
 			i = last + 1
 		}
 		if last >= 0 {
-			return to - n + int64(last), nil
+			q := to - n + int64(last)
+			m.note(q+1, clean)
+			return q, nil
 		}
 		to -= n
 	}
+	m.note(from, clean)
 	return -1, nil
 }
 

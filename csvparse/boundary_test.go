@@ -482,3 +482,81 @@ func TestHeaderEnd(t *testing.T) {
 		t.Errorf("short file: %v", err)
 	}
 }
+
+// TestRecordStartsShareMemo: searches that share what earlier ones
+// proved (RecordStarts) answer as fresh ones do, whatever the order of
+// the offsets, and on a file without quotes read its prefix once.
+func TestRecordStartsShareMemo(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 1))
+	for it := range 300 {
+		d := fuzzDialect(uint8(r.IntN(64)))
+		var data []byte
+		if it%2 == 0 {
+			data = trickyCSV(r, d, 1+r.IntN(60))
+		} else {
+			// Quotes now and then among long stretches without any,
+			// which is where the memo is used.
+			var b bytes.Buffer
+			for i := range 200 + r.IntN(200) {
+				if r.IntN(40) == 0 {
+					fmt.Fprintf(&b, "%d,%c%d,x%c\n", i, d.Quote, i, d.Quote)
+				} else {
+					fmt.Fprintf(&b, "%d,plain%d\n", i, i)
+				}
+			}
+			data = b.Bytes()
+		}
+		if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+			continue
+		}
+		size := int64(len(data))
+		windows := [][2]int64{{1, 4}, {8, 64}}[r.IntN(2)]
+		var memo quoteMemo
+		for range 12 {
+			off := r.Int64N(size + 1)
+			want, werr := findRecordStart(bytes.NewReader(data), size, off, d, -1, windows[0], windows[1])
+			got, gerr := findRecordStartMemo(bytes.NewReader(data), size, off, d, -1, windows[0], windows[1], &memo)
+			if got != want || (werr == nil) != (gerr == nil) {
+				t.Fatalf("iteration %d, off %d: with the memo %d, %v; fresh %d, %v", it, off, got, gerr, want, werr)
+			}
+		}
+	}
+
+	// A file without quotes: the second, nearer end reads nothing the
+	// first did not.
+	var b bytes.Buffer
+	for i := range 200000 {
+		fmt.Fprintf(&b, "%d,plain%d\n", i, i)
+	}
+	data := b.Bytes()
+	size := int64(len(data))
+	cr := &countingReaderAt{r: bytes.NewReader(data)}
+	rs := NewRecordStarts(cr, size, DefaultDialect())
+	if _, err := rs.At(size * 3 / 4); err != nil {
+		t.Fatal(err)
+	}
+	first := cr.n
+	if _, err := rs.At(size / 2); err != nil {
+		t.Fatal(err)
+	}
+	// Its window, read twice, and the walk to the record start: a few
+	// windows, not the megabytes of the prefix.
+	if more := cr.n - first; more > 4*boundaryWindowMin {
+		t.Errorf("the second search read %d more bytes, want a few windows (%d each) at most", more, boundaryWindowMin)
+	}
+	if first < size/2 {
+		t.Errorf("the first search read %d bytes of a %d-byte prefix without quotes", first, size*3/4)
+	}
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
