@@ -153,6 +153,9 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 				return
 			}
 		}
+		if attempt == 1 && b.lim != nil {
+			b.lim.Sending()
+		}
 		start := time.Now()
 		err := l.exec(ctx, b.plan, rows)
 		rtt := time.Since(start)

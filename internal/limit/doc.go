@@ -77,9 +77,9 @@
 // # Pacing
 //
 // Admission is not paced until the first overload. Then the rate starts
-// at 0.9 of the rate requests were answered at in the current window
-// (or of the rate pacing last ended at, if higher), and each later
-// overload multiplies it by 0.9. Drops of requests sent before the last
+// at 0.9 of the best the node delivered in the eight windows before (or
+// in the current one, or the rate pacing last ended at, if higher), and
+// each later overload multiplies it by 0.9. Drops of requests sent before the last
 // cut were caused by the rate already cut and are ignored: one cut per
 // overload, even when the answers to a whole held window arrive
 // together after the node's timeout. Drops never cut the in-flight
@@ -98,26 +98,33 @@
 // overloaded the node last (as CUBIC's window does near its last
 // maximum). Past 1.05 times that level the step grows by a quarter each
 // such window in a row, up to 25%, so that a capacity that grew is found
-// within a second or so. On entering pacing the
-// step starts at 25%: the first estimate may be far too low (a node
-// that held every request answered few). After two seconds without an
-// overload in which the pacer held nothing back, pacing ends.
+// within a second or so. With no window to go by (an overload in the
+// run's first), the step starts at 25%: the estimate may be far too low.
+// After two seconds without an overload in which the pacer held nothing
+// back, pacing ends.
 //
 // # Requests held
 //
 // A node that times requests out holds the surplus for its timeout (2
 // s for Cassandra writes) and answers nothing: no drop and no RTT sample
-// until then. By Little's law the requests the window's successes
-// account for are the sum of their RTTs over the window's length; of
-// the requests in flight on average over the window, those beyond 1.5
-// times that (plus 2) are requests the node sits on. They are admitted
-// on top of the limit, since they do not load the node and would
-// otherwise starve the loader of permits for the whole timeout; when
-// they grow (by two, or a tenth, whichever is more, with fewer answers
-// than requests sent in the window), the node is overloaded and the
-// pacer cuts its rate. A
-// window with nothing answered still closes: TryAcquire refused for
-// want of a permit closes it when due, and Wake includes its end.
+// until then. The Limiter counts, per rate window, the requests sent
+// (Sending, called as each goes out) and the answers to them (placed by
+// the time their RTT says they were sent, on the same clock). A request
+// still unanswered 200 ms (or ten floors) after its window closed is one
+// the node holds: more than two of those, and more than 2% of the
+// requests sent with them, appearing in a window is an overload, and
+// the pacer cuts its rate. Held requests are admitted on top of the
+// limit, since they do not load the node and would otherwise starve the
+// loader of permits for the whole timeout.
+//
+// An estimate from Little's law (the requests the answers account for
+// against the requests in flight) was used first. It moves by several
+// requests whenever the client itself stalls for a few milliseconds (a
+// GC cycle, a busy core), which on a loaded host looked like a node
+// holding requests and cut the rate again and again; a request
+// unanswered for 200 ms is the node's doing. A window with nothing
+// answered still closes: TryAcquire refused for want of a permit closes
+// it when due, and Wake includes its end.
 //
 // # The floor
 //

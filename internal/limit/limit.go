@@ -60,11 +60,19 @@ const (
 	// ditherStep advances the dither that rounds a fractional limit up
 	// in that fraction of windows (the golden ratio spreads them).
 	ditherStep = 0.6180339887
-	// stuckRatio, stuckSlack: more permits held than this times the
-	// requests the window's completions account for (plus the slack)
-	// means requests the node holds without answering.
-	stuckRatio = 1.5
-	stuckSlack = 2
+	// A request not answered holdAge (or holdFloors floors, if longer)
+	// after it was sent is held by the node: more than a few of those
+	// appearing (holdSlack, or holdShare of the requests sent with them)
+	// is an overload. holdRing windows of history cover Cassandra's 2 s
+	// write timeout.
+	holdAge    = 200 * time.Millisecond
+	holdFloors = 10
+	holdSlack  = 2
+	holdShare  = 0.02
+	holdRing   = 64
+	// entryWindows: pacing starts from the best delivery of this many
+	// windows before the overload.
+	entryWindows = 8
 
 	// The pacer (see the package documentation, Pacing). A rate window
 	// closes after rateSpan (or rateFloors floors, if longer) with at
@@ -130,7 +138,7 @@ type Limiter struct {
 
 	mu       sync.Mutex
 	limit    float64 // the learned limit
-	stuck    float64 // requests the node holds without answering, estimated
+	stuck    float64 // requests the node holds without answering
 	cur      int     // the limit admission obeys (limit, or less while probing)
 	inflight int
 
@@ -152,6 +160,8 @@ type Limiter struct {
 	paceSeen time.Time // when pacing last bound or saw an overload
 	lastCut  time.Time // drops of requests sent before this are old news
 	rw       rateWindow
+	sw       [holdRing]sentWindow // by rate window, sw[swi] the open one
+	swi      int
 
 	probing      bool
 	probeDrained bool
@@ -169,20 +179,15 @@ type rateWindow struct {
 	sumRTT  time.Duration // of the successes
 	answers int           // successes and drops
 	held    bool          // the pacer held a request back
-	// area is the integral of the requests in flight over the window,
-	// in request·nanoseconds, up to changed.
-	area    float64
-	changed time.Time
 }
 
-// inflightLocked moves the requests in flight by d at now, keeping the
-// window's integral of them.
-func (l *Limiter) inflightLocked(now time.Time, d int) {
-	if !l.fixed {
-		l.rw.area += float64(l.inflight) * float64(now.Sub(l.rw.changed))
-		l.rw.changed = now
-	}
-	l.inflight += d
+// sentWindow counts the requests sent while one rate window was open and
+// the answers to them, to tell requests the node holds.
+type sentWindow struct {
+	start          time.Time
+	sent, answered int
+	delivered      float64 // successes per second while the window was open
+	aged           bool    // counted once holdAge passed its end
 }
 
 // New returns a Limiter configured by cfg.
@@ -223,7 +228,8 @@ func New(cfg Config) *Limiter {
 	}
 	l.setCurLocked()
 	l.winStart = l.now()
-	l.rw.start, l.rw.changed = l.winStart, l.winStart
+	l.rw.start = l.winStart
+	l.sw[0].start = l.winStart
 	return l
 }
 
@@ -274,7 +280,7 @@ func (l *Limiter) TryAcquire() bool {
 		}
 		l.takeSlotLocked(now)
 	}
-	l.inflightLocked(now, 1)
+	l.inflight++
 	l.rw.sent++
 	if l.inflight > l.winMaxInflight {
 		l.winMaxInflight = l.inflight
@@ -307,6 +313,19 @@ func (l *Limiter) takeSlotLocked(now time.Time) {
 		l.tat = from
 	}
 	l.tat = l.tat.Add(interval)
+}
+
+// Sending tells the limiter that a request admitted by TryAcquire goes
+// out now. Call it just before the RTT clock of the request starts: an
+// answer is matched with the stretch of time its request was sent in,
+// which tells requests the node holds from ones it answered.
+func (l *Limiter) Sending() {
+	if l.fixed {
+		return
+	}
+	l.mu.Lock()
+	l.sw[l.swi].sent++
+	l.mu.Unlock()
 }
 
 // Wake returns when TryAcquire may admit a request without a Release
@@ -351,14 +370,18 @@ func (l *Limiter) Release(rtt time.Duration, o Outcome) {
 	if l.inflight <= 0 {
 		panic("limit: Release without a held permit")
 	}
-	l.inflightLocked(now, -1)
+	l.inflight--
 	if l.probing && !l.probeDrained && l.inflight <= l.cur {
 		l.probeDrained, l.probeStart, l.probeN, l.probeMin = true, now, 0, 0
 	}
-	if l.fixed || o == Ignore || rtt <= 0 {
+	if l.fixed || rtt <= 0 {
 		return
 	}
 	sent := now.Add(-rtt)
+	l.answeredLocked(sent)
+	if o == Ignore {
+		return
+	}
 	if o == Dropped {
 		// Drops of requests sent before the last cut were caused by
 		// the rate already cut: one cut per overload.
@@ -478,12 +501,23 @@ func (l *Limiter) overloadLocked(now time.Time) {
 	r, step := l.rate, rateStepMin
 	l.overRate = r
 	if r == 0 {
+		// What the node delivered lately is what it takes, about:
+		// the best of the last windows (a node that holds requests
+		// answers few in the window that shows it), of this one, and
+		// of the rate pacing last ended at.
 		dt := max(now.Sub(l.rw.start), l.floor, time.Millisecond)
 		r = math.Max(l.lastRate, float64(l.rw.answers+1)/dt.Seconds())
+		best := 0.0
+		for k := 1; k <= entryWindows; k++ {
+			best = math.Max(best, l.sw[(l.swi-k+holdRing)%holdRing].delivered)
+		}
+		r = math.Max(r, best)
 		l.tat = now
-		// The estimate may be far too low (a node that held every
-		// request answered few): search up fast from it.
-		step = rateStepMax
+		if best == 0 {
+			// Nothing to go by (the first window of the run): the
+			// estimate may be far too low, so search up fast.
+			step = rateStepMax
+		}
 	}
 	l.rate = math.Max(rateMin, rateCut*r)
 	l.step = step
@@ -503,20 +537,8 @@ func (l *Limiter) paceLocked(now time.Time) {
 	if !(dt >= span && (w.answers >= rateSamples || l.rate > 0) || dt >= rateWindowMax*span) {
 		return
 	}
-	// By Little's law the requests the window's successes account for
-	// are the sum of their RTTs over its length; of the requests in
-	// flight on average over the window, those beyond 1.5 times that
-	// (plus 2) are requests the node sits on.
-	l.inflightLocked(now, 0)
-	served := float64(w.sumRTT) / float64(dt)
-	stuck := math.Max(0, w.area/float64(dt)-stuckRatio*served-stuckSlack)
-	// Unpaced, a limit of many requests in flight moves the estimate by
-	// a quarter of it with no node holding anything; paced, the requests
-	// in flight are few, and two more held is the node's doing.
-	// A real hold also shows as fewer answers than requests sent, and
-	// must stand out of the estimate's own jitter (a tenth of it).
-	grew := stuck >= l.stuck+math.Max(stuckSlack, l.stuck/10) && w.ok < w.sent &&
-		(l.rate > 0 || stuck >= l.limit/4)
+	held, fresh, freshSent := l.heldLocked(now)
+	grew := float64(fresh) > math.Max(holdSlack, holdShare*float64(freshSent))
 	bound := l.rate > 0 && w.held && float64(w.sent) >= rateBound*l.rate*dt.Seconds()
 	switch {
 	case grew:
@@ -533,7 +555,52 @@ func (l *Limiter) paceLocked(now time.Time) {
 		// The node has taken all the client sent for a while.
 		l.lastRate, l.rate = l.rate, 0
 	}
-	l.stuck = stuck
+	l.stuck = float64(held)
+	l.sw[l.swi].delivered = float64(w.ok) / dt.Seconds()
 	l.setCurLocked()
-	*w = rateWindow{start: now, changed: now}
+	*w = rateWindow{start: now}
+	l.swi = (l.swi + 1) % holdRing
+	l.sw[l.swi] = sentWindow{start: now}
+}
+
+// answeredLocked counts an answer to a request sent at sent in the rate
+// window it was sent in.
+func (l *Limiter) answeredLocked(sent time.Time) {
+	for k := range holdRing {
+		w := &l.sw[(l.swi-k+holdRing)%holdRing]
+		if w.start.IsZero() {
+			return
+		}
+		if !sent.Before(w.start) {
+			w.answered++
+			return
+		}
+	}
+}
+
+// heldLocked returns the requests sent more than holdAge ago and not
+// answered (in the windows of the ring), those of them in windows that
+// aged since the last call, and the requests sent in those windows.
+// Requests are counted when Sending says they go out, and answers by the
+// time their RTT says that was, on the same clock.
+func (l *Limiter) heldLocked(now time.Time) (held, fresh, freshSent int) {
+	age := max(holdAge, holdFloors*l.floor)
+	end := now // of the window after the one at k
+	for k := range holdRing {
+		w := &l.sw[(l.swi-k+holdRing)%holdRing]
+		if w.start.IsZero() {
+			break
+		}
+		if k > 0 && now.Sub(end) >= age {
+			n := max(0, w.sent-w.answered)
+			held += n
+			if !w.aged {
+				w.aged = true
+				fresh += n
+				freshSent += w.sent
+			}
+		}
+		end = w.start
+	}
+	return held, fresh, freshSent
 }

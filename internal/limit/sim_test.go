@@ -128,6 +128,7 @@ func newSim(srv *server, cfg Config, demand int) *sim {
 // and wakes at the limiter's Wake time to try again.
 func (s *sim) fill() {
 	for (s.demand <= 0 || s.inflight < s.demand) && s.lim.TryAcquire() {
+		s.lim.Sending()
 		at, o := s.srv.send(s.clock.t, s.lim.InFlight())
 		heap.Push(&s.q, event{at: at, sent: s.clock.t, outcome: o})
 		s.inflight++
