@@ -492,11 +492,11 @@ func (l *Limiter) adjustLocked(now time.Time) {
 	l.resetWindowLocked(now)
 }
 
-// overloadLocked paces admission at rateCut of the rate, or, when not
-// paced yet, of the rate requests were answered at in the window or the
-// rate pacing last ended at, whichever is higher: a node the client
-// could not keep busy for a while (its input went to other nodes) is
-// likely to have the capacity it had then.
+// overloadLocked paces admission at rateCut of the rate or, when not
+// paced yet, of an estimate of what the node takes (below). The rate
+// pacing last ended at counts too: a node the client could not keep busy
+// for a while (its input went to other nodes) is likely to have the
+// capacity it had then.
 func (l *Limiter) overloadLocked(now time.Time) {
 	r, step := l.rate, rateStepMin
 	l.overRate = r
@@ -524,10 +524,10 @@ func (l *Limiter) overloadLocked(now time.Time) {
 	l.lastCut, l.paceSeen = now, now
 }
 
-// paceLocked closes the rate window when it is due: it estimates the
-// requests the node holds unanswered (an overload when they grow), grows
-// the rate when the pacer bound, and ends pacing after paceIdle without
-// either.
+// paceLocked closes the rate window when it is due: it counts the
+// requests the node holds unanswered (an overload when more appear),
+// grows the rate when the pacer bound, and ends pacing after paceIdle
+// without either.
 func (l *Limiter) paceLocked(now time.Time) {
 	w := &l.rw
 	span := max(rateSpan, rateFloors*l.floor)
