@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/source"
+	"github.com/cqlload/cqlload/split"
 )
 
 // TestSplitSources: every record of the inputs is in exactly one split's
@@ -237,6 +239,27 @@ func TestSplitResume(t *testing.T) {
 	var re *ResumeError
 	if !errors.As(err, &re) || !strings.Contains(re.Reason, "split") {
 		t.Fatalf("split 1/3 with split 0/3's checkpoint: %v, want a refusal naming the split", err)
+	}
+	// A checkpoint of another way of planning splits covers other
+	// ranges: refused, naming the plan.
+	saved, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planKey := fmt.Sprintf("%q: %q", "splitplan", split.PlanVersion)
+	if !bytes.Contains(saved, []byte(planKey)) {
+		t.Fatalf("the checkpoint does not record %s:\n%s", planKey, saved)
+	}
+	other := bytes.Replace(saved, []byte(planKey), []byte(fmt.Sprintf("%q: %q", "splitplan", "0")), 1)
+	if err := os.WriteFile(ckpt, other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runLoad(t, opts(0))
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, "splitplan") {
+		t.Fatalf("split 0/3 with a checkpoint of another split plan: %v, want a refusal naming splitplan", err)
+	}
+	if err := os.WriteFile(ckpt, saved, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	s, err := runLoad(t, opts(0))
 	if err != nil || s.RowsResumed == 0 || s.RowsResumed+s.RowsRead == 0 {
