@@ -329,22 +329,27 @@ type stopLoop struct {
 // installed the handler, the signal's default action ends any process.
 func (l *stopLoop) stopPoint(rng *rand.Rand, cp *checkpoint) stopAt {
 	sig := l.sigs[rng.IntN(len(l.sigs))]
-	switch rng.IntN(5) {
-	case 0:
-		earliest := time.Duration(0)
-		if sig == syscall.SIGINT {
-			earliest = 50 * time.Millisecond
-		}
-		return stopAt{sig: sig, delay: earliest + time.Duration(rng.Int64N(int64(800*time.Millisecond-earliest)))}
-	case 1:
-		return stopAt{sig: sig, afterWrites: true, delay: time.Duration(rng.Int64N(int64(50 * time.Millisecond)))}
-	}
 	left := int64(l.records)
 	if cp != nil {
 		left -= cp.RowsDone
 	}
+	// Within the first 40% of what is left at the rate: a stop later
+	// than the run's end is no stop, and the test wants its stops.
 	window := min(600*time.Millisecond, time.Duration(float64(left)/float64(l.rate)*0.4*float64(time.Second)))
 	window = max(window, time.Millisecond)
+	switch rng.IntN(5) {
+	case 0:
+		// From the process's start: at startup, or while it sends
+		// (connecting takes some 100 ms before the first row goes).
+		earliest := time.Duration(0)
+		if sig == syscall.SIGINT {
+			earliest = 50 * time.Millisecond
+		}
+		latest := min(800*time.Millisecond, earliest+100*time.Millisecond+window)
+		return stopAt{sig: sig, delay: earliest + time.Duration(rng.Int64N(int64(latest-earliest)))}
+	case 1:
+		return stopAt{sig: sig, afterWrites: true, delay: time.Duration(rng.Int64N(int64(min(50*time.Millisecond, window))) + 1)}
+	}
 	return stopAt{sig: sig, afterWrites: true, delay: time.Duration(rng.Int64N(int64(window)))}
 }
 
