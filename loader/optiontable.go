@@ -529,7 +529,7 @@ func optionTable() []Option {
 			Differs: "cqlload extension (cqlsh: one request per worker process)"},
 			intOpt(func(o *Options) *int { return &o.MaxInFlight })),
 		with(Option{Name: "ADAPTIVE", Flag: "adaptive", Value: "true|false", Section: SectionBatching,
-			Help:    "each node's limit on requests in flight follows its latency and overload, up to --max-in-flight; false: fixed at --max-in-flight",
+			Help:    "each node's limit on requests in flight follows its latency, up to --max-in-flight, and a node that sheds or times out requests is paced at the rate it takes; false: fixed at --max-in-flight, nothing paced",
 			Differs: "cqlload extension: cqlsh and DSBulk keep a fixed concurrency"},
 			boolOpt(func(o *Options) *bool { return &o.Adaptive })),
 		with(Option{Name: "DURATION", Flag: "duration", Value: "duration", Section: SectionBatching,
