@@ -54,17 +54,11 @@ func TestMetricsEndpoint(t *testing.T) {
 }
 
 // TestMetricsLimitsPerHost: after a load, /metrics has each coordinator's
-// in-flight limit and requests in flight, labelled with its address.
+// in-flight limit, requests in flight and paced rate, labelled with its
+// address.
 func TestMetricsLimitsPerHost(t *testing.T) {
 	c := startSim(t)
-	path := filepath.Join(t.TempDir(), "rows.csv")
-	var b strings.Builder
-	for i := range 2000 {
-		fmt.Fprintf(&b, "%d,v,%d\n", i, i)
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeKVN(t, 2000)
 	o := loader.DefaultOptions()
 	o.Hosts, o.Port, o.Keyspace, o.Table, o.Files = c.Hosts(), c.Port(), "ks", "t", []string{path}
 	o.Columns, o.ErrFile = []string{"k", "v", "n"}, filepath.Join(t.TempDir(), "e.err")
@@ -78,7 +72,9 @@ func TestMetricsLimitsPerHost(t *testing.T) {
 	body := scrape(t, l)
 	for _, h := range c.Hosts() {
 		// h is host:port, as the loader reports it.
-		for _, want := range []string{`cqlload_in_flight_limit{host="` + h + `"} `, `cqlload_in_flight_requests{host="` + h + `"} 0`} {
+		for _, want := range []string{`cqlload_in_flight_limit{host="` + h + `"} `, `cqlload_in_flight_requests{host="` + h + `"} 0`,
+			// Nothing was shed: no host was paced.
+			`cqlload_paced_requests_per_second{host="` + h + `"} 0`} {
 			if !strings.Contains(body, want) {
 				t.Errorf("/metrics lacks %q:\n%s", want, body)
 			}
@@ -92,14 +88,7 @@ func TestMetricsLimitsPerHost(t *testing.T) {
 // line's count of every row.
 func TestLogLinesCarryIntervals(t *testing.T) {
 	c := startSim(t)
-	path := filepath.Join(t.TempDir(), "rows.csv")
-	var b strings.Builder
-	for i := range 20000 {
-		fmt.Fprintf(&b, "%d,v,%d\n", i, i)
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeKVN(t, 20000)
 	code, _, stderr := runCLI(t, "", "127.0.0.1", strconv.Itoa(c.Port()), "--progress", "log", "--report-frequency", "0.1",
 		"--ingest-rate", "40000", "--err-file", filepath.Join(t.TempDir(), "e.err"), "--table", "ks.t", "--columns", "k,v,n", path)
 	if code != exitOK {
@@ -127,5 +116,44 @@ func TestLogLinesCarryIntervals(t *testing.T) {
 	}
 	if lines < 3 || last != "20000" {
 		t.Fatalf("%d log lines with interval figures, the last at %s rows of 20000:\n%s", lines, last, stderr)
+	}
+}
+
+// writeKVN writes n rows "k,v,n" to a CSV file and returns its path.
+func writeKVN(t *testing.T, n int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rows.csv")
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%d,v,%d\n", i, i)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSummaryLimitsLine: the summary's line of in-flight limits names the
+// kind of limit, each host's limit, and the rate a paced host is held to.
+func TestSummaryLimitsLine(t *testing.T) {
+	tests := []struct {
+		name     string
+		adaptive bool
+		limits   []loader.HostLimit
+		want     string
+	}{
+		{"fixed", false, []loader.HostLimit{{Host: "10.0.0.1:9042", Limit: 128}},
+			"In-flight limits (fixed) at the end: 10.0.0.1:9042 128; 0 error responses (0.00% of responses)\n"},
+		{"adaptive, one paced", true, []loader.HostLimit{{Host: "a:9042", Limit: 12}, {Host: "b:9042", Limit: 30, Paced: 2500}},
+			"In-flight limits (adaptive) at the end: a:9042 12, b:9042 30 (paced at 2500 requests/s); 0 error responses (0.00% of responses)\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			printSummary(&b, loader.Summary{Adaptive: tc.adaptive, Limits: tc.limits}, nil)
+			if !strings.Contains(b.String(), tc.want) {
+				t.Errorf("summary lacks %q:\n%s", tc.want, b.String())
+			}
+		})
 	}
 }
