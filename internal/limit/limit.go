@@ -152,15 +152,14 @@ type Limiter struct {
 	dither         float64       // in [0, 1): rounds the limit up when below its fraction
 
 	// The pacer; rate 0 means admission is not paced.
-	rate     float64   // requests/s
-	tat      time.Time // when the pacer admits the next request
-	step     float64   // the rate's next growth, a fraction of itself
-	lastRate float64   // the rate when pacing last ended
-	overRate float64   // the rate at the last overload; 0 after the first
-	paceSeen time.Time // when pacing last bound or saw an overload
-	lastCut  time.Time // drops of requests sent before this are old news
-	rw       rateWindow
-	sw       [holdRing]sentWindow // by rate window, sw[swi] the open one
+	rate     float64              // requests/s
+	tat      time.Time            // when the pacer admits the next request
+	step     float64              // the rate's next growth, a fraction of itself
+	lastRate float64              // the rate when pacing last ended
+	overRate float64              // the rate at the last overload; 0 after the first
+	paceSeen time.Time            // when pacing last bound or saw an overload
+	lastCut  time.Time            // drops of requests sent before this are old news
+	sw       [holdRing]rateWindow // the last rate windows, sw[swi] the open one
 	swi      int
 
 	probing      bool
@@ -170,23 +169,17 @@ type Limiter struct {
 	probeMin     time.Duration
 }
 
-// rateWindow counts what the node did in a stretch of time, for the
-// pacer and the estimate of requests held.
+// rateWindow counts what happened while one rate window was open: for
+// the pacer, the answers and whether it held requests back; to tell
+// requests the node holds, the requests sent and the answers to them
+// (which may come in later windows).
 type rateWindow struct {
-	start   time.Time
-	sent    int           // requests admitted
-	ok      int           // successes answered
-	sumRTT  time.Duration // of the successes
-	answers int           // successes and drops
-	held    bool          // the pacer held a request back
-}
-
-// sentWindow counts the requests sent while one rate window was open and
-// the answers to them, to tell requests the node holds.
-type sentWindow struct {
 	start          time.Time
-	sent, answered int
-	delivered      float64 // successes per second while the window was open
+	ok             int     // successes answered in the window
+	answers        int     // successes and drops answered in the window
+	held           bool    // the pacer held a request back
+	sent, answered int     // requests sent in the window; answers to them so far
+	delivered      float64 // successes per second, set when the window closes
 	aged           bool    // counted once holdAge passed its end
 }
 
@@ -228,7 +221,6 @@ func New(cfg Config) *Limiter {
 	}
 	l.setCurLocked()
 	l.winStart = l.now()
-	l.rw.start = l.winStart
 	l.sw[0].start = l.winStart
 	return l
 }
@@ -275,13 +267,12 @@ func (l *Limiter) TryAcquire() bool {
 	}
 	if l.rate > 0 {
 		if now.Before(l.tat) {
-			l.rw.held = true
+			l.sw[l.swi].held = true
 			return false
 		}
 		l.takeSlotLocked(now)
 	}
 	l.inflight++
-	l.rw.sent++
 	if l.inflight > l.winMaxInflight {
 		l.winMaxInflight = l.inflight
 	}
@@ -318,7 +309,8 @@ func (l *Limiter) takeSlotLocked(now time.Time) {
 // Sending tells the limiter that a request admitted by TryAcquire goes
 // out now. Call it just before the RTT clock of the request starts: an
 // answer is matched with the stretch of time its request was sent in,
-// which tells requests the node holds from ones it answered.
+// which tells requests the node holds from ones it answered, and the
+// requests sent in a window tell whether the pacer bound.
 func (l *Limiter) Sending() {
 	if l.fixed {
 		return
@@ -347,7 +339,7 @@ func (l *Limiter) Wake() time.Time {
 		return time.Time{}
 	}
 	span := max(rateSpan, rateFloors*l.floor)
-	if t := l.rw.start.Add(span); t.After(now) {
+	if t := l.sw[l.swi].start.Add(span); t.After(now) {
 		return t
 	}
 	return now.Add(span)
@@ -389,11 +381,10 @@ func (l *Limiter) Release(rtt time.Duration, o Outcome) {
 			l.overloadLocked(now)
 		}
 	} else {
-		l.rw.ok++
-		l.rw.sumRTT += rtt
+		l.sw[l.swi].ok++
 		l.learnLocked(now, sent, rtt)
 	}
-	l.rw.answers++
+	l.sw[l.swi].answers++
 	l.paceLocked(now)
 }
 
@@ -505,8 +496,9 @@ func (l *Limiter) overloadLocked(now time.Time) {
 		// the best of the last windows (a node that holds requests
 		// answers few in the window that shows it), of this one, and
 		// of the rate pacing last ended at.
-		dt := max(now.Sub(l.rw.start), l.floor, time.Millisecond)
-		r = math.Max(l.lastRate, float64(l.rw.answers+1)/dt.Seconds())
+		w := &l.sw[l.swi]
+		dt := max(now.Sub(w.start), l.floor, time.Millisecond)
+		r = math.Max(l.lastRate, float64(w.answers+1)/dt.Seconds())
 		best := 0.0
 		for k := 1; k <= entryWindows; k++ {
 			best = math.Max(best, l.sw[(l.swi-k+holdRing)%holdRing].delivered)
@@ -529,7 +521,7 @@ func (l *Limiter) overloadLocked(now time.Time) {
 // grows the rate when the pacer bound, and ends pacing after paceIdle
 // without either.
 func (l *Limiter) paceLocked(now time.Time) {
-	w := &l.rw
+	w := &l.sw[l.swi]
 	span := max(rateSpan, rateFloors*l.floor)
 	dt := now.Sub(w.start)
 	// Paced, the window is a span of time: the rate grows per span
@@ -556,11 +548,10 @@ func (l *Limiter) paceLocked(now time.Time) {
 		l.lastRate, l.rate = l.rate, 0
 	}
 	l.stuck = float64(held)
-	l.sw[l.swi].delivered = float64(w.ok) / dt.Seconds()
+	w.delivered = float64(w.ok) / dt.Seconds()
 	l.setCurLocked()
-	*w = rateWindow{start: now}
 	l.swi = (l.swi + 1) % holdRing
-	l.sw[l.swi] = sentWindow{start: now}
+	l.sw[l.swi] = rateWindow{start: now}
 }
 
 // answeredLocked counts an answer to a request sent at sent in the rate

@@ -151,6 +151,7 @@ func TestPacer(t *testing.T) {
 	clock.t = clock.t.Add(10 * ms)
 	n := 0
 	for l.TryAcquire() {
+		l.Sending()
 		n++
 	}
 	if n < 4 || n > 6 {
@@ -161,11 +162,12 @@ func TestPacer(t *testing.T) {
 	}
 	// The pacer held requests back and nothing dropped: the rate grows.
 	before := l.Rate()
-	for range 60 {
+	for range 120 { // two rate windows at least
 		clock.t = clock.t.Add(ms)
 		for k := 0; k < 8 && l.TryAcquire(); k++ {
+			l.Sending()
 			clock.t = clock.t.Add(ms / 16)
-			l.Release(ms, Success)
+			l.Release(ms/16, Success)
 		}
 	}
 	if l.Rate() <= before {
