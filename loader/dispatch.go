@@ -91,10 +91,11 @@ func (d *dispatcher) run() {
 	wake := time.NewTimer(time.Hour)
 	defer wake.Stop()
 	for {
-		due := d.pump()
+		d.pump()
 		if in == nil && d.queued == 0 {
 			return
 		}
+		due := d.wake()
 		recv := in
 		if d.queued >= d.queueCap {
 			recv = nil
@@ -129,25 +130,24 @@ func (d *dispatcher) enqueue(b *batch) {
 	d.queued++
 }
 
+// wake returns the earliest time a limiter holding a batch back may
+// admit it without a returned permit (zero if none).
+func (d *dispatcher) wake() (due time.Time) {
+	for lim, q := range d.queues {
+		if len(q.items) == 0 {
+			continue
+		}
+		if t := lim.Wake(); !t.IsZero() && (due.IsZero() || t.Before(due)) {
+			due = t
+		}
+	}
+	return due
+}
+
 // pump sends every queued batch whose limiter has room, round robin over
-// the hosts so that none waits behind another's backlog. It returns the
-// earliest time a limiter holding a batch back may admit it without a
-// returned permit (zero if none).
-func (d *dispatcher) pump() (due time.Time) {
+// the hosts so that none waits behind another's backlog.
+func (d *dispatcher) pump() {
 	stopped := d.l.stopped()
-	defer func() {
-		if stopped {
-			return
-		}
-		for lim, q := range d.queues {
-			if len(q.items) == 0 {
-				continue
-			}
-			if t := lim.Wake(); !t.IsZero() && (due.IsZero() || t.Before(due)) {
-				due = t
-			}
-		}
-	}()
 	for moved := true; moved && d.queued > 0; {
 		moved = false
 		for range d.order {
@@ -171,7 +171,6 @@ func (d *dispatcher) pump() (due time.Time) {
 			moved = true
 		}
 	}
-	return due
 }
 
 // released tells the dispatcher a permit came back.
