@@ -146,18 +146,15 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	splitStart, splitCPU := time.Now(), processCPU()
-	sources, err := splitSources(objects, &l.opts)
+	var sources []csvparse.Source
+	// CPU time: on a busy machine the wall clock would count other
+	// processes' turns.
+	find := cpuOf(func() { sources, err = splitSources(objects, &l.opts) })
 	if err != nil {
 		return Summary{}, err
 	}
 	if l.opts.SplitCount > 1 {
-		// CPU time, the process doing little else meanwhile: on a busy
-		// machine the wall clock would count other processes' turns.
-		l.splitFind = processCPU() - splitCPU
-		if splitCPU == 0 {
-			l.splitFind = time.Since(splitStart)
-		}
+		l.splitFind = find
 	}
 	l.files = len(sources)
 	if sources, err = repeatSources(sources, l.opts.Repeat); err != nil {

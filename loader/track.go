@@ -229,7 +229,8 @@ type Summary struct {
 	// runs (the splits of one load) can be merged exactly.
 	LatencyHistogram string `json:"latency_histogram,omitempty"`
 	// SplitFindS is the CPU time --split spent planning and finding the
-	// record starts of its byte ranges.
+	// record starts of its byte ranges: on Linux the searching thread's
+	// alone, elsewhere the process's over the search (see cpuOf).
 	SplitFindS float64 `json:"split_find_s,omitempty"`
 	// StartedAt and EndedAt bound the run on the wall clock.
 	StartedAt time.Time `json:"started_at"`
