@@ -425,6 +425,11 @@ type loaderRun struct {
 // runLoader runs bin/cqlload on file with default options, progress as
 // log lines every half second.
 func runLoader(ctx context.Context, bin string, s *sim, table, file, dir string, extra ...string) (loaderRun, error) {
+	return runLoaderEnv(ctx, bin, s, nil, table, file, dir, extra...)
+}
+
+// runLoaderEnv is runLoader with env added to the process's environment.
+func runLoaderEnv(ctx context.Context, bin string, s *sim, env []string, table, file, dir string, extra ...string) (loaderRun, error) {
 	var lr loaderRun
 	sumFile := filepath.Join(dir, "summary.json")
 	errFile := filepath.Join(dir, "rejected.err")
@@ -432,6 +437,9 @@ func runLoader(ctx context.Context, bin string, s *sim, table, file, dir string,
 	args := []string{"--hosts", "127.0.0.1", "--port", strconv.Itoa(s.port), "--table", table, "--header", "true",
 		"--progress", "log", "--report-frequency", "0.5", "--err-file", errFile, "--summary-json", sumFile}
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "cqlload"), append(append(args, extra...), file)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return lr, err
