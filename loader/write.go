@@ -141,9 +141,13 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		}
 		if attempt > 1 || b.lim == nil {
 			// Sent without a permit (a retry, a half of a split batch):
-			// it still takes a slot of the coordinator's pacer, or
-			// retries would add load on top of the rate it can take.
-			l.limits.of(b.host).Charge()
+			// it still takes a slot of the coordinator's pacer, and
+			// waits for it, or retries would add load on top of the
+			// rate the node can take.
+			if d := l.limits.of(b.host).Charge(); d > 0 && !l.sleep(ctx, d) {
+				l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent again")
+				return
+			}
 		}
 		if attempt == 1 && b.plan.counter {
 			if err := l.ledger.sending(b.rec, rows); err != nil {

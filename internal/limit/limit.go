@@ -280,22 +280,27 @@ func (l *Limiter) TryAcquire() bool {
 }
 
 // Charge takes the pacer's next slot for a request sent without a
-// permit (a retry), so that such requests count against the rate; it
-// never blocks, and does nothing when admission is not paced.
-func (l *Limiter) Charge() {
+// permit (a retry), so that such requests count against the rate, and
+// returns how long the caller should wait for that slot: 0 when it is
+// due, or when admission is not paced. Retries sent at once, as a node
+// that held requests for its write timeout answers them together, would
+// overload it again; waiting for their slots spreads them at the rate.
+func (l *Limiter) Charge() time.Duration {
 	if l.fixed {
-		return
+		return 0
 	}
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.rate > 0 {
-		l.takeSlotLocked(now)
+	if l.rate == 0 {
+		return 0
 	}
+	return max(0, l.takeSlotLocked(now).Sub(now))
 }
 
-// takeSlotLocked advances the pacer by one request.
-func (l *Limiter) takeSlotLocked(now time.Time) {
+// takeSlotLocked advances the pacer by one request and returns the slot
+// it took.
+func (l *Limiter) takeSlotLocked(now time.Time) time.Time {
 	// A pacer woken late catches up by a little, not by the whole time
 	// it slept.
 	interval := time.Duration(float64(time.Second) / l.rate)
@@ -303,7 +308,9 @@ func (l *Limiter) takeSlotLocked(now time.Time) {
 	if from := now.Add(-credit); l.tat.Before(from) {
 		l.tat = from
 	}
+	slot := l.tat
 	l.tat = l.tat.Add(interval)
+	return slot
 }
 
 // Sending tells the limiter that a request admitted by TryAcquire goes
@@ -525,8 +532,11 @@ func (l *Limiter) paceLocked(now time.Time) {
 	span := max(rateSpan, rateFloors*l.floor)
 	dt := now.Sub(w.start)
 	// Paced, the window is a span of time: the rate grows per span
-	// even when few requests are answered in one.
-	if !(dt >= span && (w.answers >= rateSamples || l.rate > 0) || dt >= rateWindowMax*span) {
+	// even when few requests are answered in one. So it is when every
+	// permit is taken: the node may be holding them all, which only
+	// windows that close can show (waiting for answers that do not come
+	// stalled the node's requests for half a second).
+	if !(dt >= span && (w.answers >= rateSamples || l.rate > 0 || l.inflight >= l.cur) || dt >= rateWindowMax*span) {
 		return
 	}
 	held, fresh, freshSent := l.heldLocked(now)
@@ -587,8 +597,12 @@ func (l *Limiter) heldLocked(now time.Time) (held, fresh, freshSent int) {
 			held += n
 			if !w.aged {
 				w.aged = true
-				fresh += n
-				freshSent += w.sent
+				// Held requests sent before the last cut were caused
+				// by the rate it cut, as drops are.
+				if !w.start.Before(l.lastCut) {
+					fresh += n
+					freshSent += w.sent
+				}
 			}
 		}
 		end = w.start

@@ -339,3 +339,102 @@ func TestFloorProbe(t *testing.T) {
 	}
 
 }
+
+// TestHeldRequests: requests a node holds unanswered are found a hold
+// age after their window even when they hold every permit (no answer
+// closes a window then), free their permits, and cut the rate once: the
+// held requests of windows sent before the cut do not cut it again.
+func TestHeldRequests(t *testing.T) {
+	ms := time.Millisecond
+	t.Run("every permit held", func(t *testing.T) {
+		l, clock := newFake(Config{Initial: 16, Max: 64})
+		for range 60 { // a floor and a first window
+			clock.t = clock.t.Add(ms)
+			l.TryAcquire()
+			l.Sending()
+			l.Release(ms, Success)
+		}
+		start := clock.t
+		for l.TryAcquire() {
+			l.Sending() // never answered
+		}
+		// The dispatcher retries at Wake, every span at most.
+		for !l.TryAcquire() {
+			if clock.t.Sub(start) > 2*time.Second {
+				t.Fatal("no permit 2 s after the node held them all")
+			}
+			clock.t = clock.t.Add(10 * ms)
+		}
+		if d, most := clock.t.Sub(start), holdAge+3*rateSpan; d > most {
+			t.Errorf("a permit came free %v after the node held them all, want at most %v", d, most)
+		}
+		if l.Rate() == 0 {
+			t.Error("held requests did not pace admission")
+		}
+	})
+	t.Run("one cut per overload", func(t *testing.T) {
+		l, clock := newFake(Config{Initial: 128, Max: 128})
+		tick := func(hold bool) {
+			clock.t = clock.t.Add(ms)
+			if l.TryAcquire() {
+				l.Sending()
+				l.Release(ms, Success)
+			}
+			if hold && l.TryAcquire() {
+				l.Sending() // never answered
+			}
+		}
+		for range 60 {
+			tick(false)
+		}
+		for range 100 { // two windows and more with half the requests held
+			tick(true)
+		}
+		var first float64
+		for range 400 {
+			tick(false)
+			if first == 0 {
+				first = l.Rate()
+			}
+			if r := l.Rate(); first > 0 && r < first*0.99 {
+				t.Fatalf("the rate was cut from %.0f to %.0f by requests held before the first cut", first, r)
+			}
+		}
+		if first == 0 {
+			t.Fatal("held requests did not pace admission")
+		}
+	})
+}
+
+// TestChargeWaits: a request sent without a permit takes the pacer's
+// next slot and is told to wait for it, so retries sent together go out
+// at the rate; unpaced, it waits for nothing.
+func TestChargeWaits(t *testing.T) {
+	ms := time.Millisecond
+	l, clock := newFake(Config{Initial: 64, Max: 64})
+	if d := l.Charge(); d != 0 {
+		t.Fatalf("unpaced Charge() = %v, want 0", d)
+	}
+	for range 60 {
+		clock.t = clock.t.Add(ms)
+		l.TryAcquire()
+		l.Release(ms, Success)
+	}
+	l.TryAcquire()
+	l.Release(ms, Dropped)
+	if l.Rate() == 0 {
+		t.Fatal("the drop did not pace admission")
+	}
+	interval := time.Duration(float64(time.Second) / l.Rate())
+	var last time.Duration
+	for i := range 10 {
+		d := l.Charge()
+		if i > 0 && (d-last < interval-time.Microsecond || d-last > interval+time.Microsecond) {
+			t.Fatalf("Charge %d waits %v, %v after the one before, want one interval (%v)", i, d, d-last, interval)
+		}
+		last = d
+	}
+	if last < 8*interval {
+		t.Errorf("the tenth of ten retries at once waits %v, want about %v", last, 9*interval)
+	}
+}
