@@ -90,7 +90,11 @@
 // late catches up by 2 ms (or two intervals) at most, so a late timer
 // costs little and a stall does not turn into a burst. Requests sent
 // without a permit (retries) take a slot too (Charge), or they would
-// load the node beyond the rate. Wake says when the next slot is due.
+// load the node beyond the rate, and wait for it: a node that held
+// requests for its write timeout answers them together, and their
+// retries sent at once were held again, half of them, which cost
+// another timeout at the end of a run. Wake says when the next slot is
+// due.
 //
 // Every rate window (50 ms, or four floors if longer) in which the
 // pacer held a request back and the client sent at least 0.75 of the
@@ -113,9 +117,12 @@
 // still unanswered 200 ms (or ten floors) after its window closed is one
 // the node holds: more than two of those, and more than 2% of the
 // requests sent with them, appearing in a window is an overload, and
-// the pacer cuts its rate. Held requests are admitted on top of the
-// limit, since they do not load the node and would otherwise starve the
-// loader of permits for the whole timeout.
+// the pacer cuts its rate, once: requests held in windows sent before a
+// cut are ignored, as drops of requests sent before it are (they aged
+// one window after another and cut the rate three to five times in a
+// row). Held requests are admitted on top of the limit, since they do
+// not load the node and would otherwise starve the loader of permits for
+// the whole timeout.
 //
 // An estimate from Little's law (the requests the answers account for
 // against the requests in flight) was used first. It moves by several
@@ -124,7 +131,10 @@
 // holding requests and cut the rate again and again; a request
 // unanswered for 200 ms is the node's doing. A window with nothing
 // answered still closes: TryAcquire refused for want of a permit closes
-// it when due, and Wake includes its end.
+// it when due, and Wake includes its end. It closes each 50 ms while
+// every permit is taken, answers or not: waiting for a few answers from
+// a node that held every permit left the node's queue stalled for half
+// a second before the held requests were seen.
 //
 // # The floor
 //
