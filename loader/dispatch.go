@@ -14,9 +14,24 @@ import (
 // batch's coordinator is the first replica of its first row's token, the
 // node the driver's token-aware policy sends it to while that node is up.
 type hostLimits struct {
-	cfg limit.Config
-	mu  sync.Mutex
-	by  map[string]*limit.Limiter
+	cfg       limit.Config
+	mu        sync.Mutex
+	by        map[string]*limit.Limiter
+	finishing bool // see finish
+}
+
+// finish tells every limiter, and those made later, that the run ends
+// within about a write timeout (limit.Limiter.Finishing).
+func (h *hostLimits) finish() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.finishing {
+		return
+	}
+	h.finishing = true
+	for _, lim := range h.by {
+		lim.Finishing()
+	}
 }
 
 func newHostLimits(o *Options) *hostLimits {
@@ -33,6 +48,9 @@ func (h *hostLimits) of(host string) *limit.Limiter {
 	lim := h.by[host]
 	if lim == nil {
 		lim = limit.New(h.cfg)
+		if h.finishing {
+			lim.Finishing()
+		}
 		h.by[host] = lim
 	}
 	return lim
@@ -90,7 +108,14 @@ func (d *dispatcher) run() {
 	in := d.in
 	wake := time.NewTimer(time.Hour)
 	defer wake.Stop()
+	var checked time.Time
 	for {
+		if now := time.Now(); now.Sub(checked) >= finishCheck {
+			checked = now
+			if finishing(d.l.Progress()) {
+				d.l.limits.finish()
+			}
+		}
 		d.pump()
 		if in == nil && d.queued == 0 {
 			return
@@ -116,6 +141,26 @@ func (d *dispatcher) run() {
 		case <-timer:
 		}
 	}
+}
+
+// Within finishAhead of the end, at the rate input is being settled, the
+// limiters stop raising their paced rates (limit.Limiter.Finishing):
+// Cassandra's default write timeout, what a held request can add to the
+// end of a run. The dispatcher checks every finishCheck.
+const (
+	finishAhead = 2 * time.Second
+	finishCheck = 100 * time.Millisecond
+)
+
+// finishing reports whether the input left would be settled within
+// finishAhead at the rate so far; never while the input's size is
+// unknown (stdin) or nothing is settled yet.
+func finishing(p Progress) bool {
+	if p.BytesTotal <= 0 || p.BytesDone <= 0 || p.Elapsed <= 0 {
+		return false
+	}
+	left := time.Duration(float64(p.BytesTotal-p.BytesDone) / float64(p.BytesDone) * float64(p.Elapsed))
+	return left < finishAhead
 }
 
 func (d *dispatcher) enqueue(b *batch) {

@@ -105,7 +105,10 @@
 // within a second or so. With no window to go by (an overload in the
 // run's first), the step starts at 25%: the estimate may be far too low.
 // After two seconds without an overload in which the pacer held nothing
-// back, pacing ends.
+// back, pacing ends. Within a write timeout of the run's end (Finishing,
+// which the loader calls from the input left and the rate it is settled
+// at) the rate no longer grows: a probe that makes the node hold a
+// request there delays the end by the whole timeout.
 //
 // # Requests held
 //

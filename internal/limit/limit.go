@@ -162,6 +162,10 @@ type Limiter struct {
 	sw       [holdRing]rateWindow // the last rate windows, sw[swi] the open one
 	swi      int
 
+	// finishing: the run ends within about a write timeout (Finishing),
+	// and the pacer's rate no longer grows.
+	finishing bool
+
 	probing      bool
 	probeDrained bool
 	probeStart   time.Time
@@ -350,6 +354,21 @@ func (l *Limiter) Wake() time.Time {
 		return t
 	}
 	return now.Add(span)
+}
+
+// Finishing tells the limiter that the run ends within about a write
+// timeout: from now on a paced rate does not grow; an overload still
+// cuts it. A request the node holds near the end of a run delays the end
+// by the node's whole timeout, with nothing else left to send meanwhile,
+// which the few per cent a higher rate would gain over the last seconds
+// do not pay for.
+func (l *Limiter) Finishing() {
+	if l.fixed {
+		return
+	}
+	l.mu.Lock()
+	l.finishing = true
+	l.mu.Unlock()
 }
 
 // Release returns a permit taken by TryAcquire. rtt is the time from
@@ -545,6 +564,8 @@ func (l *Limiter) paceLocked(now time.Time) {
 	switch {
 	case grew:
 		l.overloadLocked(now)
+	case bound && l.finishing:
+		l.paceSeen = now
 	case bound:
 		l.rate *= 1 + l.step
 		if l.rate > rateProbe*l.overRate {

@@ -438,3 +438,49 @@ func TestChargeWaits(t *testing.T) {
 		t.Errorf("the tenth of ten retries at once waits %v, want about %v", last, 9*interval)
 	}
 }
+
+// TestFinishing: near the end of a run the paced rate holds where it
+// is while the pacer binds, and an overload still cuts it.
+func TestFinishing(t *testing.T) {
+	ms := time.Millisecond
+	for _, finishing := range []bool{false, true} {
+		l, clock := newFake(Config{Initial: 64, Max: 64})
+		for range 60 {
+			clock.t = clock.t.Add(ms)
+			l.TryAcquire()
+			l.Release(ms, Success)
+		}
+		l.TryAcquire()
+		l.Release(ms, Dropped)
+		paced := l.Rate()
+		if finishing {
+			l.Finishing()
+		}
+		// The client wants more than the rate for 300 ms: the pacer
+		// binds in every window.
+		for range 300 {
+			clock.t = clock.t.Add(ms)
+			for k := 0; k < 8 && l.TryAcquire(); k++ {
+				l.Sending()
+				l.Release(ms/16, Success)
+			}
+		}
+		switch got := l.Rate(); {
+		case finishing && got != paced:
+			t.Errorf("finishing: Rate() = %.1f after windows that bound, want it held at %.1f", got, paced)
+		case !finishing && got <= paced:
+			t.Errorf("Rate() = %.1f after windows that bound, want more than %.1f", got, paced)
+		}
+		if finishing {
+			for !l.TryAcquire() {
+				clock.t = clock.t.Add(ms)
+			}
+			l.Sending()
+			clock.t = clock.t.Add(ms)
+			l.Release(ms, Dropped)
+			if got := l.Rate(); got >= paced {
+				t.Errorf("finishing: Rate() = %.1f after an overload, want a cut from %.1f", got, paced)
+			}
+		}
+	}
+}
