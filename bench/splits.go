@@ -33,6 +33,9 @@ type splitRun struct {
 	// FindShare is the largest share of a process's CPU spent finding
 	// its ranges' record starts.
 	FindShare float64 `json:"split_find_share"`
+	// FindMsPerGB is the processes' split-finding CPU per GB their
+	// searches read, all processes together.
+	FindMsPerGB float64 `json:"split_find_ms_per_gb"`
 }
 
 // runSplits loads file with 1, 2 and 4 processes.
@@ -84,10 +87,14 @@ func splitOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work st
 		}()
 	}
 	wg.Wait()
+	var findS float64
+	var findBytes int64
 	for i, lr := range runs {
 		if errs[i] != nil {
 			return r, errs[i]
 		}
+		findS += lr.Summary.SplitFindS
+		findBytes += lr.Summary.SplitFindBytes
 		r.Rows += lr.Summary.RowsWritten
 		r.CPUS += lr.CPUS
 		r.WallS = max(r.WallS, lr.WallS)
@@ -99,6 +106,9 @@ func splitOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work st
 		return r, fmt.Errorf("%d split processes wrote %d rows of %d", n, r.Rows, cfg.rows*2)
 	}
 	r.CPUUsPerRow = 1e6 * r.CPUS / float64(r.Rows)
+	if findBytes > 0 {
+		r.FindMsPerGB = 1e3 * findS / (float64(findBytes) / 1e9)
+	}
 	return r, nil
 }
 
@@ -129,9 +139,9 @@ func splitTargets(runs []splitRun) []target {
 func printSplits(w io.Writer, runs []splitRun, rows int64) {
 	fmt.Fprintf(w, "\nSplits (%d narrow rows in one file, --split I/N processes at once, blackhole, each with GOMAXPROCS at its share of the cores; two cores: the processes share them, so this shows the cost of splitting, not wall-clock scaling):\n", rows)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "processes\tGOMAXPROCS\trows\tCPU s\tCPU µs/row\twall s\tsplit finding % of CPU\t")
+	fmt.Fprintln(tw, "processes\tGOMAXPROCS\trows\tCPU s\tCPU µs/row\twall s\tsplit finding % of CPU\tsplit finding CPU ms/GB read\t")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f\t\n", r.Processes, r.GoMaxProcs, r.Rows, r.CPUS, r.CPUUsPerRow, r.WallS, 100*r.FindShare)
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f\t%.0f\t\n", r.Processes, r.GoMaxProcs, r.Rows, r.CPUS, r.CPUUsPerRow, r.WallS, 100*r.FindShare, r.FindMsPerGB)
 	}
 	tw.Flush()
 }

@@ -87,6 +87,8 @@ type Loader struct {
 	lastActivity atomic.Int64       // unix ns: a request succeeded, or none was outstanding
 	files        int
 	splitFind    time.Duration // --split's search for record starts
+	// splitSearched is the input that search read.
+	splitSearched int64
 }
 
 // New checks the options and returns a Loader ready to Run.
@@ -149,12 +151,13 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	var sources []csvparse.Source
 	// CPU time: on a busy machine the wall clock would count other
 	// processes' turns.
-	find := cpuOf(func() { sources, err = splitSources(objects, &l.opts) })
+	var searched int64
+	find := cpuOf(func() { sources, searched, err = splitSources(objects, &l.opts) })
 	if err != nil {
 		return Summary{}, err
 	}
 	if l.opts.SplitCount > 1 {
-		l.splitFind = find
+		l.splitFind, l.splitSearched = find, searched
 	}
 	l.files = len(sources)
 	if sources, err = repeatSources(sources, l.opts.Repeat); err != nil {
@@ -326,6 +329,7 @@ func (l *Loader) summary() Summary {
 	s.Latency, s.LatencyRaw = l.tracker.latency()
 	s.LatencyHistogram = l.tracker.encodedLatency()
 	s.SplitFindS = l.splitFind.Seconds()
+	s.SplitFindBytes = l.splitSearched
 	s.StartedAt = time.Unix(0, l.tracker.start.Load()).UTC()
 	s.EndedAt = s.StartedAt.Add(p.Elapsed)
 	s.ErrorResponses = l.tracker.errors.Load()

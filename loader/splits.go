@@ -25,9 +25,9 @@ import (
 // by name as the file's first range does. Files are not cut when SKIPROWS
 // or MAXROWS is given (they count a file's records from its start), nor
 // when the encoding or compression rules it out.
-func splitSources(objects []source.Object, o *Options) ([]csvparse.Source, error) {
+func splitSources(objects []source.Object, o *Options) (sources []csvparse.Source, searched int64, err error) {
 	if o.SplitCount <= 1 {
-		return sourcesOf(objects), nil
+		return sourcesOf(objects), 0, nil
 	}
 	files := make([]split.File, len(objects))
 	byName := map[string]source.Object{}
@@ -41,21 +41,21 @@ func splitSources(objects []source.Object, o *Options) ([]csvparse.Source, error
 			}
 		}
 		if obj.Size < 0 || obj.ReaderAt == nil {
-			return nil, fmt.Errorf("--split: %s is a stream, which only one process can read", obj.Name)
+			return nil, 0, fmt.Errorf("--split: %s is a stream, which only one process can read", obj.Name)
 		}
 		if _, dup := byName[obj.Name]; dup {
-			return nil, fmt.Errorf("--split: %s is given twice", obj.Name)
+			return nil, 0, fmt.Errorf("--split: %s is given twice", obj.Name)
 		}
 		byName[obj.Name] = obj
 		ok, err := rangeable(obj, o)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		files[i] = split.File{Name: obj.Name, Size: obj.Size, Splittable: ok}
 	}
 	plan, err := split.Plan(files, o.SplitCount, o.SplitSize)
 	if err != nil {
-		return nil, fmt.Errorf("--split: %w", err)
+		return nil, 0, fmt.Errorf("--split: %w", err)
 	}
 	var out []csvparse.Source
 	for _, u := range split.Merge(plan[o.SplitIndex]) {
@@ -64,15 +64,28 @@ func splitSources(objects []source.Object, o *Options) ([]csvparse.Source, error
 			out = append(out, obj.Source)
 			continue
 		}
-		r, err := rangeSource(obj, u.Start, u.End, o.Dialect)
+		r, err := rangeSource(obj, u.Start, u.End, o.Dialect, &searched)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if r.Size > 0 || u.Start == 0 {
 			out = append(out, r)
 		}
 	}
-	return out, nil
+	return out, searched, nil
+}
+
+// countingReaderAt adds the bytes read through it to *n: what a boundary
+// search read of its file. Not safe for concurrent use.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n *int64
+}
+
+func (c countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	*c.n += int64(n)
+	return n, err
 }
 
 // sourcesOf is the objects as the Splitter reads them, whole.
@@ -99,10 +112,11 @@ func rangeable(obj source.Object, o *Options) (bool, error) {
 }
 
 // rangeSource is the part of obj whose records begin in [start, end).
-func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect) (csvparse.Source, error) {
+// The bytes its boundary search reads are added to *searched.
+func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, searched *int64) (csvparse.Source, error) {
 	// One search for both ends: the second reads only what the first
 	// did not prove free of quotes.
-	starts := csvparse.NewRecordStarts(obj.ReaderAt, obj.Size, d)
+	starts := csvparse.NewRecordStarts(countingReaderAt{obj.ReaderAt, searched}, obj.Size, d)
 	boundary := func(off int64) (int64, error) {
 		p, err := starts.At(off)
 		if err != nil {

@@ -68,9 +68,18 @@ func TestSplitSources(t *testing.T) {
 			o := DefaultOptions()
 			o.SplitIndex, o.SplitCount, o.SplitSize = i, 3, 16<<10
 			tt.tweak(&o)
-			got, err := splitSources(srcs, &o)
+			got, searched, err := splitSources(srcs, &o)
 			if err != nil {
 				t.Fatalf("%s: split %d: %v", tt.name, i, err)
+			}
+			// Only a range that starts inside the file searches for a
+			// record start, and this file has quotes in every record:
+			// a window's worth, not the prefix.
+			switch {
+			case tt.wantWhole && searched != 0:
+				t.Errorf("%s: split %d searched %d bytes of a whole file", tt.name, i, searched)
+			case !tt.wantWhole && i > 0 && (searched <= 0 || searched > 4*64<<10):
+				t.Errorf("%s: split %d searched %d bytes, want a window of 64 KiB or so", tt.name, i, searched)
 			}
 			for _, s := range got {
 				parts++
@@ -140,7 +149,7 @@ func TestSplitLeadingFEFF(t *testing.T) {
 				o := DefaultOptions()
 				o.Dialect = d
 				o.SplitIndex, o.SplitCount, o.SplitSize = i, n, 1<<10
-				srcs, err := splitSources(objs, &o)
+				srcs, _, err := splitSources(objs, &o)
 				if err != nil {
 					t.Fatal(err)
 				}
