@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,29 +213,30 @@ func TestCheckTargets(t *testing.T) {
 	}
 	r := &report{
 		Results: []result{
-			{Dataset: "narrow", Mode: "blackhole", Loader: fig(2.9, 60, 1), CPURatio: 1.4},
-			{Dataset: "1kb", Mode: "blackhole", Loader: fig(11, 65, 0.98), CPURatio: 1.6},
-			{Dataset: "narrow", Mode: "store", Loader: fig(5, 50, 1), CPURatio: 1.5},
+			{Dataset: "narrow", Mode: "blackhole", Loader: fig(1.9, 47, 1), CPURatioMedian: 1.15},
+			{Dataset: "1kb", Mode: "blackhole", Loader: fig(2.6, 49, 0.98), CPURatioMedian: 1.3},
+			{Dataset: "narrow", Mode: "store", Loader: fig(5, 48, 1), CPURatioMedian: 1.2},
 		},
-		Scaling: &scaling{Scale: 10, GrowthPct: 12},
+		Scaling: &scaling{Scale: 10, GrowthPct: 12, RSS10xMiB: 50},
 	}
 	got := map[string]bool{}
 	for _, tg := range checkTargets(r) {
 		got[tg.What] = tg.Met
 	}
 	want := map[string]bool{
-		"narrow: CPU per row ÷ ceiling's":             true,
-		"narrow: CPU µs per row":                      true,
-		"narrow: peak RSS MiB":                        true,
-		"narrow: replica-coordinator share %":         true,
-		"1kb: CPU per row ÷ ceiling's":                false,
-		"1kb: CPU µs per row":                         false,
-		"1kb: peak RSS MiB":                           false,
-		"1kb: replica-coordinator share %":            false,
-		"narrow (store): CPU per row ÷ ceiling's":     true,
-		"narrow (store): peak RSS MiB":                true,
-		"narrow (store): replica-coordinator share %": true,
-		"narrow: peak RSS growth % from 1× to 10×":    false,
+		"narrow: CPU per row ÷ ceiling's, median of runs":         true,
+		"narrow: CPU µs per row":                                  true,
+		"narrow: peak RSS MiB":                                    true,
+		"narrow: replica-coordinator share %":                     true,
+		"1kb: CPU per row ÷ ceiling's, median of runs":            false,
+		"1kb: CPU µs per row":                                     false,
+		"1kb: peak RSS MiB":                                       false,
+		"1kb: replica-coordinator share %":                        false,
+		"narrow (store): CPU per row ÷ ceiling's, median of runs": true,
+		"narrow (store): peak RSS MiB":                            true,
+		"narrow (store): replica-coordinator share %":             true,
+		"narrow: peak RSS growth % from 1× to 10×":                false,
+		"narrow: peak RSS MiB at 10×":                             false,
 	}
 	if len(got) != len(want) {
 		t.Errorf("checkTargets gave %d targets, want %d: %v", len(got), len(want), got)
@@ -341,5 +343,22 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	if fi, err := os.Stat(rep.Capacity.Plot); err != nil || fi.Size() == 0 {
 		t.Errorf("capacity plot %q: %v", rep.Capacity.Plot, err)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	tests := []struct {
+		xs   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{1.3}, 1.3},
+		{[]float64{1.5, 1.1, 1.3}, 1.3},
+		{[]float64{1.4, 1.2, 1.1, 1.6}, 1.3},
+	}
+	for _, tc := range tests {
+		if got := median(tc.xs); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("median(%v) = %v, want %v", tc.xs, got, tc.want)
+		}
 	}
 }

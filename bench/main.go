@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -343,10 +344,14 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 	r := result{Dataset: d.name, Mode: mode, Rows: cfg.rows}
 	// Other work on the machine only ever adds CPU time, so with several
 	// repetitions the cheapest run of each program is the best estimate.
+	var ratios []float64 // cqlload ÷ ceiling in each repetition
 	for rep := range max(cfg.repeat, 1) {
 		m, err := measureOnce(ctx, cfg, s, d, file, work)
 		if err != nil {
 			return r, err
+		}
+		if m.ceiling.CPUUsPerRow > 0 {
+			ratios = append(ratios, m.loader.CPUUsPerRow/m.ceiling.CPUUsPerRow)
 		}
 		for _, p := range []struct{ best, got *figures }{{&r.Loader, &m.loader}, {&r.Ceiling, &m.ceiling}, {&r.Floor, &m.floor}} {
 			if rep == 0 || p.got.CPUUsPerRow < p.best.CPUUsPerRow {
@@ -357,6 +362,7 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 	if r.Ceiling.CPUUsPerRow > 0 {
 		r.CPURatio = r.Loader.CPUUsPerRow / r.Ceiling.CPUUsPerRow
 	}
+	r.CPURatioMedian = median(ratios)
 	if r.Floor.CPUUsPerRow > 0 {
 		r.FloorRatio = r.Loader.CPUUsPerRow / r.Floor.CPUUsPerRow
 		r.CeilingFloorRatio = r.Ceiling.CPUUsPerRow / r.Floor.CPUUsPerRow
@@ -372,6 +378,19 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 	}
 	r.Loader.AllocsPerRow = allocs
 	return r, nil
+}
+
+// median is the middle of xs (the mean of the two middle ones for an
+// even count), 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
 }
 
 // measured is one run of each program on one file.

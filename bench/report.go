@@ -35,10 +35,11 @@ type target struct {
 	AtLeast bool `json:"at_least,omitempty"`
 }
 
-// checkTargets reads the goals off the figures: CPU per row within 1.5×
-// the ceiling, at most 3 µs per narrow row and 10 µs per 1 KB row, peak
-// RSS at most 64 MiB and within 10% from 1× to 10× the input, and at
-// least 99% of rows through a replica coordinator.
+// checkTargets reads the goals off the figures: CPU per row within 1.2×
+// the ceiling (the median of the repetitions' ratios), at most 2 µs per
+// narrow row and 2.5 µs per 1 KB row, peak RSS at most 48 MiB at 1× and
+// at 10× the input and within 10% from one to the other, and at least 99%
+// of rows through a replica coordinator.
 func checkTargets(r *report) []target {
 	var ts []target
 	atMost := func(what string, v, limit float64) {
@@ -49,20 +50,21 @@ func checkTargets(r *report) []target {
 		if res.Mode != "blackhole" {
 			name += " (" + res.Mode + ")"
 		}
-		atMost(name+": CPU per row ÷ ceiling's", res.CPURatio, 1.5)
+		atMost(name+": CPU per row ÷ ceiling's, median of runs", res.CPURatioMedian, 1.2)
 		if res.Mode == "blackhole" {
 			switch res.Dataset {
 			case "narrow":
-				atMost(name+": CPU µs per row", res.Loader.CPUUsPerRow, 3)
+				atMost(name+": CPU µs per row", res.Loader.CPUUsPerRow, 2)
 			case "1kb":
-				atMost(name+": CPU µs per row", res.Loader.CPUUsPerRow, 10)
+				atMost(name+": CPU µs per row", res.Loader.CPUUsPerRow, 2.5)
 			}
 		}
-		atMost(name+": peak RSS MiB", res.Loader.PeakRSSMiB, 64)
+		atMost(name+": peak RSS MiB", res.Loader.PeakRSSMiB, 48)
 		ts = append(ts, target{What: name + ": replica-coordinator share %", Value: 100 * res.Loader.ReplicaShare, Limit: 99, Met: res.Loader.ReplicaShare >= 0.99, AtLeast: true})
 	}
 	if s := r.Scaling; s != nil {
 		atMost(fmt.Sprintf("narrow: peak RSS growth %% from 1× to %d×", s.Scale), s.GrowthPct, 10)
+		atMost(fmt.Sprintf("narrow: peak RSS MiB at %d×", s.Scale), s.RSS10xMiB, 48)
 	}
 	if r.Capacity != nil {
 		ts = append(ts, capacityTargets(r.Capacity)...)
@@ -90,8 +92,13 @@ type result struct {
 	Loader     figures `json:"cqlload"`
 	Ceiling    figures `json:"ceiling"`
 	Floor      figures `json:"floor"`
-	// CPURatio is cqlload's CPU per row over the ceiling's.
+	// CPURatio is cqlload's CPU per row over the ceiling's, each
+	// program's cheapest run.
 	CPURatio float64 `json:"cpu_ratio"`
+	// CPURatioMedian is the median over the repetitions of the ratio
+	// within each (cqlload, then the ceiling, back to back): what
+	// the target is judged on, as drift on a shared machine moves both.
+	CPURatioMedian float64 `json:"cpu_ratio_median"`
 	// FloorRatio is cqlload's CPU per row over the floor's, and
 	// CeilingFloorRatio the ceiling's: how far each is from the least
 	// work that puts the rows on the wire. Reported, with no target.
@@ -153,26 +160,26 @@ func printReport(w io.Writer, r *report) {
 	if r.Shards > 0 {
 		shardHead = "shard %\t"
 	}
-	fmt.Fprintln(tw, "dataset\tprogram\trows\trows/s\tsteady rows/s\tCPU µs/row\t× ceiling\t× floor\tpeak RSS MiB\tallocs/row\treplica %\t"+shardHead+"rows/batch\t")
+	fmt.Fprintln(tw, "dataset\tprogram\trows\trows/s\tsteady rows/s\tCPU µs/row\t× ceiling\t× ceiling, median\t× floor\tpeak RSS MiB\tallocs/row\treplica %\t"+shardHead+"rows/batch\t")
 	for _, res := range r.Results {
 		name := res.Dataset
 		if res.Mode != "blackhole" {
 			name += " (" + res.Mode + ")"
 		}
 		for i, f := range []figures{res.Loader, res.Ceiling, res.Floor} {
-			prog, ratio, floorRatio := "cqlload", fmt.Sprintf("%.2f", res.CPURatio), fmt.Sprintf("%.2f", res.FloorRatio)
+			prog, ratio, med, floorRatio := "cqlload", fmt.Sprintf("%.2f", res.CPURatio), fmt.Sprintf("%.2f", res.CPURatioMedian), fmt.Sprintf("%.2f", res.FloorRatio)
 			switch i {
 			case 1:
-				prog, ratio, floorRatio = "ceiling", "", fmt.Sprintf("%.2f", res.CeilingFloorRatio)
+				prog, ratio, med, floorRatio = "ceiling", "", "", fmt.Sprintf("%.2f", res.CeilingFloorRatio)
 			case 2:
-				prog, ratio, floorRatio = "floor", "", ""
+				prog, ratio, med, floorRatio = "floor", "", "", ""
 			}
 			shard := ""
 			if r.Shards > 0 {
 				shard = fmt.Sprintf("%.2f\t", 100*f.ShardShare)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%s\t%.1f\t%.1f\t%.2f\t%s%.1f\t\n",
-				name, prog, f.RowsWritten, f.RowsPerS, f.SteadyRowsPerS, f.CPUUsPerRow, ratio, floorRatio,
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%s\t%s\t%.1f\t%.1f\t%.2f\t%s%.1f\t\n",
+				name, prog, f.RowsWritten, f.RowsPerS, f.SteadyRowsPerS, f.CPUUsPerRow, ratio, med, floorRatio,
 				f.PeakRSSMiB, f.AllocsPerRow, 100*f.ReplicaShare, shard, f.RowsPerRequest)
 		}
 	}
