@@ -48,7 +48,8 @@ func Hosts(hosts []*gocql.HostInfo) (shards int, ignoreMSB uint) {
 
 // AwaitPools waits, at most limit, until the driver holds a connection to
 // every shard of every host it keeps a pool for (none for a host it could
-// not reach). It opens them in the background after the
+// not reach). Callers call it only for a sharded cluster: a pool that has
+// not learned its shard count yet counts as short. It opens them in the background after the
 // first, and until then sends a shard's rows down another shard's
 // connection: a short load would be mostly misrouted. A pool still short
 // at the limit only costs routing, so callers go on either way.
@@ -59,7 +60,10 @@ func AwaitPools(ctx context.Context, s *gocql.Session, limit time.Duration) {
 	for {
 		full := true
 		s.IterateHostPools(func(p gocql.HostPoolInfo) bool {
-			full = p.GetConnectionCount() >= p.GetShardCount()
+			// A pool reports 0 shards until its first connection
+			// learned the count: not full yet, though 0 >= 0.
+			n := p.GetShardCount()
+			full = n > 0 && p.GetConnectionCount() >= n
 			return full
 		})
 		if full || time.Now().After(deadline) {
