@@ -78,7 +78,7 @@ func splitOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work st
 		var extra, env []string
 		if n > 1 {
 			extra = []string{"--split", fmt.Sprintf("%d/%d", i, n)}
-			env = []string{"GOMAXPROCS=" + strconv.Itoa(splitProcs(n))}
+			env = []string{"GOMAXPROCS=" + strconv.Itoa(r.GoMaxProcs)}
 		}
 		wg.Add(1)
 		go func() {

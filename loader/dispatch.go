@@ -108,14 +108,7 @@ func (d *dispatcher) run() {
 	in := d.in
 	wake := time.NewTimer(time.Hour)
 	defer wake.Stop()
-	var checked time.Time
 	for {
-		if now := time.Now(); now.Sub(checked) >= finishCheck {
-			checked = now
-			if finishing(d.l.Progress()) {
-				d.l.limits.finish()
-			}
-		}
 		d.pump()
 		if in == nil && d.queued == 0 {
 			return
@@ -146,7 +139,7 @@ func (d *dispatcher) run() {
 // Within finishAhead of the end, at the rate input is being settled, the
 // limiters stop raising their paced rates (limit.Limiter.Finishing):
 // Cassandra's default write timeout, what a held request can add to the
-// end of a run. The dispatcher checks every finishCheck.
+// end of a run. Run checks every finishCheck (checkFinishing).
 const (
 	finishAhead = 2 * time.Second
 	finishCheck = 100 * time.Millisecond
@@ -161,6 +154,13 @@ func finishing(p Progress) bool {
 	}
 	left := time.Duration(float64(p.BytesTotal-p.BytesDone) / float64(p.BytesDone) * float64(p.Elapsed))
 	return left < finishAhead
+}
+
+// checkFinishing tells the limiters when the run is finishing.
+func (l *Loader) checkFinishing() {
+	if finishing(l.Progress()) {
+		l.limits.finish()
+	}
 }
 
 func (d *dispatcher) enqueue(b *batch) {
