@@ -406,25 +406,31 @@ func TestHeldRequests(t *testing.T) {
 	})
 }
 
+// pace answers a request a millisecond for 60 ms, past the first rate
+// window, then drops one: l is paced from then on.
+func pace(t *testing.T, l *Limiter, clock *fakeClock) {
+	t.Helper()
+	for range 60 {
+		clock.t = clock.t.Add(time.Millisecond)
+		l.TryAcquire()
+		l.Release(time.Millisecond, Success)
+	}
+	l.TryAcquire()
+	l.Release(time.Millisecond, Dropped)
+	if l.Rate() == 0 {
+		t.Fatal("the drop did not pace admission")
+	}
+}
+
 // TestChargeWaits: a request sent without a permit takes the pacer's
 // next slot and is told to wait for it, so retries sent together go out
 // at the rate; unpaced, it waits for nothing.
 func TestChargeWaits(t *testing.T) {
-	ms := time.Millisecond
 	l, clock := newFake(Config{Initial: 64, Max: 64})
 	if d := l.Charge(); d != 0 {
 		t.Fatalf("unpaced Charge() = %v, want 0", d)
 	}
-	for range 60 {
-		clock.t = clock.t.Add(ms)
-		l.TryAcquire()
-		l.Release(ms, Success)
-	}
-	l.TryAcquire()
-	l.Release(ms, Dropped)
-	if l.Rate() == 0 {
-		t.Fatal("the drop did not pace admission")
-	}
+	pace(t, l, clock)
 	interval := time.Duration(float64(time.Second) / l.Rate())
 	var last time.Duration
 	for i := range 10 {
@@ -445,13 +451,7 @@ func TestFinishing(t *testing.T) {
 	ms := time.Millisecond
 	for _, finishing := range []bool{false, true} {
 		l, clock := newFake(Config{Initial: 64, Max: 64})
-		for range 60 {
-			clock.t = clock.t.Add(ms)
-			l.TryAcquire()
-			l.Release(ms, Success)
-		}
-		l.TryAcquire()
-		l.Release(ms, Dropped)
+		pace(t, l, clock)
 		paced := l.Rate()
 		if finishing {
 			l.Finishing()
