@@ -48,11 +48,12 @@ func Hosts(hosts []*gocql.HostInfo) (shards int, ignoreMSB uint) {
 
 // AwaitPools waits, at most limit, until the driver holds a connection to
 // every shard of every host it keeps a pool for (none for a host it could
-// not reach). Callers call it only for a sharded cluster: a pool that has
-// not learned its shard count yet counts as short. It opens them in the background after the
-// first, and until then sends a shard's rows down another shard's
-// connection: a short load would be mostly misrouted. A pool still short
-// at the limit only costs routing, so callers go on either way.
+// not reach). The driver opens them in the background after the first,
+// and until then sends a shard's rows down another shard's connection: a
+// short load would be mostly misrouted. A pool still short at the limit
+// only costs routing, so callers go on either way. Call it only for a
+// sharded cluster: a pool that has not learned its shard count yet
+// counts as short.
 func AwaitPools(ctx context.Context, s *gocql.Session, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	t := time.NewTicker(10 * time.Millisecond)
