@@ -92,9 +92,11 @@
 //   - date also accepts an integer, read as Cassandra reads one: an
 //     unsigned 32-bit day number on which 2147483648 is 1970-01-01. Eight
 //     digits that read as yyyymmdd (20200102) are an error, as in cqlsh;
-//     Cassandra would store a day five million years ago. cqlsh COPY TO writes dates outside years
-//     1–9999 as signed days since the epoch, which do not read back as
-//     such. time accepts integer nanoseconds as CQL does.
+//     Cassandra would store a day five million years ago. Such a day number
+//     is written with a leading zero or + (020200102), which no one types
+//     for a date. cqlsh COPY TO writes dates outside years 1–9999 as signed
+//     days since the epoch, which do not read back as such. time accepts
+//     integer nanoseconds as CQL does.
 //   - timestamp years of one to three digits (999-12-31 23:59:59.999+0000,
 //     as cqlsh COPY TO writes years before 1000) load.
 //   - duration: loads. cqlsh COPY FROM with prepared statements cannot

@@ -109,7 +109,13 @@ func (cf cqlshFormatter) format(t *Type, b []byte, nested bool) (string, error) 
 			// cqlsh writes the signed count of days from 1970-01-01,
 			// which Cassandra (and cqlload) would read as another day:
 			// the day number Cassandra reads is the wire value.
-			return strconv.FormatUint(uint64(binary.BigEndian.Uint32(b)), 10), nil
+			// Eight digits that read as yyyymmdd take a leading zero,
+			// the form the converter reads as a day number.
+			n := strconv.FormatUint(uint64(binary.BigEndian.Uint32(b)), 10)
+			if _, _, _, ok := yyyymmdd([]byte(n)); ok {
+				n = "0" + n
+			}
+			return n, nil
 		}
 		return fmt.Sprintf("%04d-%02d-%02d", y, m, d), nil
 	case KindTime:

@@ -171,7 +171,8 @@ func TestDateTimeDuration(t *testing.T) {
 		{"date", "2147483647", "1969-12-31"},
 		{"date", "2146764486", "0001-01-01"},
 		{"date", "+2147483648", "1970-01-01"},
-		{"date", "99999999", "-5603850-03-04"}, // eight digits, but no yyyymmdd
+		{"date", "99999999", "-5603850-03-04"},  // eight digits, but no yyyymmdd
+		{"date", "020200102", "-5822335-06-22"}, // a leading zero makes it a day number
 		{"time", "00:00:00", "0s"},
 		{"time", "01:02:03", "1h2m3s"},
 		{"time", "1:2:3", "1h2m3s"},
