@@ -468,6 +468,34 @@ func TestHalfBlockChunksReuseBlocks(t *testing.T) {
 	}
 }
 
+// Blocks of blockFor(cap) hold two chunks of the cap each, so chunks
+// still in use pin half as many blocks, and no chunk is cut short.
+func TestBlockHoldsTwoCappedChunks(t *testing.T) {
+	var in strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&in, "%d,%s\n", i, strings.Repeat("y", 20+i%40))
+	}
+	const limit = 2048
+	s := NewSplitter([]Source{memSource("x", []byte(in.String()), false)}, DefaultDialect(), 100000, limit)
+	s.blockSize = blockFor(limit)
+	var chunks []*Chunk
+	eachChunk(t, s, func(c *Chunk) { chunks = append(chunks, c) }) // none released
+	var got strings.Builder
+	for _, c := range chunks[:len(chunks)-1] {
+		got.Write(c.Data)
+		if len(c.Data) < limit-100 {
+			t.Errorf("chunk %d is %d bytes, cap %d: cut short", c.Seq, len(c.Data), limit)
+		}
+	}
+	got.Write(chunks[len(chunks)-1].Data)
+	if got.String() != in.String() {
+		t.Fatal("chunks do not add up to the input")
+	}
+	if want := (len(chunks)+1)/2 + 1; s.blocksMade > want {
+		t.Errorf("%d blocks for %d chunks held; want at most %d", s.blocksMade, len(chunks), want)
+	}
+}
+
 // The splitter marks chunks of plain lines and records where each line
 // ends; anything else (a quote, a lone CR, a final line without LF)
 // clears the mark.
