@@ -14,6 +14,10 @@ import (
 // Dialect.MaxRecordBytes is 0.
 const DefaultMaxRecordBytes = 16 << 20
 
+// MaxRecordLimit is the largest Dialect.MaxRecordBytes: offsets within a
+// chunk fit in 32 bits.
+const MaxRecordLimit = 1 << 30
+
 // Dialect holds cqlsh COPY FROM's CSV options. The zero value is not
 // usable (it has no delimiter and MaxRows 0 reads nothing): start from
 // DefaultDialect and change what the COPY statement sets.
@@ -97,8 +101,8 @@ func (d Dialect) Validate() error {
 	if d.SkipRows < 0 {
 		errs = append(errs, fmt.Errorf("SKIPROWS is %d, want >= 0", d.SkipRows))
 	}
-	if d.MaxRecordBytes < 0 {
-		errs = append(errs, fmt.Errorf("MaxRecordBytes is %d, want >= 0", d.MaxRecordBytes))
+	if d.MaxRecordBytes < 0 || d.MaxRecordBytes > MaxRecordLimit {
+		errs = append(errs, fmt.Errorf("MaxRecordBytes is %d, want 0 to %d", d.MaxRecordBytes, MaxRecordLimit))
 	}
 	if _, err := lookupEncoding(d.Encoding); err != nil {
 		errs = append(errs, err)

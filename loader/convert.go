@@ -17,27 +17,58 @@ import (
 	"github.com/cqlload/cqlload/schema"
 )
 
-// cell is one bound value, already serialized. Rows bind *cell so that
-// putting a value into an interface does not allocate, and a nil *cell
-// is a null (gocql marshals nil pointers as null).
-type cell struct{ b []byte }
+// value is one bound value, serialized in its chunk's arena: a 4-byte
+// big-endian length (-1 for a null), then the bytes, as the protocol
+// lays out a tuple's elements, so that each element of a converted tuple
+// already is a value. Rows bind *value so that putting it in an
+// interface does not allocate; a nil *value is a null (gocql marshals
+// nil pointers as null). A slice header per value instead took 24 bytes
+// in a slab of its own, a third of what a converted narrow row held.
+type value byte
 
 // MarshalCQL hands gocql the bytes the converter produced: no reflection
 // and no second conversion on the hot path.
-func (c *cell) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return c.b, nil }
+func (v *value) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return v.bytes(), nil }
 
-// row is a converted record waiting to be written.
+// bytes is the serialized value, nil for a null.
+func (v *value) bytes() []byte {
+	p := unsafe.Pointer(v)
+	n := int32(binary.BigEndian.Uint32(unsafe.Slice((*byte)(p), 4)))
+	if n < 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(p, 4)), n)
+}
+
+// valueAt is the value whose length begins at arena[off].
+func valueAt(arena []byte, off int) *value { return (*value)(&arena[off]) }
+
+// inPlace is a value bound as the bytes it already is in the chunk's
+// Data (planField.verbatim): long text is not copied.
+type inPlace struct{ b []byte }
+
+func (c *inPlace) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return c.b, nil }
+
+// row is a converted record waiting to be written. Many thousands of them
+// wait at once (a few chunks' worth), so it is kept small.
 type row struct {
 	values []any
-	idx    int32  // the record's index in its chunk (the ledger's bitmaps)
-	raw    []byte // the record as read, for the error file
-	line   int64
-	key    []byte // the partition key as hashed for the token
-	token  int64
-	size   int // serialized value bytes
 	// stmt, when set, replaces the plan's statement for this row: one
 	// that writes its null tuple columns as null (plan.nullTupleRow).
-	stmt string
+	stmt  string
+	line  int64
+	token int64
+	key   *value // the partition key as hashed for the token
+	// The record as read is Data[rawAt:rawAt+rawLen] of its chunk.
+	rawAt, rawLen int32
+	idx           int32 // the record's index in its chunk (the ledger's bitmaps)
+	size          int32 // serialized value bytes
+}
+
+// raw is the record as read, for the error file; it lives in the chunk's
+// Data, which nothing writes to until the chunk is released.
+func (r *row) raw(cr *chunkRecord) []byte {
+	return cr.chunk.Data[r.rawAt : r.rawAt+r.rawLen : r.rawAt+r.rawLen]
 }
 
 // plan says how the fields of a record become the bound values of one
@@ -48,8 +79,11 @@ type plan struct {
 	nfields int
 	fields  []planField // per file field
 	nbind   int
-	pk      []int // bind positions of the partition key, in key order
-	counter bool
+	// nverbatim is the number of fields that may be bound in place; a
+	// row's inPlace values are nverbatim apart in their slab.
+	nverbatim int
+	pk        []int // bind positions of the partition key, in key order
+	counter   bool
 	// tsBind is the bind position of the write timestamp, -1 for counter
 	// updates, which take none.
 	tsBind int
@@ -92,7 +126,8 @@ type planField struct {
 	// verbatim, when set, says a field may be bound as the bytes it
 	// already is in the chunk (schema.Verbatim): long text is not copied.
 	// Never set for key columns, whose converters check a size limit.
-	verbatim func([]byte) bool
+	verbatim    func([]byte) bool
+	verbatimIdx int // its place among the row's inPlace values
 	// emptyNull: an empty field, quoted or not, is a null, as cqlsh
 	// has it for every type but text, varchar and ascii, where it is
 	// the empty string.
@@ -175,7 +210,10 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 			p.tuples = append(p.tuples, tupleBind{b, tuple})
 		}
 		if !pf.key && tuple == 0 {
-			pf.verbatim = schema.Verbatim(c.Type, o.Formats)
+			if pf.verbatim = schema.Verbatim(c.Type, o.Formats); pf.verbatim != nil {
+				pf.verbatimIdx = p.nverbatim
+				p.nverbatim++
+			}
 		}
 		p.fields = append(p.fields, pf)
 	}
@@ -247,7 +285,7 @@ func (l *Loader) sortPriorDoubt(cr *chunkRecord, rows []row) []row {
 		case cr.prior.mayResend(int(r.idx)):
 			keep = append(keep, r)
 		default:
-			l.ledger.reject(cr, unknown, reject{where: fmt.Sprintf("%s:%d", cr.file, r.line), raw: r.raw, idx: int(r.idx),
+			l.ledger.reject(cr, unknown, reject{where: fmt.Sprintf("%s:%d", cr.file, r.line), raw: r.raw(cr), idx: int(r.idx),
 				reason: "counter update may have been applied: it was sent by the run that stopped, and not acknowledged; not sent again (check the counter before loading this row)"}, false)
 		}
 	}
@@ -264,19 +302,12 @@ func (l *Loader) batchesOf(cr *chunkRecord, p *plan, rows []row, gr *grouper) []
 	g := gr.rows
 	for i := range rows {
 		r := &rows[i]
-		size := 0
-		for _, v := range r.values {
-			if cl, ok := v.(*cell); ok && cl != nil {
-				size += len(cl.b)
-			}
-		}
-		r.size = size
 		// The key lives in the chunk's arena, which nothing modifies
 		// while the converter holds the chunk: no copy per row. The
 		// grouper keeps the string past this call but never reads it
 		// again.
-		key := unsafe.String(unsafe.SliceData(r.key), len(r.key))
-		g[i] = groupRow{partition: key, replicas: rg.groupOf(r.token), size: size}
+		k := r.key.bytes()
+		g[i] = groupRow{partition: unsafe.String(unsafe.SliceData(k), len(k)), replicas: rg.groupOf(r.token), size: int(r.size)}
 	}
 	lim := batchLimits{minRows: l.opts.MinBatchSize, maxRows: l.opts.MaxBatchSize, maxBytes: l.opts.MaxBatchBytes}
 	groups := gr.group(g, lim)
@@ -316,10 +347,10 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 	n := p.nbind
 	// Eight bytes a value covers the fixed-size types; text bound in
 	// place needs none, and an arena that is short grows by append.
-	sl := l.getSlabs(c.Records, c.Records*n, c.Records*n*8)
-	rows, values, cells, arena := sl.rows, sl.values, sl.cells, sl.arena
+	sl := l.getSlabs(c.Records, c.Records*n, c.Records*p.nverbatim, c.Records*n*8)
+	rows, values, inPlaces, arena := sl.rows, sl.values, sl.inPlace, sl.arena
 	nullMarker := []byte(l.opts.Null)
-	var tupleParts [][]byte
+	var tupleOffs []int
 
 	rd := csvparse.NewReader(c, l.opts.Dialect)
 	k := 0 // rows kept
@@ -363,6 +394,7 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 		var bad string
 		badField := 0
 		start0 := len(arena)
+		size := 0
 		for i, f := range rec.Fields {
 			pf := &p.fields[i]
 			if pf.bind < 0 {
@@ -385,48 +417,54 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 					// elements' places are kept until the row is done.
 					nullTuples |= 1 << pf.tupleIdx
 					for j := range pf.tuple {
-						vals[pf.bind+j] = (*cell)(nil)
+						vals[pf.bind+j] = (*value)(nil)
 					}
 				case l.opts.NullMode == NullUnset:
 					vals[pf.bind] = gocql.UnsetValue
 				default:
-					vals[pf.bind] = (*cell)(nil)
+					vals[pf.bind] = (*value)(nil)
 				}
 				continue
 			}
 			if pf.verbatim != nil && within(f, c.Data) && pf.verbatim(f) {
-				cl := &cells[k*n+pf.bind]
-				cl.b = f[:len(f):len(f)]
-				vals[pf.bind] = cl
+				ip := &inPlaces[k*p.nverbatim+pf.verbatimIdx]
+				ip.b = f[:len(f):len(f)]
+				vals[pf.bind] = ip
+				size += len(f)
 				continue
 			}
-			start := len(arena)
-			arena, err = pf.conv(arena, f)
-			if err != nil {
-				bad, badField = fmt.Sprintf("column %s: %v", pf.col.Name, err), i
-				break
-			}
 			if pf.tuple > 0 {
-				parts, err := schema.SplitTuple(tupleParts[:0], arena[start:len(arena):len(arena)], pf.tuple)
-				if err != nil {
+				// The tuple's elements are values as converted: the
+				// tuple is not given a length of its own.
+				start := len(arena)
+				if arena, err = pf.conv(arena, f); err != nil {
 					bad, badField = fmt.Sprintf("column %s: %v", pf.col.Name, err), i
 					break
 				}
-				for j, part := range parts {
-					cl := &cells[k*n+pf.bind+j]
-					cl.b = part // nil: a null element
-					vals[pf.bind+j] = cl
+				if tupleOffs, err = schema.TupleElements(tupleOffs[:0], arena[start:], pf.tuple); err != nil {
+					bad, badField = fmt.Sprintf("column %s: %v", pf.col.Name, err), i
+					break
 				}
-				tupleParts = parts
+				for j, off := range tupleOffs {
+					vals[pf.bind+j] = valueAt(arena, start+off)
+				}
+				size += len(arena) - start - 4*pf.tuple
 				continue
 			}
-			cl := &cells[k*n+pf.bind]
-			cl.b = arena[start:len(arena):len(arena)]
-			if len(cl.b) == 0 && pf.key && pf.col.Kind == schema.PartitionKey {
+			start := len(arena)
+			arena = append(arena, 0, 0, 0, 0)
+			if arena, err = pf.conv(arena, f); err != nil {
+				bad, badField = fmt.Sprintf("column %s: %v", pf.col.Name, err), i
+				break
+			}
+			vlen := len(arena) - start - 4
+			if vlen == 0 && pf.key && pf.col.Kind == schema.PartitionKey {
 				bad, badField = fmt.Sprintf("column %s: empty value for a partition key column", pf.col.Name), i
 				break
 			}
-			vals[pf.bind] = cl
+			binary.BigEndian.PutUint32(arena[start:], uint32(vlen))
+			vals[pf.bind] = valueAt(arena, start)
+			size += vlen
 		}
 		if bad != "" {
 			arena = arena[:start0]
@@ -442,27 +480,29 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			// or not (with equal timestamps Cassandra keeps the greater
 			// value).
 			start := len(arena)
+			arena = binary.BigEndian.AppendUint32(arena, 8)
 			arena = binary.BigEndian.AppendUint64(arena, uint64(l.tsBase+cr.ordinal+int64(ri)))
-			cl := &cells[k*n+p.tsBind]
-			cl.b = arena[start:len(arena):len(arena)]
-			vals[p.tsBind] = cl
+			vals[p.tsBind] = valueAt(arena, start)
+			size += 8
 		}
-		rk := routingKey(&arena, p, cells[k*n:(k+1)*n])
-		// The record as read stays in the chunk's Data, which nothing
-		// writes to once cut: no copy for the error file's sake.
-		rawAt := rec.Offset - c.Offset
+		var rk *value
+		arena, rk = routingKey(arena, p, vals)
 		var stmt string
 		if nullTuples != 0 {
 			stmt, vals = p.nullTupleRow(vals, nullTuples)
 		}
+		// The record as read stays in the chunk's Data, which nothing
+		// writes to once cut: no copy for the error file's sake.
 		rows = append(rows, row{
 			stmt:   stmt,
 			idx:    int32(ri),
 			values: vals,
-			raw:    c.Data[rawAt : rawAt+int64(len(rec.Raw)) : rawAt+int64(len(rec.Raw))],
+			rawAt:  int32(rec.Offset - c.Offset),
+			rawLen: int32(len(rec.Raw)),
 			line:   rec.Line,
 			key:    rk,
-			token:  murmur3.Token(rk),
+			token:  murmur3.Token(rk.bytes()),
+			size:   int32(size),
 		})
 		k++
 	}
@@ -485,20 +525,21 @@ func within(f, data []byte) bool {
 }
 
 // routingKey is the serialized partition key: the value itself for one
-// column, else each component as <uint16 length><bytes><0x00>, which is
-// what Cassandra hashes (CompositeType).
-func routingKey(arena *[]byte, p *plan, cells []cell) []byte {
+// column, else, appended to arena, each component as <uint16
+// length><bytes><0x00>, which is what Cassandra hashes (CompositeType).
+// Key columns are never null, nor bound in place.
+func routingKey(arena []byte, p *plan, vals []any) ([]byte, *value) {
 	if len(p.pk) == 1 {
-		return cells[p.pk[0]].b
+		return arena, vals[p.pk[0]].(*value)
 	}
-	start := len(*arena)
-	a := *arena
+	start := len(arena)
+	arena = append(arena, 0, 0, 0, 0)
 	for _, b := range p.pk {
-		v := cells[b].b
-		a = binary.BigEndian.AppendUint16(a, uint16(len(v)))
-		a = append(a, v...)
-		a = append(a, 0)
+		v := vals[b].(*value).bytes()
+		arena = binary.BigEndian.AppendUint16(arena, uint16(len(v)))
+		arena = append(arena, v...)
+		arena = append(arena, 0)
 	}
-	*arena = a
-	return a[start:]
+	binary.BigEndian.PutUint32(arena[start:], uint32(len(arena)-start-4))
+	return arena, valueAt(arena, start)
 }

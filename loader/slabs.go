@@ -1,21 +1,21 @@
 package loader
 
 // slabs are the per-chunk allocations of conversion: the rows, their
-// bound values, the cells the values point to, and the byte arena the
-// cells slice. A chunk's slabs go back to the Loader's pool once every
+// bound values, the arena the values are serialized in, and the values
+// bound in place in the chunk's Data. A chunk's slabs go back to the Loader's pool once every
 // row converted into them has left the pipeline (written, rejected or
 // aborted), so a long load reuses a handful of slabs instead of
 // allocating and zeroing megabytes per chunk for the collector to chase.
 type slabs struct {
-	rows   []row
-	values []any
-	cells  []cell
-	arena  []byte
+	rows    []row
+	values  []any
+	inPlace []inPlace
+	arena   []byte
 }
 
 // getSlabs returns slabs holding at least the given capacities, recycled
 // when the pool has some.
-func (l *Loader) getSlabs(records, nvalues, arenaBytes int) *slabs {
+func (l *Loader) getSlabs(records, nvalues, ninPlace, arenaBytes int) *slabs {
 	var s *slabs
 	select {
 	case s = <-l.idleSlabs:
@@ -27,12 +27,14 @@ func (l *Loader) getSlabs(records, nvalues, arenaBytes int) *slabs {
 	}
 	if cap(s.values) < nvalues {
 		s.values = make([]any, nvalues)
-		s.cells = make([]cell, nvalues)
 	}
-	s.values, s.cells = s.values[:nvalues], s.cells[:nvalues]
+	if cap(s.inPlace) < ninPlace {
+		s.inPlace = make([]inPlace, ninPlace)
+	}
+	s.values, s.inPlace = s.values[:nvalues], s.inPlace[:ninPlace]
 	if s.arena == nil {
 		// A pooled arena keeps the size earlier chunks grew it to. One
-		// that is too small for a chunk grows by append: the cells
+		// that is too small for a chunk grows by append: the values
 		// already cut keep the old array alive until the chunk is done,
 		// and the slab keeps the grown one. Sizing every arena for the
 		// worst case (the chunk's whole input) held three times the
@@ -58,7 +60,7 @@ func (l *Loader) release(cr *chunkRecord) {
 	// chunk rows it did not convert.
 	clear(s.rows[:cap(s.rows)])
 	clear(s.values)
-	clear(s.cells)
+	clear(s.inPlace)
 	select {
 	case l.idleSlabs <- s:
 	default: // enough idle: leave these to the collector

@@ -8,15 +8,15 @@ import (
 
 func TestGetSlabsGrowsPastPooledCapacity(t *testing.T) {
 	l := Loader{idleSlabs: make(chan *slabs, 1)}
-	small := l.getSlabs(2, 4, 16)
+	small := l.getSlabs(2, 4, 1, 16)
 	small.arena = append(small.arena, make([]byte, 100)...) // a chunk grew it
 	l.release(&chunkRecord{chunk: &csvparse.Chunk{}, slabs: small})
-	big := l.getSlabs(100, 300, 4096)
+	big := l.getSlabs(100, 300, 100, 4096)
 	if big != small {
 		t.Fatal("released slabs were not reused")
 	}
-	if cap(big.rows) < 100 || len(big.values) != 300 || len(big.cells) != 300 {
-		t.Fatalf("getSlabs(100, 300, 4096) gave rows cap %d, values %d, cells %d", cap(big.rows), len(big.values), len(big.cells))
+	if cap(big.rows) < 100 || len(big.values) != 300 || len(big.inPlace) != 100 {
+		t.Fatalf("getSlabs(100, 300, 100, 4096) gave rows cap %d, values %d, in place %d", cap(big.rows), len(big.values), len(big.inPlace))
 	}
 	// The arena keeps what it grew to, emptied; a chunk grows it further
 	// by append if it must.

@@ -171,7 +171,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			}
 			bytes := 0
 			for _, r := range rows {
-				bytes += r.size
+				bytes += int(r.size)
 			}
 			l.tracker.acked(len(rows), bytes)
 			l.ledger.wrote(b.rec, rows)
@@ -268,7 +268,7 @@ func (l *Loader) settleRows(b *batch, rows []*row, kind outcome, reason string) 
 	var n int64
 	sendable := kind == notSent || kind == rejectedInsert
 	for _, r := range rows {
-		n = l.ledger.reject(b.rec, kind, reject{where: fmt.Sprintf("%s:%d", b.rec.file, r.line), reason: reason, raw: r.raw, idx: int(r.idx)}, sendable)
+		n = l.ledger.reject(b.rec, kind, reject{where: fmt.Sprintf("%s:%d", b.rec.file, r.line), reason: reason, raw: r.raw(b.rec), idx: int(r.idx)}, sendable)
 	}
 	return n
 }

@@ -90,25 +90,45 @@ func appendBindNames(names []string, c *Column) []string {
 // values, appended to parts; a null element is a nil slice. The parts alias
 // b. It is for binding a top-level tuple column (see InsertStatement).
 func SplitTuple(parts [][]byte, b []byte, n int) ([][]byte, error) {
-	for i := range n {
-		if len(b) < 4 {
-			return parts, fmt.Errorf("tuple element %d: value ends after %d of %d elements", i+1, i, n)
-		}
-		size := int32(binary.BigEndian.Uint32(b))
-		b = b[4:]
+	offs, err := TupleElements(nil, b, n)
+	if err != nil {
+		return parts, err
+	}
+	for _, off := range offs {
+		size := int32(binary.BigEndian.Uint32(b[off:]))
 		if size < 0 {
 			parts = append(parts, nil)
 			continue
 		}
-		if int(size) > len(b) {
-			return parts, fmt.Errorf("tuple element %d: length %d, %d bytes left", i+1, size, len(b))
-		}
-		parts, b = append(parts, b[:size:size]), b[size:]
-	}
-	if len(b) != 0 {
-		return parts, fmt.Errorf("%d bytes after the %d tuple elements", len(b), n)
+		parts = append(parts, b[off+4:off+4+int(size):off+4+int(size)])
 	}
 	return parts, nil
+}
+
+// TupleElements checks that b, a converted tuple value, holds n elements
+// and appends to offs where each begins: its 4-byte length (-1 for a
+// null), then its bytes, the form a bound value takes on the wire.
+func TupleElements(offs []int, b []byte, n int) ([]int, error) {
+	off := 0
+	for i := range n {
+		if len(b)-off < 4 {
+			return offs, fmt.Errorf("tuple element %d: value ends after %d of %d elements", i+1, i, n)
+		}
+		size := int32(binary.BigEndian.Uint32(b[off:]))
+		offs = append(offs, off)
+		off += 4
+		if size < 0 {
+			continue
+		}
+		if int(size) > len(b)-off {
+			return offs, fmt.Errorf("tuple element %d: length %d, %d bytes left", i+1, size, len(b)-off)
+		}
+		off += int(size)
+	}
+	if off != len(b) {
+		return offs, fmt.Errorf("%d bytes after the %d tuple elements", len(b)-off, n)
+	}
+	return offs, nil
 }
 
 // CounterStatement builds "UPDATE ks.t SET c1=c1+?,… WHERE k1=? AND …" for a
