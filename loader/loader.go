@@ -196,7 +196,10 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 
 	// The stages: read → convert (and batch) → write; the ledger settles.
-	chunks := make(chan *chunkRecord, l.opts.Workers)
+	// Unbuffered: the reader holds the next chunk ready, and reading a
+	// chunk takes a fraction of converting it. Each chunk buffered here
+	// kept another half block of input alive.
+	chunks := make(chan *chunkRecord)
 	// A short queue in front of the senders is enough to keep them busy
 	// (a worker adds a whole chunk's batches at a time); each queued
 	// batch pins its chunk's slabs, so a deep one costs memory.
