@@ -21,12 +21,13 @@ const DefaultChunkRecords = 5000
 // chunk cut from it is released (Chunk.Release) or collected.
 const defaultBlockSize = 1 << 20
 
-// blockFor is the block size that holds two chunks of maxChunkBytes,
-// the record that ends the second, and the sixteenth of a block that
-// more keeps free for reading. A block replaced with a chunk in progress
-// moves that chunk's bytes to the next block, so with blocks of exactly
-// twice the cap every block held one chunk and a half-copied second:
-// 1 KB rows kept fifteen 1 MiB blocks alive for fifteen chunks.
+// blockFor is the block size for chunks of at most maxChunkBytes: two
+// of them, the record that ends the second, and the sixteenth of a block
+// that more keeps free for reading. A block replaced with a chunk in
+// progress moves that chunk's bytes to the next block, so with blocks of
+// exactly twice the cap every block held one chunk and a half-copied
+// second: 1 KB rows kept fifteen 1 MiB blocks alive for fifteen chunks.
+// Blocks no larger than that make each chunk in use pin less input.
 func blockFor(maxChunkBytes int) int { return 2*maxChunkBytes + maxChunkBytes/4 }
 
 var errClosed = errors.New("csvparse: splitter closed")
@@ -171,7 +172,7 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 		s.chunkRecords = DefaultChunkRecords
 	}
 	if maxChunkBytes > 0 {
-		s.blockSize = max(s.blockSize, blockFor(maxChunkBytes))
+		s.blockSize = blockFor(maxChunkBytes)
 	}
 	if err := d.Validate(); err != nil {
 		s.err = fmt.Errorf("csv options: %w", err)

@@ -468,8 +468,8 @@ func TestHalfBlockChunksReuseBlocks(t *testing.T) {
 	}
 }
 
-// Blocks of blockFor(cap) hold two chunks of the cap each, so chunks
-// still in use pin half as many blocks, and no chunk is cut short.
+// With a cap on chunk bytes, blocks hold two chunks of the cap each, so
+// chunks still in use pin half as many blocks, and no chunk is cut short.
 func TestBlockHoldsTwoCappedChunks(t *testing.T) {
 	var in strings.Builder
 	for i := range 4000 {
@@ -477,7 +477,6 @@ func TestBlockHoldsTwoCappedChunks(t *testing.T) {
 	}
 	const limit = 2048
 	s := NewSplitter([]Source{memSource("x", []byte(in.String()), false)}, DefaultDialect(), 100000, limit)
-	s.blockSize = blockFor(limit)
 	var chunks []*Chunk
 	eachChunk(t, s, func(c *Chunk) { chunks = append(chunks, c) }) // none released
 	var got strings.Builder

@@ -931,7 +931,7 @@ func TestResumeCounterInDoubt(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, _ := New(o) // for the defaulted options
-	cp := checkpointFile{Version: checkpointVersion, Inputs: ids, Options: shapeOptions(&l.opts, maxChunkBytes),
+	cp := checkpointFile{Version: checkpointVersion, Inputs: ids, Options: shapeOptions(&l.opts, MaxChunkBytes),
 		InDoubt: []inDoubtChunk{{Seq: 0, Acked: acked.String(), Sendable: sendable.String(), Sent: sent.String()}}}
 	if err := writeCheckpoint(o.Resume, &cp, (*os.File).Sync); err != nil {
 		t.Fatal(err)

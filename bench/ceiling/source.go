@@ -19,11 +19,6 @@ import (
 	"github.com/cqlload/cqlload/schema"
 )
 
-// maxChunkBytes is the loader's cap on a chunk's bytes (loader.go): chunks
-// are the unit of batching, so the ceiling must cut them the same way to
-// send the same batch shapes.
-const maxChunkBytes = 512 << 10
-
 // DefaultSegmentRows bounds how many converted rows are held at once, so
 // that a 1 GB input does not need 1 GB of memory before sending starts.
 const DefaultSegmentRows = 200_000
@@ -104,7 +99,7 @@ func NewSource(session *gocql.Session, o *loader.Options, segmentRows int) (*Sou
 	}
 	return &Source{
 		opts: o, session: session, ring: r, dialect: d, segmentRows: segmentRows,
-		sp: csvparse.NewSplitter(sources, d, o.ChunkSize, maxChunkBytes),
+		sp: csvparse.NewSplitter(sources, d, o.ChunkSize, loader.MaxChunkBytes), // the loader's chunks, so the same batches
 	}, nil
 }
 

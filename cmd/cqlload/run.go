@@ -249,7 +249,7 @@ func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Wr
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The pipeline's working set is bounded (chunks are capped at
-		// 512 KiB each), but on a busy machine the collector gets too
+		// loader.MaxChunkBytes), but on a busy machine the collector gets too
 		// little CPU and the heap overshoots it; a soft limit sized from
 		// the options keeps peak RSS near the working set. GOMEMLIMIT
 		// overrides it.
