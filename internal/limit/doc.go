@@ -79,7 +79,15 @@
 // Admission is not paced until the first overload. Then the rate starts
 // at 0.9 of the best the node delivered in the eight windows before (or
 // in the current one, or the rate pacing last ended at, if higher), and
-// each later overload multiplies it by 0.9. Drops of requests sent before the last
+// each later overload multiplies it by 0.9, or, when it is held requests
+// that show it, 0.9 of what the node delivered in those of the last eight
+// windows in which the pacer bound, if that is less. Held requests show
+// 200 ms late (below), by when a probe may have taken the rate well past
+// the node's capacity: cut by a tenth of that, the rate stayed above it,
+// and five overloads in a row each held more requests for the node's
+// timeout. A window in which the node holds every permit delivers next to
+// nothing, and single windows catch the node's bursts, hence the mean of
+// the windows the client kept the node busy in. Drops of requests sent before the last
 // cut were caused by the rate already cut and are ignored: one cut per
 // overload, even when the answers to a whole held window arrive
 // together after the node's timeout. Drops never cut the in-flight
@@ -100,7 +108,8 @@
 // pacer held a request back and the client sent at least 0.75 of the
 // rate, the rate grows by 1% of itself: it creeps up to the level that
 // overloaded the node last (as CUBIC's window does near its last
-// maximum). Past 1.05 times that level the step grows by a quarter each
+// maximum; for the first overload, the level is the estimate the rate
+// started from). Past 1.05 times that level the step grows by a quarter each
 // such window in a row, up to 25%, so that a capacity that grew is found
 // within a second or so. With no window to go by (an overload in the
 // run's first), the step starts at 25%: the estimate may be far too low.
@@ -123,9 +132,11 @@
 // the pacer cuts its rate, once: requests held in windows sent before a
 // cut are ignored, as drops of requests sent before it are (they aged
 // one window after another and cut the rate three to five times in a
-// row). Held requests are admitted on top of the limit, since they do
-// not load the node and would otherwise starve the loader of permits for
-// the whole timeout.
+// row). Held requests are admitted on top of the limit, and of Max too
+// (up to Max more), since they do not load the node and would otherwise
+// starve the loader of permits for the whole timeout: capped at Max, a
+// probe that made a node hold 125 requests left it 3 of 128 permits, and
+// a third of its capacity, for two seconds.
 //
 // An estimate from Little's law (the requests the answers account for
 // against the requests in flight) was used first. It moves by several
@@ -153,7 +164,8 @@
 //
 // # Bounds and modes
 //
-// The limit stays within [Min, Max]; Max is the --max-in-flight ceiling.
+// The limit stays within [Min, Max]; Max is the --max-in-flight ceiling,
+// which only requests a node holds may exceed (above).
 // Config.Fixed turns adaptation off: the limit is Max, nothing is paced,
 // and TryAcquire and Release only count, so the loader has one code
 // path either way.

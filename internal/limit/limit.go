@@ -156,7 +156,7 @@ type Limiter struct {
 	tat      time.Time            // when the pacer admits the next request
 	step     float64              // the rate's next growth, a fraction of itself
 	lastRate float64              // the rate when pacing last ended
-	overRate float64              // the rate at the last overload; 0 after the first
+	overRate float64              // the rate the last overload was at (estimated for the first)
 	paceSeen time.Time            // when pacing last bound or saw an overload
 	lastCut  time.Time            // drops of requests sent before this are old news
 	sw       [holdRing]rateWindow // the last rate windows, sw[swi] the open one
@@ -185,6 +185,7 @@ type rateWindow struct {
 	sent, answered int     // requests sent in the window; answers to them so far
 	delivered      float64 // successes per second, set when the window closes
 	aged           bool    // counted once holdAge passed its end
+	bound          bool    // the pacer bound: the client sent at least rateBound of the rate
 }
 
 // New returns a Limiter configured by cfg.
@@ -404,7 +405,7 @@ func (l *Limiter) Release(rtt time.Duration, o Outcome) {
 		// Drops of requests sent before the last cut were caused by
 		// the rate already cut: one cut per overload.
 		if !sent.Before(l.lastCut) {
-			l.overloadLocked(now)
+			l.overloadLocked(now, false)
 		}
 	} else {
 		l.sw[l.swi].ok++
@@ -421,14 +422,16 @@ func (l *Limiter) setCurLocked() {
 		c = math.Max(l.min, c/4)
 	}
 	// Permits held by requests the node sits on do not load it: they
-	// are admitted on top, or a node that times requests out would
-	// starve the loader of permits until it does.
-	c = math.Min(l.max, c+l.stuck)
+	// are admitted on top, beyond Max too (up to as many again), or a
+	// node that times requests out would starve the loader of permits
+	// until it does: a probe that made a node hold 125 requests left 3
+	// of 128 permits for the whole write timeout.
+	c += math.Min(l.max, l.stuck)
 	n := math.Floor(c)
 	if c-n > l.dither {
 		n++
 	}
-	l.cur = int(math.Max(l.min, math.Min(l.max, n)))
+	l.cur = int(math.Max(l.min, n))
 }
 
 func (l *Limiter) resetWindowLocked(now time.Time) {
@@ -514,9 +517,19 @@ func (l *Limiter) adjustLocked(now time.Time) {
 // pacing last ended at counts too: a node the client could not keep busy
 // for a while (its input went to other nodes) is likely to have the
 // capacity it had then.
-func (l *Limiter) overloadLocked(now time.Time) {
+func (l *Limiter) overloadLocked(now time.Time, held bool) {
 	r, step := l.rate, rateStepMin
-	l.overRate = r
+	if got := l.boundDeliveredLocked(); held && r > 0 && got > 0 {
+		// Held requests show 200 ms late, when a probe may have taken
+		// the rate far past what the node takes: a cut by a tenth was
+		// one of five in a row, each an overload that held more
+		// requests for the node's timeout. Aim at what it delivered
+		// while the client kept it busy. It is also the level the next
+		// probe creeps up to: the rate the probe had reached overstates
+		// it, and a level set too low let the probe speed up below the
+		// node's capacity.
+		r = math.Min(r, got)
+	}
 	if r == 0 {
 		// What the node delivered lately is what it takes, about:
 		// the best of the last windows (a node that holds requests
@@ -525,10 +538,7 @@ func (l *Limiter) overloadLocked(now time.Time) {
 		w := &l.sw[l.swi]
 		dt := max(now.Sub(w.start), l.floor, time.Millisecond)
 		r = math.Max(l.lastRate, float64(w.answers+1)/dt.Seconds())
-		best := 0.0
-		for k := 1; k <= entryWindows; k++ {
-			best = math.Max(best, l.sw[(l.swi-k+holdRing)%holdRing].delivered)
-		}
+		best := l.bestDeliveredLocked()
 		r = math.Max(r, best)
 		l.tat = now
 		if best == 0 {
@@ -537,9 +547,44 @@ func (l *Limiter) overloadLocked(now time.Time) {
 			step = rateStepMax
 		}
 	}
+	l.overRate = r
 	l.rate = math.Max(rateMin, rateCut*r)
 	l.step = step
 	l.lastCut, l.paceSeen = now, now
+}
+
+// boundDeliveredLocked is what the node delivered (successes per
+// second) over those of the entryWindows rate windows before the open
+// one in which the pacer bound: the client offered it at least the rate.
+// Windows in which the node held every permit deliver next to nothing,
+// and single windows catch its bursts, so it is their mean.
+func (l *Limiter) boundDeliveredLocked() float64 {
+	var ok int
+	var span time.Duration
+	for k := 1; k <= entryWindows; k++ {
+		i, j := (l.swi-k+holdRing)%holdRing, (l.swi-k+1+holdRing)%holdRing
+		if l.sw[i].start.IsZero() {
+			break
+		}
+		if l.sw[i].bound {
+			ok += l.sw[i].ok
+			span += l.sw[j].start.Sub(l.sw[i].start)
+		}
+	}
+	if span <= 0 {
+		return 0
+	}
+	return float64(ok) / span.Seconds()
+}
+
+// bestDeliveredLocked is the most the node delivered (successes per
+// second) in the entryWindows rate windows before the open one.
+func (l *Limiter) bestDeliveredLocked() float64 {
+	best := 0.0
+	for k := 1; k <= entryWindows; k++ {
+		best = math.Max(best, l.sw[(l.swi-k+holdRing)%holdRing].delivered)
+	}
+	return best
 }
 
 // paceLocked closes the rate window when it is due: it counts the
@@ -563,7 +608,7 @@ func (l *Limiter) paceLocked(now time.Time) {
 	bound := l.rate > 0 && w.held && float64(w.sent) >= rateBound*l.rate*dt.Seconds()
 	switch {
 	case grew:
-		l.overloadLocked(now)
+		l.overloadLocked(now, true)
 	case bound && l.finishing:
 		l.paceSeen = now
 	case bound:
@@ -580,6 +625,7 @@ func (l *Limiter) paceLocked(now time.Time) {
 	}
 	l.stuck = float64(held)
 	w.delivered = float64(w.ok) / dt.Seconds()
+	w.bound = bound
 	l.setCurLocked()
 	l.swi = (l.swi + 1) % holdRing
 	l.sw[l.swi] = rateWindow{start: now}

@@ -372,6 +372,66 @@ func TestHeldRequests(t *testing.T) {
 			t.Error("held requests did not pace admission")
 		}
 	})
+	t.Run("held beyond max", func(t *testing.T) {
+		// The limit is at Max when the node holds every permit: the
+		// held requests are admitted on top of it.
+		l, clock := newFake(Config{Initial: 8, Max: 8})
+		for range 60 {
+			clock.t = clock.t.Add(ms)
+			l.TryAcquire()
+			l.Sending()
+			l.Release(ms, Success)
+		}
+		start := clock.t
+		for l.TryAcquire() {
+			l.Sending() // never answered
+		}
+		for !l.TryAcquire() {
+			if clock.t.Sub(start) > 2*time.Second {
+				t.Fatalf("no permit 2 s after the node held all %d, the limit %d", l.InFlight(), l.Limit())
+			}
+			clock.t = clock.t.Add(10 * ms)
+		}
+		if n := l.InFlight(); n <= 8 {
+			t.Errorf("%d in flight, want more than Max (8) with 8 of them held", n)
+		}
+	})
+	t.Run("held cut aims at what was delivered", func(t *testing.T) {
+		// Paced at about 900 requests/s against a node that takes 500
+		// and holds the rest: the cut that held requests cause goes to
+		// 0.9 of the 500 delivered, not of the 900 paced.
+		l, clock := newFake(Config{Initial: 64, Max: 64})
+		pace(t, l, clock)
+		if r := l.Rate(); r < 800 {
+			t.Fatalf("paced at %.0f requests/s, want about 900 to start from", r)
+		}
+		var answers []time.Time // sent times, answered 1 ms later
+		nodeFree := clock.t
+		paced := l.Rate()
+		for range 2000 {
+			clock.t = clock.t.Add(ms / 4)
+			for len(answers) > 0 && !clock.t.Before(answers[0].Add(ms)) {
+				l.Release(ms, Success)
+				answers = answers[1:]
+			}
+			for l.TryAcquire() {
+				l.Sending()
+				if clock.t.Before(nodeFree) {
+					continue // held: never answered
+				}
+				nodeFree = clock.t.Add(2 * ms)
+				answers = append(answers, clock.t)
+			}
+			if r := l.Rate(); r < paced*0.95 {
+				if r > 600 {
+					t.Fatalf("held requests cut the rate from %.0f to %.0f, want about 0.9 of the 500/s delivered", paced, r)
+				}
+				return
+			}
+			paced = math.Max(paced, l.Rate())
+		}
+		t.Fatal("held requests did not cut the rate")
+	})
 	t.Run("one cut per overload", func(t *testing.T) {
 		l, clock := newFake(Config{Initial: 128, Max: 128})
 		tick := func(hold bool) {

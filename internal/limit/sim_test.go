@@ -3,6 +3,7 @@ package limit
 import (
 	"container/heap"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -176,8 +177,8 @@ func (s *sim) run(d time.Duration) stats {
 		}
 		s.fill()
 		n := s.lim.Limit()
-		if n > int(s.lim.max) {
-			panic("limit above max")
+		if n > int(s.lim.max+math.Min(s.lim.max, s.lim.stuck)) || s.lim.limit > s.lim.max {
+			panic("limit above max (and the requests held on top of it)")
 		}
 		st.minLim, st.maxLim = min(st.minLim, n), max(st.maxLim, n)
 		lrn := int(s.lim.limit)
