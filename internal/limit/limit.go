@@ -519,7 +519,7 @@ func (l *Limiter) adjustLocked(now time.Time) {
 // capacity it had then.
 func (l *Limiter) overloadLocked(now time.Time, held bool) {
 	r, step := l.rate, rateStepMin
-	if got := l.boundDeliveredLocked(); held && r > 0 && got > 0 {
+	if held && r > 0 {
 		// Held requests show 200 ms late, when a probe may have taken
 		// the rate far past what the node takes: a cut by a tenth was
 		// one of five in a row, each an overload that held more
@@ -528,7 +528,9 @@ func (l *Limiter) overloadLocked(now time.Time, held bool) {
 		// probe creeps up to: the rate the probe had reached overstates
 		// it, and a level set too low let the probe speed up below the
 		// node's capacity.
-		r = math.Min(r, got)
+		if got := l.boundDeliveredLocked(); got > 0 {
+			r = math.Min(r, got)
+		}
 	}
 	if r == 0 {
 		// What the node delivered lately is what it takes, about:

@@ -346,36 +346,12 @@ func TestFloorProbe(t *testing.T) {
 // held requests of windows sent before the cut do not cut it again.
 func TestHeldRequests(t *testing.T) {
 	ms := time.Millisecond
-	t.Run("every permit held", func(t *testing.T) {
-		l, clock := newFake(Config{Initial: 16, Max: 64})
-		for range 60 { // a floor and a first window
-			clock.t = clock.t.Add(ms)
-			l.TryAcquire()
-			l.Sending()
-			l.Release(ms, Success)
-		}
-		start := clock.t
-		for l.TryAcquire() {
-			l.Sending() // never answered
-		}
-		// The dispatcher retries at Wake, every span at most.
-		for !l.TryAcquire() {
-			if clock.t.Sub(start) > 2*time.Second {
-				t.Fatal("no permit 2 s after the node held them all")
-			}
-			clock.t = clock.t.Add(10 * ms)
-		}
-		if d, most := clock.t.Sub(start), holdAge+3*rateSpan; d > most {
-			t.Errorf("a permit came free %v after the node held them all, want at most %v", d, most)
-		}
-		if l.Rate() == 0 {
-			t.Error("held requests did not pace admission")
-		}
-	})
-	t.Run("held beyond max", func(t *testing.T) {
-		// The limit is at Max when the node holds every permit: the
-		// held requests are admitted on top of it.
-		l, clock := newFake(Config{Initial: 8, Max: 8})
+	// holdAll answers a request a millisecond for 60 ms (a floor and a
+	// first window), then takes every permit with requests never
+	// answered, and returns how long until a permit came free again,
+	// retrying at 10 ms steps as the dispatcher retries at Wake.
+	holdAll := func(t *testing.T, l *Limiter, clock *fakeClock) time.Duration {
+		t.Helper()
 		for range 60 {
 			clock.t = clock.t.Add(ms)
 			l.TryAcquire()
@@ -392,6 +368,22 @@ func TestHeldRequests(t *testing.T) {
 			}
 			clock.t = clock.t.Add(10 * ms)
 		}
+		return clock.t.Sub(start)
+	}
+	t.Run("every permit held", func(t *testing.T) {
+		l, clock := newFake(Config{Initial: 16, Max: 64})
+		if d, most := holdAll(t, l, clock), holdAge+3*rateSpan; d > most {
+			t.Errorf("a permit came free %v after the node held them all, want at most %v", d, most)
+		}
+		if l.Rate() == 0 {
+			t.Error("held requests did not pace admission")
+		}
+	})
+	t.Run("held beyond max", func(t *testing.T) {
+		// The limit is at Max when the node holds every permit: the
+		// held requests are admitted on top of it.
+		l, clock := newFake(Config{Initial: 8, Max: 8})
+		holdAll(t, l, clock)
 		if n := l.InFlight(); n <= 8 {
 			t.Errorf("%d in flight, want more than Max (8) with 8 of them held", n)
 		}
