@@ -160,8 +160,9 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		if attempt == 1 && b.lim != nil {
 			b.lim.Sending()
 		}
+		timeout := l.attemptTimeout(b, attempt)
 		start := time.Now()
-		err := l.exec(ctx, b.plan, rows)
+		err := l.exec(ctx, b.plan, rows, timeout)
 		rtt := time.Since(start)
 		l.tracker.observe(rtt)
 		if err == nil {
@@ -286,12 +287,37 @@ func (l *Loader) sleep(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
+// attemptTimeout is how long the attempt-th attempt of b's rows waits
+// for an answer before it is sent again: the coordinator's retransmission
+// timeout (limit.Limiter.Timeout), so that a request the node holds for
+// its whole write timeout is sent again once it is plainly held, not
+// seconds later. 0 leaves the session's RequestTimeout, which also bounds
+// it, and which counter updates always wait for: one given up on may
+// have been applied, and is unknown.
+func (l *Loader) attemptTimeout(b *batch, attempt int) time.Duration {
+	if b.plan.counter {
+		return 0
+	}
+	lim := b.lim
+	if lim == nil {
+		lim = l.limits.of(b.host)
+	}
+	if t := lim.Timeout(attempt); t < l.opts.RequestTimeout {
+		return t
+	}
+	return 0
+}
+
 // exec sends rows as one request: a plain EXECUTE for one row, else an
-// UNLOGGED (or COUNTER) batch of the prepared statement.
-func (l *Loader) exec(ctx context.Context, p *plan, rows []*row) error {
+// UNLOGGED (or COUNTER) batch of the prepared statement. A timeout > 0
+// replaces the session's request timeout.
+func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Duration) error {
 	if len(rows) == 1 {
 		q := l.session.Query(rows[0].statement(p), rows[0].values...).WithContext(ctx).
 			Consistency(l.opts.Consistency).Idempotent(!p.counter)
+		if timeout > 0 {
+			q.SetRequestTimeout(timeout)
+		}
 		err := q.Exec()
 		q.Release()
 		return err
@@ -302,6 +328,9 @@ func (l *Loader) exec(ctx context.Context, p *plan, rows []*row) error {
 	}
 	bt := l.session.Batch(typ).WithContext(ctx)
 	bt.SetConsistency(l.opts.Consistency)
+	if timeout > 0 {
+		bt.SetRequestTimeout(timeout)
+	}
 	bt.Entries = make([]gocql.BatchEntry, len(rows))
 	for i, r := range rows {
 		bt.Entries[i] = gocql.BatchEntry{Stmt: r.statement(p), Args: r.values, Idempotent: !p.counter}

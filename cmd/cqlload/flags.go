@@ -86,7 +86,7 @@ func cliFlags() []cliFlag {
 			func(fs *pflag.FlagSet, c *cli, o *loader.Options, name, short, usage string) {
 				fs.DurationVarP(&c.connectTimeout, name, short, o.ConnectTimeout, usage)
 			}},
-		{opt("request-timeout", "", conn, "per-request timeout"),
+		{opt("request-timeout", "", conn, "longest an attempt waits for its answer (adaptive: inserts are sent again sooner)"),
 			func(fs *pflag.FlagSet, c *cli, o *loader.Options, name, short, usage string) {
 				fs.DurationVarP(&c.requestTimeout, name, short, o.RequestTimeout, usage)
 			}},

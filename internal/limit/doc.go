@@ -138,6 +138,20 @@
 // probe that made a node hold 125 requests left it 3 of 128 permits, and
 // a third of its capacity, for two seconds.
 //
+// Waiting for a held request's answer gains nothing: the node answers
+// WriteTimeout once its timeout is over, and the request goes again. At
+// the end of a run it cost the whole timeout with nothing else left to
+// send (a third of the timeout scenario's rows/s in some runs). Timeout
+// gives the caller a retransmission timeout per attempt, as TCP's (RFC
+// 6298): the smoothed RTT of successes plus four times its mean
+// deviation, at least twice the hold age (400 ms, or twenty floors),
+// 1 s before the first success, doubled for each attempt after the first
+// so that a request that is slow rather than held (a large batch, a
+// slower node) gets the time it needs. Only first attempts are sampled
+// (Karn's rule). The loader gives up on the attempt at that timeout and
+// sends it again, an insert being idempotent; a counter update waits
+// for its answer, since one given up on may have been applied.
+//
 // An estimate from Little's law (the requests the answers account for
 // against the requests in flight) was used first. It moves by several
 // requests whenever the client itself stalls for a few milliseconds (a

@@ -70,6 +70,14 @@ const (
 	holdSlack  = 2
 	holdShare  = 0.02
 	holdRing   = 64
+	// A request unanswered for timeoutAges times the hold age (or the
+	// smoothed RTT plus rttVarTimes its variation, if longer) is given
+	// up on and sent again (Timeout).
+	timeoutAges = 2
+	rttVarTimes = 4
+	// initialTimeout is Timeout before any RTT has been measured (RFC
+	// 6298's initial RTO).
+	initialTimeout = time.Second
 	// entryWindows: pacing starts from the best delivery of this many
 	// windows before the overload.
 	entryWindows = 8
@@ -144,6 +152,8 @@ type Limiter struct {
 
 	floor   time.Duration // lowest RTT seen recently; 0 until the first sample
 	floorAt time.Time     // when floor was last seen
+	srtt    time.Duration // smoothed RTT of successes (RFC 6298); 0 until the first
+	rttvar  time.Duration // and its mean deviation
 
 	winStart       time.Time     // samples of requests sent before this are stale
 	winN           int           // fresh samples in the window
@@ -409,10 +419,61 @@ func (l *Limiter) Release(rtt time.Duration, o Outcome) {
 		}
 	} else {
 		l.sw[l.swi].ok++
+		l.smoothLocked(rtt)
 		l.learnLocked(now, sent, rtt)
 	}
 	l.sw[l.swi].answers++
 	l.paceLocked(now)
+}
+
+// Timeout returns how long the attempt-th attempt of a request (from 1)
+// should wait for its answer before the caller gives up on it and sends
+// it again: the retransmission timeout of TCP (RFC 6298), the smoothed
+// RTT plus four times its variation, but at least twice the age at
+// which the node is taken to hold a request (200 ms, or 10 floors),
+// doubled for each attempt after the first; before the first success,
+// 1 s doubled so. 0 (the caller's own timeout applies) for a fixed
+// limit.
+//
+// A node past its capacity may hold a request for its whole write
+// timeout (Cassandra's 2 s) and then answer WriteTimeout. The pacer
+// learns of it once the request is 200 ms old; waiting out the rest
+// gains nothing but, at the end of a run, delays the end by the whole
+// timeout with nothing else left to send. Requests that are slow rather
+// than held (a large batch, a node that became slower) raise the smoothed
+// RTT, and the doubling lets an attempt that keeps timing out wait as
+// long as it needs.
+func (l *Limiter) Timeout(attempt int) time.Duration {
+	if l.fixed {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := initialTimeout
+	if l.srtt > 0 {
+		t = max(timeoutAges*max(holdAge, holdFloors*l.floor), l.srtt+rttVarTimes*l.rttvar)
+	}
+	for range min(attempt, 16) - 1 {
+		t *= 2
+	}
+	return t
+}
+
+// smoothLocked takes a success's RTT into the smoothed RTT and its
+// variation (RFC 6298, section 2). Only first attempts are sampled (the
+// loader releases permits only for them): an answer to a request sent
+// again cannot be told from one to its earlier attempt (Karn).
+func (l *Limiter) smoothLocked(rtt time.Duration) {
+	if l.srtt == 0 {
+		l.srtt, l.rttvar = rtt, rtt/2
+		return
+	}
+	d := l.srtt - rtt
+	if d < 0 {
+		d = -d
+	}
+	l.rttvar = (3*l.rttvar + d) / 4
+	l.srtt = (7*l.srtt + rtt) / 8
 }
 
 func (l *Limiter) setCurLocked() {

@@ -536,3 +536,80 @@ func TestFinishing(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeout: the retransmission timeout is 0 for a fixed limit, 1 s
+// until a success has been seen, then the smoothed RTT plus four times its
+// variation, at least twice the hold age (200 ms, or 10 floors when
+// longer), doubled for each attempt after the first. Drops and ignored
+// outcomes teach it nothing.
+func TestTimeout(t *testing.T) {
+	ms := time.Millisecond
+	type answer struct {
+		rtt time.Duration
+		o   Outcome
+	}
+	ok := func(rtt time.Duration, n int) []answer {
+		a := make([]answer, n)
+		for i := range a {
+			a[i] = answer{rtt, Success}
+		}
+		return a
+	}
+	tests := []struct {
+		name    string
+		fixed   bool
+		answers []answer
+		attempt int
+		want    time.Duration
+		// estimated: want is RFC 6298's srtt + 4 rttvar of the answers
+		estimated bool
+	}{
+		{name: "no sample yet", attempt: 1, want: time.Second},
+		{name: "no sample yet, third attempt", attempt: 3, want: 4 * time.Second},
+		{name: "only drops and ignores", answers: []answer{{5 * ms, Dropped}, {ms, Ignore}}, attempt: 1, want: time.Second},
+		{name: "fixed limit", fixed: true, answers: ok(ms, 100), attempt: 1, want: 0},
+		{name: "fast node: twice the hold age", answers: ok(2*ms, 100), attempt: 1, want: 2 * holdAge},
+		{name: "second attempt doubles", answers: ok(2*ms, 100), attempt: 2, want: 4 * holdAge},
+		{name: "fourth attempt", answers: ok(2*ms, 100), attempt: 4, want: 16 * holdAge},
+		{name: "slow floor: twice ten floors", answers: ok(50*ms, 200), attempt: 1, want: 2 * holdFloors * 50 * ms},
+		// one sample: srtt = rtt, rttvar = rtt/2, so srtt + 4 rttvar = 3 rtt
+		{name: "one slow sample: its ten floors", answers: ok(300*ms, 1), attempt: 1, want: 2 * holdFloors * 300 * ms},
+		// the spread of RTTs, not only their level, sets it
+		{name: "varying RTTs", answers: append(ok(ms, 100), ok(400*ms, 3)...), attempt: 1, estimated: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, clock := newFake(Config{Fixed: tc.fixed, Max: 1000, Initial: 1000})
+			var srtt, rttvar time.Duration
+			for _, a := range tc.answers {
+				if !l.TryAcquire() {
+					t.Fatal("TryAcquire refused")
+				}
+				clock.t = clock.t.Add(a.rtt)
+				l.Release(a.rtt, a.o)
+				if a.o == Success {
+					// RFC 6298's estimator, written out.
+					if srtt == 0 {
+						srtt, rttvar = a.rtt, a.rtt/2
+					} else {
+						d := srtt - a.rtt
+						if d < 0 {
+							d = -d
+						}
+						rttvar, srtt = (3*rttvar+d)/4, (7*srtt+a.rtt)/8
+					}
+				}
+			}
+			want := tc.want
+			if tc.estimated {
+				want = srtt + 4*rttvar
+				if want <= 2*holdAge {
+					t.Fatalf("the case does not test the variation: srtt %v rttvar %v", srtt, rttvar)
+				}
+			}
+			if got := l.Timeout(tc.attempt); got != want {
+				t.Errorf("Timeout(%d) = %v, want %v (srtt %v, rttvar %v)", tc.attempt, got, want, l.srtt, l.rttvar)
+			}
+		})
+	}
+}
