@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -333,8 +335,8 @@ func TestBenchSmoke(t *testing.T) {
 	if last := rep.Capacity.Runs[6]; len(last.Recovery) != 2 {
 		t.Errorf("capacity change: recovery %v, want two", last.Recovery)
 	}
-	if len(rep.Splits) != 3 {
-		t.Errorf("split scenarios %+v, want 1, 2 and 4 processes", rep.Splits)
+	if len(rep.Splits) != len(splitScenarios(runtime.NumCPU())) {
+		t.Errorf("split scenarios %+v, want 1, 2 and 4 processes (and 4 at once on fewer than 4 cores)", rep.Splits)
 	}
 	for _, r := range rep.Splits {
 		if r.Rows != 2*rows || r.CPUS <= 0 {
@@ -343,6 +345,26 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	if fi, err := os.Stat(rep.Capacity.Plot); err != nil || fi.Size() == 0 {
 		t.Errorf("capacity plot %q: %v", rep.Capacity.Plot, err)
+	}
+}
+
+// TestSplitScenarios: processes run at most one per core at a time, each
+// at its share of the cores; four on fewer than four cores also run all
+// at once, as an extra scenario.
+func TestSplitScenarios(t *testing.T) {
+	tests := []struct {
+		cores int
+		want  []splitScenario
+	}{
+		{1, []splitScenario{{1, 1}, {2, 1}, {4, 1}, {4, 4}}},
+		{2, []splitScenario{{1, 1}, {2, 2}, {4, 2}, {4, 4}}},
+		{4, []splitScenario{{1, 1}, {2, 2}, {4, 4}}},
+		{8, []splitScenario{{1, 1}, {2, 2}, {4, 4}}},
+	}
+	for _, tc := range tests {
+		if got := splitScenarios(tc.cores); !slices.Equal(got, tc.want) {
+			t.Errorf("%d cores: %v, want %v", tc.cores, got, tc.want)
+		}
 	}
 }
 
