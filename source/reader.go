@@ -8,11 +8,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
-
 	"github.com/cqlload/cqlload/csvparse"
 )
 
@@ -30,17 +25,17 @@ var (
 // remote is one object in a bucket.
 type remote struct {
 	ctx  context.Context
-	b    *blob.Bucket
+	b    bucket
 	key  string
 	name string // full URL, for messages
 	size int64  // as listed
 	etag string // as listed, when the store gives one: every read asks for that version
 }
 
-func (p *place) object(key string, size int64, etag string) Object {
-	r := &remote{ctx: p.ctx, b: p.bucket, key: key, name: p.base + key, size: size, etag: etag}
+func (p *place) object(o listed) Object {
+	r := &remote{ctx: p.ctx, b: p.bucket, key: o.key, name: p.base + o.key, size: o.size, etag: o.etag}
 	return Object{
-		Source: csvparse.Source{Name: r.name, Size: size, Open: func() (io.ReadCloser, error) {
+		Source: csvparse.Source{Name: r.name, Size: o.size, Open: func() (io.ReadCloser, error) {
 			return r.openRange(0, -1)
 		}},
 		OpenRange: r.openRange,
@@ -99,7 +94,7 @@ func (r *remote) ReadAt(p []byte, off int64) (int, error) {
 type rangeReader struct {
 	r        *remote
 	pos, end int64
-	body     *blob.Reader
+	body     io.ReadCloser
 	err      error     // sticky: a permanent error, or the last after the retries ran out
 	fails    int       // transient failures in a row
 	first    time.Time // of the first of them
@@ -144,7 +139,7 @@ func (rr *rangeReader) Read(p []byte) (int, error) {
 			err = fmt.Errorf("connection ended at byte %d of %d: %w", rr.pos, rr.end, io.ErrUnexpectedEOF)
 		}
 		if !rr.transient(err) {
-			rr.err = fail(rr.r.name, err)
+			rr.err = rr.r.fail(rr.r.name, err)
 			return n, rr.err
 		}
 		rr.noteFailure(err)
@@ -189,7 +184,7 @@ func (rr *rangeReader) reopen() error {
 		if rr.fails > 0 {
 			if rr.fails >= retryTries || time.Since(rr.first) > retryFor {
 				rr.err = fmt.Errorf("%s: gave up at byte %d after %d attempts in %v: %w",
-					rr.r.name, rr.pos, rr.fails, time.Since(rr.first).Round(time.Millisecond), describe(rr.lastErr))
+					rr.r.name, rr.pos, rr.fails, time.Since(rr.first).Round(time.Millisecond), describe(rr.lastErr, rr.r.b.kind(rr.lastErr)))
 				return rr.err
 			}
 			d := retryBase << (rr.fails - 1)
@@ -206,9 +201,9 @@ func (rr *rangeReader) reopen() error {
 			case <-t.C:
 			}
 		}
-		body, err := rr.r.b.NewRangeReader(ctx, rr.r.key, rr.pos, rr.end-rr.pos, rr.r.readOptions())
+		body, got, err := rr.r.b.openRange(ctx, rr.r.key, rr.pos, rr.end-rr.pos, rr.r.etag)
 		if err == nil {
-			if got := body.Size(); got != rr.r.size {
+			if got != rr.r.size {
 				_ = body.Close()
 				rr.err = fmt.Errorf("%s: object changed while being read (%d bytes when listed, now %d)", rr.r.name, rr.r.size, got)
 				return rr.err
@@ -217,27 +212,11 @@ func (rr *rangeReader) reopen() error {
 			return nil
 		}
 		if !rr.transient(err) {
-			rr.err = fail(rr.r.name, err)
+			rr.err = rr.r.fail(rr.r.name, err)
 			return rr.err
 		}
 		rr.noteFailure(err)
 	}
-}
-
-// readOptions pins S3 reads to the version listed (If-Match), so that
-// an object replaced mid-run fails with FailedPrecondition instead of
-// splicing two versions; other stores get the size check only.
-func (r *remote) readOptions() *blob.ReaderOptions {
-	if r.etag == "" {
-		return nil
-	}
-	return &blob.ReaderOptions{BeforeRead: func(as func(any) bool) error {
-		var in *s3.GetObjectInput
-		if as(&in) {
-			in.IfMatch = &r.etag
-		}
-		return nil
-	}}
 }
 
 // transient reports whether err may go away on a retry: not when the
@@ -248,17 +227,17 @@ func (rr *rangeReader) transient(err error) bool {
 	if rr.r.ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return false
 	}
-	switch gcerrors.Code(err) {
-	case gcerrors.NotFound, gcerrors.PermissionDenied, gcerrors.InvalidArgument,
-		gcerrors.FailedPrecondition, gcerrors.Unimplemented, gcerrors.AlreadyExists, gcerrors.Canceled:
-		return false
-	}
-	return true
+	return !rr.r.b.kind(err).permanent()
 }
 
 // fail names the URL and the cause of a failed operation.
-func fail(name string, err error) error {
-	return fmt.Errorf("%s: %w", name, describe(err))
+func (r *remote) fail(name string, err error) error {
+	return fmt.Errorf("%s: %w", name, describe(err, r.b.kind(err)))
+}
+
+// fail names the item and the cause of a failed listing.
+func (p *place) fail(item string, err error) error {
+	return fmt.Errorf("%s: %w", item, describe(err, p.bucket.kind(err)))
 }
 
 // causeError puts a plain cause before the driver's own message.
@@ -270,9 +249,9 @@ type causeError struct {
 func (e *causeError) Error() string { return e.cause + " (" + e.err.Error() + ")" }
 func (e *causeError) Unwrap() error { return e.err }
 
-// describe puts the cause in words: no such bucket, no such object,
-// access denied, …
-func describe(err error) error {
+// describe puts the cause of err, of kind k, in words: no such bucket,
+// no such object, access denied, …
+func describe(err error, k errKind) error {
 	var api interface{ ErrorCode() string }
 	var code string
 	if errors.As(err, &api) {
@@ -291,34 +270,16 @@ func describe(err error) error {
 		cause = "no such object"
 	case code == "PermanentRedirect" || httpStatus == 301 || code == "AuthorizationHeaderMalformed":
 		cause = "the bucket is in another region (set AWS_REGION or region=)"
-	case code == "PreconditionFailed" || gcerrors.Code(err) == gcerrors.FailedPrecondition:
+	case code == "PreconditionFailed" || k == errChanged:
 		cause = "object changed since it was listed"
 	case code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch":
 		cause = "credentials rejected"
-	case gcerrors.Code(err) == gcerrors.NotFound:
+	case k == errNotFound:
 		cause = "not found"
-	case gcerrors.Code(err) == gcerrors.PermissionDenied:
+	case k == errDenied:
 		cause = "access denied"
 	default:
 		return err
 	}
 	return &causeError{cause: cause, err: err}
-}
-
-// listedETag is an S3 listing entry's ETag, "" for other stores.
-func listedETag(obj *blob.ListObject) string {
-	var o s3types.Object
-	if obj.As(&o) && o.ETag != nil {
-		return *o.ETag
-	}
-	return ""
-}
-
-// headETag is an S3 HEAD's ETag, "" for other stores.
-func headETag(a *blob.Attributes) string {
-	var h s3.HeadObjectOutput
-	if a.As(&h) && h.ETag != nil {
-		return *h.ETag
-	}
-	return ""
 }

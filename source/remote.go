@@ -2,20 +2,12 @@ package source
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path"
 	"sort"
 	"strings"
-	"sync"
-
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/fileblob"
-	"gocloud.dev/blob/memblob"
-	"gocloud.dev/gcerrors"
 )
 
 // knownScheme reports whether a URL scheme names a bucket this package
@@ -25,25 +17,7 @@ func knownScheme(scheme string) bool {
 	case "s3", "file", "mem", "gs", "azblob":
 		return true // gs and azblob even when built without them: their error says so
 	}
-	return blob.DefaultURLMux().ValidBucketScheme(scheme)
-}
-
-var (
-	memMu      sync.Mutex
-	memBuckets = map[string]*blob.Bucket{}
-)
-
-// memBucket returns the in-process bucket mem://name, the same one on
-// every call (memblob's own URL opener makes a new, empty one each time).
-func memBucket(name string) *blob.Bucket {
-	memMu.Lock()
-	defer memMu.Unlock()
-	b := memBuckets[name]
-	if b == nil {
-		b = memblob.OpenBucket(nil)
-		memBuckets[name] = b
-	}
-	return b
+	return false
 }
 
 // place is a URL item taken apart: a bucket, the key (or pattern) in it,
@@ -53,7 +27,7 @@ type place struct {
 	item   string          // as given, for messages
 	base   string          // scheme://bucket/ (file: file:///dir/); base+key names an object
 	key    string
-	bucket *blob.Bucket
+	bucket bucket
 }
 
 // parseURL parses a URL item whose key may hold glob metacharacters:
@@ -92,9 +66,9 @@ func isQuery(s string) bool {
 
 // buckets holds the buckets one ExpandObjects call opened, so that the
 // items of one bucket share its client (and one credentials lookup).
-type buckets map[string]*blob.Bucket
+type buckets map[string]bucket
 
-func (bs buckets) open(key string, open func() (*blob.Bucket, error)) (*blob.Bucket, error) {
+func (bs buckets) open(key string, open func() (bucket, error)) (bucket, error) {
 	if b := bs[key]; b != nil {
 		return b, nil
 	}
@@ -134,10 +108,7 @@ func locate(ctx context.Context, bs buckets, item string) (*place, error) {
 		}
 		p.key = full[len(dir):]
 		p.base = "file://" + dir
-		p.bucket, err = bs.open(p.base, func() (*blob.Bucket, error) { return fileblob.OpenBucket(dir, nil) })
-		if err != nil {
-			return nil, fail(item, err)
-		}
+		p.bucket, _ = bs.open(p.base, func() (bucket, error) { return dirBucket{dir: dir}, nil })
 		return p, nil
 	}
 	if u.Host == "" {
@@ -145,19 +116,19 @@ func locate(ctx context.Context, bs buckets, item string) (*place, error) {
 	}
 	p.key = strings.TrimPrefix(u.Path, "/")
 	p.base = u.Scheme + "://" + u.Host + "/"
-	p.bucket, err = bs.open(p.base+"?"+u.RawQuery, func() (*blob.Bucket, error) {
+	p.bucket, err = bs.open(p.base+"?"+u.RawQuery, func() (bucket, error) {
 		switch u.Scheme {
 		case "mem":
-			return memBucket(u.Host), nil
+			return memStore(u.Host), nil
 		case "s3":
 			return openS3(ctx, u)
 		}
 		bu := *u
 		bu.Path, bu.RawPath = "", ""
-		return blob.OpenBucket(ctx, bu.String())
+		return openGocloud(ctx, &bu)
 	})
 	if err != nil {
-		return nil, fail(item, err)
+		return nil, fmt.Errorf("%s: %w", item, err)
 	}
 	return p, nil
 }
@@ -199,12 +170,12 @@ func expandURL(ctx context.Context, bs buckets, item string) ([]Object, error) {
 		}
 		return objs, nil
 	}
-	attrs, err := p.bucket.Attributes(ctx, key)
+	obj, err := p.bucket.stat(ctx, key)
 	if err == nil {
-		return []Object{p.object(key, attrs.Size, headETag(attrs))}, nil
+		return []Object{p.object(obj)}, nil
 	}
-	if gcerrors.Code(err) != gcerrors.NotFound {
-		return nil, fail(item, err)
+	if p.bucket.kind(err) != errNotFound {
+		return nil, p.fail(item, err)
 	}
 	// Perhaps a "directory", as a local one may be named without its
 	// slash; the listing also tells a missing bucket from a missing key,
@@ -216,7 +187,7 @@ func expandURL(ctx context.Context, bs buckets, item string) ([]Object, error) {
 	if len(objs) > 0 {
 		return objs, nil
 	}
-	return nil, fail(item, err)
+	return nil, p.fail(item, err)
 }
 
 func (p *place) listDir(ctx context.Context, prefix string) ([]Object, error) {
@@ -226,30 +197,16 @@ func (p *place) listDir(ctx context.Context, prefix string) ([]Object, error) {
 // list returns the objects under prefix (not in "subdirectories" unless
 // recursive) whose keys keep says to keep, sorted by key.
 func (p *place) list(ctx context.Context, prefix string, recursive bool, keep func(string) bool) ([]Object, error) {
-	opts := &blob.ListOptions{Prefix: prefix}
-	if !recursive {
-		opts.Delimiter = "/"
+	objs, err := p.bucket.list(ctx, prefix, recursive)
+	if err != nil {
+		return nil, p.fail(p.item, err)
 	}
 	var out []Object
-	it := p.bucket.List(opts)
-	for {
-		obj, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
+	for _, o := range objs {
+		if keep(o.key) {
+			out = append(out, p.object(o))
 		}
-		if err != nil {
-			return nil, fail(p.item, err)
-		}
-		if obj.IsDir || strings.HasSuffix(obj.Key, "/") || !keep(obj.Key) {
-			continue // a common prefix, or a folder marker
-		}
-		out = append(out, p.object(obj.Key, obj.Size, listedETag(obj)))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
-}
-
-// hidden reports whether a key's last segment starts with a dot.
-func hidden(key string) bool {
-	return strings.HasPrefix(path.Base(key), ".")
 }

@@ -2,31 +2,39 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	gcaws "gocloud.dev/aws"
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/s3blob"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // openS3 opens s3://bucket?params with the AWS SDK's standard
 // configuration (AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY,
 // AWS_PROFILE and the shared files, web identity, container and instance
 // roles; AWS_ENDPOINT_URL or AWS_ENDPOINT_URL_S3 for an S3-compatible
-// store) and gocloud.dev's URL parameters (region=, endpoint=, profile=,
-// anonymous=true, …). On top of what s3blob's own opener does, it
-// addresses buckets path-style (endpoint/bucket/key) when
-// AWS_S3_USE_PATH_STYLE=true or use_path_style=true, or, unless told
-// otherwise, when the endpoint is an IP address or localhost, where
-// bucket.host names cannot resolve; and with no region configured it
-// signs for us-east-1, which S3-compatible stores accept.
-func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
+// store) and the URL parameters gocloud.dev's s3blob takes for reading:
+// region=, endpoint=, profile=, anonymous=true, dualstack=true,
+// fips=true, use_path_style=true (or s3ForcePathStyle=true),
+// disable_https=true. Buckets are addressed path-style (endpoint/bucket/
+// key) when AWS_S3_USE_PATH_STYLE=true or use_path_style=true, or,
+// unless told otherwise, when the endpoint is an IP address or localhost,
+// where bucket.host names cannot resolve; with no region configured it
+// signs for us-east-1, which S3-compatible stores accept. The SDK's own
+// retries are not rate limited: the reader retries with its own backoff
+// and resumes at the byte it reached.
+func openS3(ctx context.Context, u *url.URL) (bucket, error) {
 	q := u.Query()
 	pathStyle, pathStyleSet := false, false
 	if v := os.Getenv("AWS_S3_USE_PATH_STYLE"); v != "" {
@@ -36,41 +44,61 @@ func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 		}
 		pathStyle, pathStyleSet = b, true
 	}
-	for _, k := range []string{"use_path_style", "s3ForcePathStyle"} {
-		if v := q.Get(k); v != "" {
-			q.Del(k)
+	opts := []func(*config.LoadOptions) error{
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) { o.RateLimiter = ratelimit.None })
+		}),
+	}
+	var endpoint string
+	disableHTTPS := false
+	for k, vs := range q {
+		v := vs[0]
+		flag := func() (bool, error) {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return nil, fmt.Errorf("%s=%q: want true or false", k, v)
+				return false, fmt.Errorf("%s=%q: want true or false", k, v)
 			}
-			pathStyle, pathStyleSet = b, true
+			return b, nil
+		}
+		switch k {
+		case "region":
+			opts = append(opts, config.WithRegion(v))
+		case "endpoint":
+			endpoint = v
+		case "profile":
+			opts = append(opts, config.WithSharedConfigProfile(v))
+		case "anonymous", "dualstack", "fips", "use_path_style", "s3ForcePathStyle", "disable_https":
+			b, err := flag()
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case k == "anonymous" && b:
+				opts = append(opts, config.WithCredentialsProvider(aws.AnonymousCredentials{}))
+			case k == "dualstack" && b:
+				opts = append(opts, config.WithUseDualStackEndpoint(aws.DualStackEndpointStateEnabled))
+			case k == "fips" && b:
+				opts = append(opts, config.WithUseFIPSEndpoint(aws.FIPSEndpointStateEnabled))
+			case k == "use_path_style" || k == "s3ForcePathStyle":
+				pathStyle, pathStyleSet = b, true
+			case k == "disable_https":
+				disableHTTPS = b
+			}
+		case "ssetype", "kmskeyid", "accelerate":
+			// for writes, or not for a custom endpoint; reads ignore them
+		default:
+			return nil, fmt.Errorf("unknown query parameter %q", k)
 		}
 	}
-	disableHTTPS := false
-	if v := q.Get("disable_https"); v != "" {
-		q.Del("disable_https")
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("disable_https=%q: want true or false", v)
-		}
-		disableHTTPS = b
-	}
-	for _, k := range []string{"ssetype", "kmskeyid", "accelerate"} {
-		q.Del(k) // for writes, or not for a custom endpoint; reads ignore them
-	}
-	endpoint := q.Get("endpoint")
-	if endpoint == "" {
-		endpoint = os.Getenv("AWS_ENDPOINT_URL_S3")
-	}
-	if endpoint == "" {
-		endpoint = os.Getenv("AWS_ENDPOINT_URL")
-	}
-	if !pathStyleSet && endpoint != "" && ipOrLocalhost(endpoint) {
-		pathStyle = true
-	}
-	cfg, err := gcaws.V2ConfigFromURLParams(ctx, q)
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, err
+	}
+	if endpoint != "" {
+		cfg.BaseEndpoint = aws.String(endpoint)
+	}
+	if cfg.BaseEndpoint != nil && !pathStyleSet && ipOrLocalhost(*cfg.BaseEndpoint) {
+		pathStyle = true
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
@@ -81,7 +109,7 @@ func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 			o.EndpointOptions.DisableHTTPS = true
 		}
 	})
-	return s3blob.OpenBucket(ctx, client, u.Host, nil)
+	return &s3Bucket{client: client, name: u.Host}, nil
 }
 
 // ipOrLocalhost reports whether an endpoint URL's host is an IP address
@@ -95,4 +123,84 @@ func ipOrLocalhost(endpoint string) bool {
 	}
 	host = strings.Trim(host, "[]")
 	return net.ParseIP(host) != nil || strings.EqualFold(host, "localhost")
+}
+
+// s3Bucket is one S3 bucket.
+type s3Bucket struct {
+	client *s3.Client
+	name   string
+}
+
+func (b *s3Bucket) list(ctx context.Context, prefix string, recursive bool) ([]listed, error) {
+	in := &s3.ListObjectsV2Input{Bucket: &b.name, Prefix: &prefix}
+	if !recursive {
+		in.Delimiter = aws.String("/")
+	}
+	var out []listed
+	for p := s3.NewListObjectsV2Paginator(b.client, in); p.HasMorePages(); {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range page.Contents {
+			if o.Key == nil || strings.HasSuffix(*o.Key, "/") {
+				continue // a folder marker
+			}
+			out = append(out, listed{key: *o.Key, size: aws.ToInt64(o.Size), etag: aws.ToString(o.ETag)})
+		}
+	}
+	return out, nil // S3 lists in key order
+}
+
+func (b *s3Bucket) stat(ctx context.Context, key string) (listed, error) {
+	h, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.name, Key: &key})
+	if err != nil {
+		return listed{}, err
+	}
+	return listed{key: key, size: aws.ToInt64(h.ContentLength), etag: aws.ToString(h.ETag)}, nil
+}
+
+func (b *s3Bucket) openRange(ctx context.Context, key string, off, n int64, etag string) (io.ReadCloser, int64, error) {
+	in := &s3.GetObjectInput{Bucket: &b.name, Key: &key, Range: aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1))}
+	if etag != "" {
+		in.IfMatch = &etag
+	}
+	out, err := b.client.GetObject(ctx, in)
+	if err != nil {
+		return nil, 0, err
+	}
+	size := aws.ToInt64(out.ContentLength)
+	// Content-Range: bytes first-last/size
+	if cr := aws.ToString(out.ContentRange); cr != "" {
+		if _, total, ok := strings.Cut(cr, "/"); ok {
+			if s, err := strconv.ParseInt(total, 10, 64); err == nil {
+				size = s
+			}
+		}
+	}
+	return out.Body, size, nil
+}
+
+func (*s3Bucket) kind(err error) errKind {
+	var api smithy.APIError
+	code := ""
+	if errors.As(err, &api) {
+		code = api.ErrorCode()
+	}
+	status := 0
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) {
+		status = re.HTTPStatusCode()
+	}
+	switch {
+	case code == "NoSuchBucket" || code == "NoSuchKey" || code == "NotFound" || status == 404:
+		return errNotFound
+	case code == "AccessDenied" || status == 403:
+		return errDenied
+	case code == "PreconditionFailed" || status == 412:
+		return errChanged
+	case code == "InvalidRange" || status == 416 || status == 400 || status == 301:
+		return errInvalid
+	}
+	return errOther
 }

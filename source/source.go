@@ -17,9 +17,10 @@
 // for an S3-compatible store, addressed path-style when
 // AWS_S3_USE_PATH_STYLE=true or the endpoint is an IP address or
 // localhost), for GCS Application Default Credentials, for Azure the
-// AZURE_STORAGE_* variables or DefaultAzureCredential. gocloud.dev's URL
-// parameters (s3://b/k?region=…&endpoint=…&use_path_style=true,
-// anonymous=true, profile=…) override them.
+// AZURE_STORAGE_* variables or DefaultAzureCredential. The URL
+// parameters of gocloud.dev's drivers
+// (s3://b/k?region=…&endpoint=…&use_path_style=true, anonymous=true,
+// profile=…) override them.
 //
 // Reads stream, holding no more than the HTTP client's buffers; a read
 // that fails on a transient error (a dropped connection, an early end,
@@ -169,9 +170,8 @@ func isStdin(s string) bool {
 }
 
 // IsURL reports whether spec is a URL this package opens: a scheme it
-// knows (s3, gs, azblob, file, mem, or one registered on gocloud.dev's
-// blob.DefaultURLMux) followed by "://". A Windows drive letter (C:\) is
-// not a scheme.
+// knows (s3, gs, azblob, file, mem) followed by "://". A Windows drive
+// letter (C:\) is not a scheme.
 func IsURL(spec string) bool {
 	i := strings.Index(spec, "://")
 	if i < 2 {

@@ -66,12 +66,10 @@ func names(objs []Object) []string {
 
 func TestMem(t *testing.T) {
 	ctx := context.Background()
-	b := memBucket("memtest")
+	b := memStore("memtest")
 	data := payload(7, 100000)
 	for _, k := range []string{"in/b.csv", "in/a.csv", "in/sub/c.csv", "in/.hidden", "top.csv"} {
-		if err := b.WriteAll(ctx, k, data, nil); err != nil {
-			t.Fatal(err)
-		}
+		b.put(k, data)
 	}
 	for _, tc := range []struct {
 		url  string
@@ -175,9 +173,7 @@ func TestLocal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := memBucket("localtest").WriteAll(ctx, "m.csv", []byte("m\n"), nil); err != nil {
-		t.Fatal(err)
-	}
+	memStore("localtest").put("m.csv", []byte("m\n"))
 	x, y, odd := filepath.Join(dir, "x.csv"), filepath.Join(dir, "y.csv"), filepath.Join(dir, "odd,name.csv")
 	for _, specs := range [][]string{
 		{x},

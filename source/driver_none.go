@@ -1,0 +1,18 @@
+//go:build !gcs && !azure
+
+package source
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+)
+
+// openGocloud opens a bucket of a scheme this build does not have.
+func openGocloud(_ context.Context, u *url.URL) (bucket, error) {
+	tag := map[string]string{"gs": "gcs", "azblob": "azure"}[u.Scheme]
+	if tag == "" {
+		return nil, fmt.Errorf("no store for %s:// URLs", u.Scheme)
+	}
+	return nil, fmt.Errorf("%s:// is not in this build of cqlload: build it with -tags %s (see the README)", u.Scheme, tag)
+}
