@@ -419,3 +419,30 @@ func TestVerbatim(t *testing.T) {
 		})
 	}
 }
+
+// TestParseUUIDCanonical: the canonical form's fast path reads what the
+// general loop reads, and refuses what it refuses, whichever byte of the
+// 36 is changed to whatever.
+func TestParseUUIDCanonical(t *testing.T) {
+	base := "123e4567-E89b-12d3-a456-42661417400f"
+	check := func(s string) {
+		var fast, loose [16]byte
+		okFast := parseUUID([]byte(s), &fast)
+		okLoose := parseUUIDLoose([]byte(s), &loose)
+		if okFast != okLoose || okFast && fast != loose {
+			t.Fatalf("%q: canonical path %v %x, general %v %x", s, okFast, fast, okLoose, loose)
+		}
+	}
+	check(base)
+	for i := range len(base) {
+		for _, c := range []byte("-0aFgG/:@`{ \x00\xff") {
+			b := []byte(base)
+			b[i] = c
+			check(string(b))
+		}
+	}
+	var u [16]byte
+	if !parseUUID([]byte(base), &u) || u != [16]byte{0x12, 0x3e, 0x45, 0x67, 0xe8, 0x9b, 0x12, 0xd3, 0xa4, 0x56, 0x42, 0x66, 0x14, 0x17, 0x40, 0x0f} {
+		t.Fatalf("%q read as %x", base, u)
+	}
+}
