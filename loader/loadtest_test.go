@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,6 +86,45 @@ func TestHeldRequestsSentAgain(t *testing.T) {
 	}
 	if max := time.Duration(s.Latency.Max * float64(time.Millisecond)); max >= hold {
 		t.Errorf("an attempt waited %v, the node's whole hold of %v", max, hold)
+	}
+}
+
+// TestSlowerNodeNotSentTwice: when a node's latency jumps past the
+// retransmission timeout, the requests caught by the jump time out and go
+// again, and the timeout backs off until answers are measured again;
+// without that no first attempt would ever be answered in time, and
+// every later request would be sent twice.
+func TestSlowerNodeNotSentTwice(t *testing.T) {
+	const rows, slow = 400, 450 * time.Millisecond // past the 400 ms least timeout
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) { cfg.Blackhole = true })
+	path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
+	o := testOptions(t, c, "b", path)
+	o.MaxInFlight = 2
+	o.RequestTimeout = 10 * time.Second
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for l.Progress().RowsWritten < 60 {
+			time.Sleep(time.Millisecond)
+		}
+		if err := c.Node(0).SetFault(cqlsim.Fault{LatencyMin: slow}); err != nil {
+			t.Error(err)
+		}
+	}()
+	s, err := l.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, s)
+	if s.RowsWritten != rows {
+		t.Fatalf("written %d of %d", s.RowsWritten, rows)
+	}
+	// About 17 requests go after the jump; only those in flight then
+	// (at most 2) and the odd one at the edge of the timeout go twice.
+	if s.Retries == 0 || s.Retries > 6 {
+		t.Errorf("%d retries of %d requests: want the few caught by the jump", s.Retries, s.Requests)
 	}
 }
 

@@ -179,6 +179,9 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			return
 		}
 		we := classify(err)
+		if timeout > 0 && errors.Is(err, gocql.ErrTimeoutNoResponse) {
+			l.limits.of(b.host).TimedOut(start)
+		}
 		l.releasePermit(b, rtt, we.outcome())
 		l.tracker.failed(err)
 		mayBeApplied = mayBeApplied || we.MayBeApplied

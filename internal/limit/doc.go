@@ -148,7 +148,11 @@
 // 1 s before the first success, doubled for each attempt after the first
 // so that a request that is slow rather than held (a large batch, a
 // slower node) gets the time it needs. Only first attempts are sampled
-// (Karn's rule). The loader gives up on the attempt at that timeout and
+// (Karn's rule), so a node whose RTT jumped past the timeout would never
+// answer a sampled request in time, and every request would go twice:
+// TimedOut doubles the timeout, once per burst of time-outs (requests
+// sent before the last doubling do not double it again), until a success
+// is measured, as TCP backs off its timer. The loader gives up on the attempt at that timeout and
 // sends it again, an insert being idempotent; a counter update waits
 // for its answer, since one given up on may have been applied.
 //

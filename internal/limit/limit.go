@@ -78,6 +78,9 @@ const (
 	// initialTimeout is Timeout before any RTT has been measured (RFC
 	// 6298's initial RTO).
 	initialTimeout = time.Second
+	// maxRTOShift bounds TimedOut's backoff (400 ms doubled 6 times is
+	// 25.6 s, beyond any request timeout worth having).
+	maxRTOShift = 6
 	// entryWindows: pacing starts from the best delivery of this many
 	// windows before the overload.
 	entryWindows = 8
@@ -154,6 +157,11 @@ type Limiter struct {
 	floorAt time.Time     // when floor was last seen
 	srtt    time.Duration // smoothed RTT of successes (RFC 6298); 0 until the first
 	rttvar  time.Duration // and its mean deviation
+	// rtoShift doubles Timeout that many times more after requests timed
+	// out, until the next success (Karn's backoff); rtoAt is when it
+	// last grew.
+	rtoShift int
+	rtoAt    time.Time
 
 	winStart       time.Time     // samples of requests sent before this are stale
 	winN           int           // fresh samples in the window
@@ -431,9 +439,9 @@ func (l *Limiter) Release(rtt time.Duration, o Outcome) {
 // it again: the retransmission timeout of TCP (RFC 6298), the smoothed
 // RTT plus four times its variation, but at least twice the age at
 // which the node is taken to hold a request (200 ms, or 10 floors),
-// doubled for each attempt after the first; before the first success,
-// 1 s doubled so. 0 (the caller's own timeout applies) for a fixed
-// limit.
+// doubled for each attempt after the first and for each TimedOut since
+// the last success; before the first success, 1 s doubled so. 0 (the
+// caller's own timeout applies) for a fixed limit.
 //
 // A node past its capacity may hold a request for its whole write
 // timeout (Cassandra's 2 s) and then answer WriteTimeout. The pacer
@@ -453,10 +461,29 @@ func (l *Limiter) Timeout(attempt int) time.Duration {
 	if l.srtt > 0 {
 		t = max(timeoutAges*max(holdAge, holdFloors*l.floor), l.srtt+rttVarTimes*l.rttvar)
 	}
-	for range min(attempt, 16) - 1 {
+	for range min(attempt-1+l.rtoShift, 16) {
 		t *= 2
 	}
 	return t
+}
+
+// TimedOut tells the limiter that a request sent at sent got no answer
+// within its Timeout. Timeout doubles, once for the requests sent before
+// the last doubling (they timed out together), until a success is
+// measured again: a node whose RTT jumped past the timeout answers no
+// first attempt in time, so without the backoff no RTT sample would ever
+// raise the timeout, and every request would be sent twice.
+func (l *Limiter) TimedOut(sent time.Time) {
+	if l.fixed {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if sent.Before(l.rtoAt) {
+		return
+	}
+	l.rtoShift = min(l.rtoShift+1, maxRTOShift)
+	l.rtoAt = l.now()
 }
 
 // smoothLocked takes a success's RTT into the smoothed RTT and its
@@ -464,6 +491,7 @@ func (l *Limiter) Timeout(attempt int) time.Duration {
 // loader releases permits only for them): an answer to a request sent
 // again cannot be told from one to its earlier attempt (Karn).
 func (l *Limiter) smoothLocked(rtt time.Duration) {
+	l.rtoShift = 0
 	if l.srtt == 0 {
 		l.srtt, l.rttvar = rtt, rtt/2
 		return

@@ -613,3 +613,52 @@ func TestTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeoutBacksOff: a request that timed out doubles the timeout, once
+// for all the requests sent before that doubling, until a success is
+// measured; at most maxRTOShift times.
+func TestTimeoutBacksOff(t *testing.T) {
+	ms := time.Millisecond
+	l, clock := newFake(Config{Max: 1000, Initial: 1000})
+	for range 100 {
+		l.TryAcquire()
+		clock.t = clock.t.Add(2 * ms)
+		l.Release(2*ms, Success)
+	}
+	base := l.Timeout(1)
+	if base != 2*holdAge {
+		t.Fatalf("Timeout(1) = %v after fast successes, want %v", base, 2*holdAge)
+	}
+	sentEarly := clock.t
+	clock.t = clock.t.Add(base)
+	l.TimedOut(sentEarly)
+	if got := l.Timeout(1); got != 2*base {
+		t.Fatalf("after a time-out: %v, want %v", got, 2*base)
+	}
+	l.TimedOut(sentEarly) // sent with the first: the same event
+	if got := l.Timeout(1); got != 2*base {
+		t.Fatalf("a second time-out of a request sent before the backoff: %v, want %v", got, 2*base)
+	}
+	if got := l.Timeout(2); got != 4*base {
+		t.Fatalf("a retry after the backoff: %v, want %v", got, 4*base)
+	}
+	for range 20 {
+		clock.t = clock.t.Add(ms)
+		l.TimedOut(clock.t)
+		clock.t = clock.t.Add(ms)
+	}
+	if got, want := l.Timeout(1), base<<maxRTOShift; got != want {
+		t.Fatalf("after many time-outs: %v, want at most %v", got, want)
+	}
+	l.TryAcquire()
+	clock.t = clock.t.Add(2 * ms)
+	l.Release(2*ms, Success)
+	if got := l.Timeout(1); got != base {
+		t.Fatalf("after a success: %v, want %v again", got, base)
+	}
+	f := New(Config{Fixed: true})
+	f.TimedOut(time.Now())
+	if got := f.Timeout(1); got != 0 {
+		t.Fatalf("fixed limit: %v, want 0", got)
+	}
+}
