@@ -139,7 +139,7 @@ func (rr *rangeReader) Read(p []byte) (int, error) {
 			err = fmt.Errorf("connection ended at byte %d of %d: %w", rr.pos, rr.end, io.ErrUnexpectedEOF)
 		}
 		if !rr.transient(err) {
-			rr.err = rr.r.fail(rr.r.name, err)
+			rr.err = rr.r.fail(err)
 			return n, rr.err
 		}
 		rr.noteFailure(err)
@@ -212,7 +212,7 @@ func (rr *rangeReader) reopen() error {
 			return nil
 		}
 		if !rr.transient(err) {
-			rr.err = rr.r.fail(rr.r.name, err)
+			rr.err = rr.r.fail(err)
 			return rr.err
 		}
 		rr.noteFailure(err)
@@ -230,14 +230,14 @@ func (rr *rangeReader) transient(err error) bool {
 	return !rr.r.b.kind(err).permanent()
 }
 
-// fail names the URL and the cause of a failed operation.
-func (r *remote) fail(name string, err error) error {
-	return fmt.Errorf("%s: %w", name, describe(err, r.b.kind(err)))
+// fail names the object's URL and the cause of a failed read.
+func (r *remote) fail(err error) error {
+	return fmt.Errorf("%s: %w", r.name, describe(err, r.b.kind(err)))
 }
 
-// fail names the item and the cause of a failed listing.
-func (p *place) fail(item string, err error) error {
-	return fmt.Errorf("%s: %w", item, describe(err, p.bucket.kind(err)))
+// fail names the item and the cause of a failed listing or stat.
+func (p *place) fail(err error) error {
+	return fmt.Errorf("%s: %w", p.item, describe(err, p.bucket.kind(err)))
 }
 
 // causeError puts a plain cause before the driver's own message.

@@ -175,7 +175,7 @@ func expandURL(ctx context.Context, bs buckets, item string) ([]Object, error) {
 		return []Object{p.object(obj)}, nil
 	}
 	if p.bucket.kind(err) != errNotFound {
-		return nil, p.fail(item, err)
+		return nil, p.fail(err)
 	}
 	// Perhaps a "directory", as a local one may be named without its
 	// slash; the listing also tells a missing bucket from a missing key,
@@ -187,7 +187,7 @@ func expandURL(ctx context.Context, bs buckets, item string) ([]Object, error) {
 	if len(objs) > 0 {
 		return objs, nil
 	}
-	return nil, p.fail(item, err)
+	return nil, p.fail(err)
 }
 
 func (p *place) listDir(ctx context.Context, prefix string) ([]Object, error) {
@@ -199,11 +199,11 @@ func (p *place) listDir(ctx context.Context, prefix string) ([]Object, error) {
 func (p *place) list(ctx context.Context, prefix string, recursive bool, keep func(string) bool) ([]Object, error) {
 	objs, err := p.bucket.list(ctx, prefix, recursive)
 	if err != nil {
-		return nil, p.fail(p.item, err)
+		return nil, p.fail(err)
 	}
 	var out []Object
 	for _, o := range objs {
-		if keep(o.key) {
+		if !strings.HasSuffix(o.key, "/") && keep(o.key) { // not a folder marker
 			out = append(out, p.object(o))
 		}
 	}

@@ -143,13 +143,10 @@ func (b *s3Bucket) list(ctx context.Context, prefix string, recursive bool) ([]l
 			return nil, err
 		}
 		for _, o := range page.Contents {
-			if o.Key == nil || strings.HasSuffix(*o.Key, "/") {
-				continue // a folder marker
-			}
-			out = append(out, listed{key: *o.Key, size: aws.ToInt64(o.Size), etag: aws.ToString(o.ETag)})
+			out = append(out, listed{key: aws.ToString(o.Key), size: aws.ToInt64(o.Size), etag: aws.ToString(o.ETag)})
 		}
 	}
-	return out, nil // S3 lists in key order
+	return out, nil
 }
 
 func (b *s3Bucket) stat(ctx context.Context, key string) (listed, error) {

@@ -576,6 +576,14 @@ func TestS3EndpointParams(t *testing.T) {
 			}
 		})
 	}
+	for q, want := range map[string]string{
+		"bogus=1":         `unknown query parameter "bogus"`,
+		"anonymous=maybe": `anonymous="maybe": want true or false`,
+	} {
+		if _, err := ExpandObjects(context.Background(), []string{"s3://bkt/a.csv?endpoint=" + f.srv.URL + "&" + q}, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("?%s: %v, want an error saying %s", q, err, want)
+		}
+	}
 	t.Setenv("AWS_S3_USE_PATH_STYLE", "maybe")
 	if _, err := ExpandObjects(context.Background(), []string{"s3://bkt/a.csv"}, nil); err == nil || !strings.Contains(err.Error(), "AWS_S3_USE_PATH_STYLE") {
 		t.Fatalf("bad AWS_S3_USE_PATH_STYLE: %v", err)

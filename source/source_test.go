@@ -68,7 +68,7 @@ func TestMem(t *testing.T) {
 	ctx := context.Background()
 	b := memStore("memtest")
 	data := payload(7, 100000)
-	for _, k := range []string{"in/b.csv", "in/a.csv", "in/sub/c.csv", "in/.hidden", "top.csv"} {
+	for _, k := range []string{"in/b.csv", "in/a.csv", "in/sub/c.csv", "in/.hidden", "top.csv", "in/", "in/sub/"} { // with folder markers
 		b.put(k, data)
 	}
 	for _, tc := range []struct {
