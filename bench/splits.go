@@ -142,8 +142,7 @@ func splitOnce(ctx context.Context, cfg config, s *sim, table, file, work string
 }
 
 // splitProcs is GOMAXPROCS for each of n split processes on a machine of
-// cores cores: their share of
-// the cores.
+// cores cores: their share of the cores.
 func splitProcs(cores, n int) int { return max(1, cores/n) }
 
 // splitTargets are issue 15's goals: the CPU per row of 4 processes

@@ -14,6 +14,33 @@ import (
 	"github.com/cqlload/cqlload/cqlsim"
 )
 
+// capacityCluster starts nodes blackhole cqlsim nodes (RF 1) with schema,
+// each taking rowsPerSec rows a second and beyond that acting as mode
+// says, holding requests for hold (its write timeout).
+func capacityCluster(t *testing.T, nodes int, schema string, rowsPerSec int, mode cqlsim.OverloadMode, hold time.Duration) *cqlsim.Cluster {
+	t.Helper()
+	return startCluster(t, nodes, 1, schema, func(cfg *cqlsim.Config) {
+		cfg.Blackhole = true
+		cfg.Capacity = rowsPerSec
+		cfg.Overload = mode
+		cfg.WriteTimeout = hold
+	})
+}
+
+// loadAll runs the load of o and fails the test unless it wrote all rows,
+// none failed or unknown.
+func loadAll(t *testing.T, o Options, rows int64) Summary {
+	t.Helper()
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsWritten != rows || s.RowsFailedInsert != 0 || s.RowsUnknown != 0 {
+		t.Fatalf("written %d, failed %d, unknown %d; want %d, 0, 0", s.RowsWritten, s.RowsFailedInsert, s.RowsUnknown, rows)
+	}
+	return s
+}
+
 // TestCapacityModes: against nodes with a capacity, in each overload mode,
 // every row is written, none rejected, and the accounting holds; the
 // summary reports the error responses and each coordinator's limit.
@@ -21,22 +48,11 @@ func TestCapacityModes(t *testing.T) {
 	const rows = 20000
 	for _, mode := range []cqlsim.OverloadMode{cqlsim.OverloadShed, cqlsim.OverloadQueue, cqlsim.OverloadTimeout} {
 		t.Run(string(mode), func(t *testing.T) {
-			c := startCluster(t, 3, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) {
-				cfg.Blackhole = true
-				cfg.Capacity = 10000
-				cfg.Overload = mode
-				cfg.WriteTimeout = 200 * time.Millisecond
-			})
+			c := capacityCluster(t, 3, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, 10000, mode, 200*time.Millisecond)
 			path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
 			o := testOptions(t, c, "b", path)
 			o.RequestTimeout = 2 * time.Second
-			s, err := runLoad(t, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.RowsWritten != rows || s.RowsFailedInsert != 0 || s.RowsUnknown != 0 {
-				t.Fatalf("written %d, failed %d, unknown %d; want %d, 0, 0", s.RowsWritten, s.RowsFailedInsert, s.RowsUnknown, rows)
-			}
+			s := loadAll(t, o, rows)
 			if !s.Adaptive || len(s.Limits) != 3 {
 				t.Fatalf("adaptive %v, limits %+v: want adaptive limits for 3 coordinators", s.Adaptive, s.Limits)
 			}
@@ -61,23 +77,11 @@ func TestCapacityModes(t *testing.T) {
 // row is still written once.
 func TestHeldRequestsSentAgain(t *testing.T) {
 	const rows, hold = 20000, 5 * time.Second
-	c := startCluster(t, 3, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) {
-		cfg.Blackhole = true
-		cfg.Capacity = 5000
-		cfg.Overload = cqlsim.OverloadTimeout
-		cfg.WriteTimeout = hold
-	})
+	c := capacityCluster(t, 3, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, 5000, cqlsim.OverloadTimeout, hold)
 	path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
 	o := testOptions(t, c, "b", path)
 	o.RequestTimeout = 10 * time.Second
-	s, err := runLoad(t, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.RowsWritten != rows || s.RowsFailedInsert != 0 || s.RowsUnknown != 0 {
-		t.Fatalf("written %d, failed %d, unknown %d; want %d, 0, 0", s.RowsWritten, s.RowsFailedInsert, s.RowsUnknown, rows)
-	}
-	t.Logf("elapsed %.2f s, retries %d, latency %+v, held %d", s.ElapsedS, s.Retries, s.Latency, c.Stats().Total().Capacity.Errors["write_timeout"])
+	s := loadAll(t, o, rows)
 	if held := c.Stats().Total().Capacity.Errors["write_timeout"]; held == 0 {
 		t.Fatal("the cluster held no request: the test shows nothing")
 	}
@@ -134,12 +138,7 @@ func TestSlowerNodeNotSentTwice(t *testing.T) {
 // with the node's answer as the reason.
 func TestHeldCounterUpdatesWaitForTheirAnswer(t *testing.T) {
 	const rows = 10000
-	c := startCluster(t, 1, 1, `CREATE TABLE ks.c (k int PRIMARY KEY, hits counter);`, func(cfg *cqlsim.Config) {
-		cfg.Blackhole = true
-		cfg.Capacity = 5000
-		cfg.Overload = cqlsim.OverloadTimeout
-		cfg.WriteTimeout = time.Second
-	})
+	c := capacityCluster(t, 1, `CREATE TABLE ks.c (k int PRIMARY KEY, hits counter);`, 5000, cqlsim.OverloadTimeout, time.Second)
 	path := writeCSV(t, "counts.csv", rows, func(i int) string { return fmt.Sprintf("%d,1\n", i) })
 	o := testOptions(t, c, "c", path)
 	o.RequestTimeout = 10 * time.Second

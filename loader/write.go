@@ -122,6 +122,11 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 // from, may have been applied.
 func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeApplied bool) {
 	var firstFailure, due time.Time
+	// The coordinator's limiter: the permit's, while the batch holds one.
+	coord := b.lim
+	if coord == nil {
+		coord = l.limits.of(b.host)
+	}
 	for attempt := 1; ; attempt++ {
 		if l.pacer != nil {
 			// Retries take their place on the schedule too; the request
@@ -144,7 +149,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			// it still takes a slot of the coordinator's pacer, and
 			// waits for it, or retries would add load on top of the
 			// rate the node can take.
-			if d := l.limits.of(b.host).Charge(); d > 0 && !l.sleep(ctx, d) {
+			if d := coord.Charge(); d > 0 && !l.sleep(ctx, d) {
 				l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent again")
 				return
 			}
@@ -160,7 +165,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		if attempt == 1 && b.lim != nil {
 			b.lim.Sending()
 		}
-		timeout := l.attemptTimeout(b, attempt)
+		timeout := l.attemptTimeout(b.plan, coord, attempt)
 		start := time.Now()
 		err := l.exec(ctx, b.plan, rows, timeout)
 		rtt := time.Since(start)
@@ -180,7 +185,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		}
 		we := classify(err)
 		if timeout > 0 && errors.Is(err, gocql.ErrTimeoutNoResponse) {
-			l.limits.of(b.host).TimedOut(start)
+			coord.TimedOut(start)
 		}
 		l.releasePermit(b, rtt, we.outcome())
 		l.tracker.failed(err)
@@ -290,22 +295,18 @@ func (l *Loader) sleep(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
-// attemptTimeout is how long the attempt-th attempt of b's rows waits
+// attemptTimeout is how long the attempt-th attempt of rows of p waits
 // for an answer before it is sent again: the coordinator's retransmission
 // timeout (limit.Limiter.Timeout), so that a request the node holds for
 // its whole write timeout is sent again once it is plainly held, not
 // seconds later. 0 leaves the session's RequestTimeout, which also bounds
 // it, and which counter updates always wait for: one given up on may
 // have been applied, and is unknown.
-func (l *Loader) attemptTimeout(b *batch, attempt int) time.Duration {
-	if b.plan.counter {
+func (l *Loader) attemptTimeout(p *plan, coord *limit.Limiter, attempt int) time.Duration {
+	if p.counter {
 		return 0
 	}
-	lim := b.lim
-	if lim == nil {
-		lim = l.limits.of(b.host)
-	}
-	if t := lim.Timeout(attempt); t < l.opts.RequestTimeout {
+	if t := coord.Timeout(attempt); t < l.opts.RequestTimeout {
 		return t
 	}
 	return 0

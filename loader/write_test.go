@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlload/cqlload/internal/limit"
 )
 
 // codeErr stands in for a driver error frame.
@@ -41,6 +44,33 @@ func TestClassify(t *testing.T) {
 		we := classify(tt.err)
 		if we.Retryable != tt.retryable || we.MayBeApplied != tt.mayBeApplied || we.Invalid != tt.invalid {
 			t.Errorf("%s: classify = %+v, want retryable %v mayBeApplied %v invalid %v", tt.name, we, tt.retryable, tt.mayBeApplied, tt.invalid)
+		}
+	}
+}
+
+// TestAttemptTimeout: inserts wait for the coordinator's retransmission
+// timeout, as long as it is under RequestTimeout; counter updates, fixed
+// limits and timeouts reaching RequestTimeout leave the session's.
+func TestAttemptTimeout(t *testing.T) {
+	l := &Loader{opts: Options{RequestTimeout: 10 * time.Second}}
+	adaptive := limit.New(limit.Config{}) // no answer yet: 1 s, doubled per attempt
+	fixed := limit.New(limit.Config{Fixed: true})
+	tests := []struct {
+		name    string
+		counter bool
+		coord   *limit.Limiter
+		attempt int
+		want    time.Duration
+	}{
+		{"insert, first attempt", false, adaptive, 1, time.Second},
+		{"insert, fourth attempt", false, adaptive, 4, 8 * time.Second},
+		{"insert, past the request timeout", false, adaptive, 5, 0},
+		{"counter update", true, adaptive, 1, 0},
+		{"fixed limit", false, fixed, 1, 0},
+	}
+	for _, tc := range tests {
+		if got := l.attemptTimeout(&plan{counter: tc.counter}, tc.coord, tc.attempt); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

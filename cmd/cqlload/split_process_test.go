@@ -95,8 +95,9 @@ func splitInputs(t *testing.T, dir string, bigRows int) ([]string, map[int64]str
 // the same inputs into one cluster, write every record exactly once: the
 // table holds each key with its value, the cluster coordinated one write
 // per record (and more only as the runs' retries can account for), and
-// cqlload summarize of the runs' summaries accounts for every record. The large file is cut into many ranges, so
-// that range ends fall inside quoted fields, on escapes and on line breaks.
+// cqlload summarize of the runs' summaries accounts for every record. The
+// large file is cut into many ranges, so that range ends fall inside
+// quoted fields, on escapes and on line breaks.
 // CQLLOAD_SPLIT_ROWS sets the large file's records (150,000, about 6 MB,
 // by default, to keep make test quick; 6,000,000 make about 250 MB).
 func TestSplitProcesses(t *testing.T) {

@@ -461,10 +461,7 @@ func (l *Limiter) Timeout(attempt int) time.Duration {
 	if l.srtt > 0 {
 		t = max(timeoutAges*max(holdAge, holdFloors*l.floor), l.srtt+rttVarTimes*l.rttvar)
 	}
-	for range min(attempt-1+l.rtoShift, 16) {
-		t *= 2
-	}
-	return t
+	return t << min(max(attempt-1, 0)+l.rtoShift, 16)
 }
 
 // TimedOut tells the limiter that a request sent at sent got no answer
