@@ -179,7 +179,7 @@ func TestCapacityShed(t *testing.T) {
 			if err := insertC(s, 300); codeOf(err) != gocql.ErrCodeOverloaded {
 				t.Errorf("insert right after a batch of 10: %v, want Overloaded", err)
 			}
-			// So does one sent as QUERY (gocql does not prepare BEGIN BATCH).
+			// So does a BEGIN BATCH statement.
 			time.Sleep(120 * time.Millisecond)
 			var q strings.Builder
 			q.WriteString("BEGIN UNLOGGED BATCH ")
@@ -188,10 +188,10 @@ func TestCapacityShed(t *testing.T) {
 			}
 			q.WriteString("APPLY BATCH")
 			if err := s.Query(q.String()).Exec(); err != nil {
-				t.Fatalf("QUERY batch with a full bucket: %v", err)
+				t.Fatalf("BEGIN BATCH statement with a full bucket: %v", err)
 			}
 			if err := insertC(s, 301); codeOf(err) != gocql.ErrCodeOverloaded {
-				t.Errorf("insert right after a QUERY batch of 10: %v, want Overloaded", err)
+				t.Errorf("insert right after a BEGIN BATCH statement of 10: %v, want Overloaded", err)
 			}
 			st := cl.Stats().Nodes[0]
 			if st.Capacity.Errors["overloaded"] < int64(shed)+2 || st.Errors["overloaded"] != st.Capacity.Errors["overloaded"] {

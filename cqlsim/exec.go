@@ -47,7 +47,7 @@ func (p *plan) writeKind() writeKind {
 // respond executes a QUERY or EXECUTE and returns the response. vals are
 // the bound values when the caller decoded them itself; nil takes them from opts.
 func (n *Node) respond(sess *session, p *plan, opts *message.QueryOptions, vals []value) (message.Message, []string) {
-	n.stats.statements.Add(1)
+	n.stats.statements.Add(int64(max(1, len(p.batch))))
 	var cl primitive.ConsistencyLevel
 	if opts != nil {
 		cl = opts.Consistency

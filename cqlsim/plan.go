@@ -38,6 +38,10 @@ type plan struct {
 	write *writePlan
 	sel   *selectPlan
 	batch []*plan
+	// binds is, for a statement of a BEGIN BATCH, the range of the batch's
+	// bind markers it holds (a statement's markers are consecutive); zero
+	// for anything else.
+	binds struct{ lo, hi int }
 	// batchType for a BEGIN BATCH statement.
 	batchType cql.BatchType
 	batchTS   *source
@@ -270,6 +274,9 @@ func (n *Node) compile(sess *session, s cql.Statement) (*plan, error) {
 		}
 		for _, child := range st.Statements {
 			c := &plan{stmt: child}
+			if ms := cql.BindMarkers(child); len(ms) > 0 {
+				c.binds.lo, c.binds.hi = ms[0].Index, ms[len(ms)-1].Index+1
+			}
 			ok, err := cp.dml(c, child)
 			if !ok {
 				err = invalidf("Only INSERT, UPDATE and DELETE statements are allowed in a batch")
