@@ -74,12 +74,6 @@ type Loader struct {
 
 	planMu sync.Mutex
 	plans  map[int]*plan // per source index (layouts differ only with headers)
-	// statementBatches: batches go as one prepared BEGIN BATCH (exec),
-	// which the driver routes by the key the loader gives, in the
-	// session's keyspace. Not for tables on tablets, which it routes by
-	// the table a statement names, nor for a session given in another
-	// keyspace.
-	statementBatches bool
 
 	abortOnce sync.Once
 	abortErr  atomic.Pointer[AbortError]
@@ -396,9 +390,6 @@ func (l *Loader) setup(ctx context.Context) error {
 	if r.shards > 0 {
 		shard.AwaitPools(ctx, l.session, l.opts.ConnectTimeout)
 	}
-	q := l.session.Query("")
-	l.statementBatches = q.Keyspace() == l.opts.Keyspace && !tabletsInUse(l.session, l.opts.Keyspace, l.opts.Table)
-	q.Release()
 	if !l.opts.Dialect.Header || len(l.opts.Columns) > 0 {
 		// One layout for every file: check it before reading anything.
 		if _, err := l.planFor(-1, nil); err != nil {
