@@ -45,9 +45,6 @@ func (n *Node) blackholeRow(sess *session, p *plan, key []byte, ok bool) {
 
 // blackholeExecute acknowledges a prepared write.
 func (n *Node) blackholeExecute(sess *session, p *plan, req *execRequest) (message.Message, []string) {
-	if p.kind == planBatch {
-		return n.blackholePreparedBatch(sess, p, req)
-	}
 	n.stats.statements.Add(1)
 	if _, err := p.checkCount(req.vals); err != nil {
 		return errorMessage(err), nil
@@ -146,43 +143,6 @@ func (n *Node) blackholeBatch(sess *session, bt cql.BatchType, children []batchC
 		n.blackholeRow(sess, c.p, buf[refs[i].start:refs[i].end], refs[i].ok)
 	}
 	return voidResult, warnings, nil
-}
-
-// blackholePreparedBatch acknowledges the EXECUTE of a prepared BEGIN
-// BATCH as a BATCH of its statements: admitted, checked and counted alike.
-func (n *Node) blackholePreparedBatch(sess *session, p *plan, req *execRequest) (message.Message, []string) {
-	n.stats.statements.Add(int64(len(p.batch)))
-	if _, err := p.checkCount(req.vals); err != nil {
-		return errorMessage(err), nil
-	}
-	var late message.Error
-	if l := n.limit.Load(); l != nil {
-		e, lt, apply := n.admit(l, sess, len(p.batch), req.opts.Consistency, p.writeKind())
-		if !apply {
-			return e, nil
-		}
-		late = lt
-	}
-	if e := n.injected(req.opts.Consistency, p.writeKind()); e != nil {
-		return e, nil
-	}
-	a := n.newArgs(&req.opts)
-	a.values = req.vals
-	children := make([]batchChild, len(p.batch))
-	for i, c := range p.batch {
-		children[i] = batchChild{p: c, args: a}
-	}
-	msg, warnings, err := n.blackholeBatch(sess, p.batchType, children)
-	if err != nil {
-		return errorMessage(err), nil
-	}
-	if e := n.timedOut(req.opts.Consistency, p.writeKind()); e != nil {
-		return e, nil
-	}
-	if late != nil {
-		return n.lateAnswer(msg, late), nil
-	}
-	return msg, warnings
 }
 
 func isPK(idx []uint16, j int) bool {

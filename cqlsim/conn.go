@@ -559,7 +559,7 @@ func (c *conn) execute(req *execRequest) (message.Message, []string) {
 	if p == nil {
 		return unprepared(append([]byte(nil), req.id...)), nil
 	}
-	if n.cl.cfg.Blackhole && (p.kind == planInsert || p.kind == planUpdate || p.kind == planDelete || p.kind == planBatch) {
+	if n.cl.cfg.Blackhole && (p.kind == planInsert || p.kind == planUpdate || p.kind == planDelete) {
 		return n.blackholeExecute(&c.sess, p, req)
 	}
 	vals := req.vals

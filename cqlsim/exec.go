@@ -137,6 +137,9 @@ func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions, vals 
 		for i, c := range p.batch {
 			children[i] = batchChild{p: c, args: a}
 		}
+		if n.cl.cfg.Blackhole {
+			return n.blackholeBatch(sess, p.batchType, children)
+		}
 		return n.applyBatch(sess, p.batchType, children)
 	}
 	muts, err := p.write.mutations(a, nil)
