@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gocql/gocql"
@@ -93,6 +94,38 @@ type plan struct {
 	tuples     []tupleBind
 	nullTuples func(mask uint64) string
 	nullStmts  sync.Map // uint64 → string
+	// batchStmts caches batchStatement's text per row count.
+	batchStmts [maxBatchStatementRows + 1]atomic.Pointer[string]
+}
+
+// maxBatchStatementRows bounds the batches sent as one prepared BEGIN
+// BATCH: each row count up to it may be one more statement the cluster
+// keeps prepared (20 at cqlsh's MAXBATCHSIZE).
+const maxBatchStatementRows = 128
+
+// batchStatement is "BEGIN UNLOGGED BATCH s; s; … APPLY BATCH" (COUNTER
+// for counter updates) with n copies of the plan's statement s: rows bound
+// one after another make it the batch a BATCH of n entries would be, sent
+// as one prepared statement. n is at most maxBatchStatementRows.
+func (p *plan) batchStatement(n int) string {
+	if s := p.batchStmts[n].Load(); s != nil {
+		return *s
+	}
+	kind := "UNLOGGED"
+	if p.counter {
+		kind = "COUNTER"
+	}
+	var b strings.Builder
+	b.Grow(len(kind) + 20 + n*(len(p.stmt)+2))
+	b.WriteString("BEGIN " + kind + " BATCH ")
+	for range n {
+		b.WriteString(p.stmt)
+		b.WriteString("; ")
+	}
+	b.WriteString("APPLY BATCH")
+	s := b.String()
+	p.batchStmts[n].Store(&s)
+	return s
 }
 
 // tupleBind is where a top-level tuple column's elements are bound.

@@ -1149,3 +1149,56 @@ func TestSlowProducerFlushed(t *testing.T) {
 		t.Fatalf("read %d written %d, want 4", s.RowsRead, s.RowsWritten)
 	}
 }
+
+// Batches go as one prepared BEGIN BATCH when the driver can route it in
+// the loader's keyspace, else as a BATCH of entries: the table holds the
+// same rows either way.
+func TestBatchesAsStatements(t *testing.T) {
+	const rows = 3000
+	path := writeCSV(t, "data.csv", rows, genRow)
+	tests := []struct {
+		name       string
+		session    func(t *testing.T, c *cqlsim.Cluster) *gocql.Session
+		statements bool
+	}{
+		{"own session", func(*testing.T, *cqlsim.Cluster) *gocql.Session { return nil }, true},
+		{"a session without a keyspace", session, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startCluster(t, 3, 1, wideTable, nil)
+			o := testOptions(t, c, "t", path)
+			o.Columns = wideColumns
+			o.Session = tt.session(t, c)
+			l, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := l.Run(context.Background())
+			checkAccounting(t, s)
+			if err != nil || s.RowsWritten != rows {
+				t.Fatalf("written %d of %d: %v", s.RowsWritten, rows, err)
+			}
+			if l.statementBatches != tt.statements {
+				t.Errorf("batches as statements: %v, want %v", l.statementBatches, tt.statements)
+			}
+			stats := c.Stats()
+			st := stats.Total()
+			checkCoordinated(t, st.RowsWritten, rows, s)
+			if share := float64(st.RowsWrittenAsReplica) / float64(st.RowsWritten); share < 0.99 {
+				t.Errorf("only %.2f%% of rows written through a replica coordinator", share*100)
+			}
+			// Batch statements are prepared on every node before the load
+			// (one per row count from 2 to MAXBATCHSIZE).
+			for _, ns := range stats.Nodes {
+				if got, want := ns.Requests["PREPARE"] >= int64(o.MaxBatchSize-1), tt.statements; got != want {
+					t.Errorf("node %d: %d PREPAREs, batch statements prepared ahead: %v, want %v", ns.Node, ns.Requests["PREPARE"], got, want)
+				}
+			}
+			var n int
+			if err := session(t, c).Query(`SELECT count(*) FROM ks.t`).Scan(&n); err != nil || n != rows {
+				t.Errorf("table holds %d rows, want %d (%v)", n, rows, err)
+			}
+		})
+	}
+}

@@ -74,6 +74,12 @@ type Loader struct {
 
 	planMu sync.Mutex
 	plans  map[int]*plan // per source index (layouts differ only with headers)
+	// statementBatches: batches go as one prepared BEGIN BATCH (exec),
+	// which the driver routes by the key the loader gives, in the
+	// session's keyspace. Not for tables on tablets, which it routes by
+	// the table a statement names, nor for a session given in another
+	// keyspace.
+	statementBatches bool
 
 	abortOnce sync.Once
 	abortErr  atomic.Pointer[AbortError]
@@ -390,6 +396,9 @@ func (l *Loader) setup(ctx context.Context) error {
 	if r.shards > 0 {
 		shard.AwaitPools(ctx, l.session, l.opts.ConnectTimeout)
 	}
+	q := l.session.Query("")
+	l.statementBatches = q.Keyspace() == l.opts.Keyspace && !tabletsInUse(l.session, l.opts.Keyspace, l.opts.Table)
+	q.Release()
 	if !l.opts.Dialect.Header || len(l.opts.Columns) > 0 {
 		// One layout for every file: check it before reading anything.
 		if _, err := l.planFor(-1, nil); err != nil {
@@ -446,8 +455,53 @@ func (l *Loader) planFor(source int, header []string) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l.statementBatches {
+		l.prepareBatchStatements(p)
+	}
 	l.plans[key] = p
 	return p, nil
+}
+
+// prepareBatchStatements prepares p's batch statement for every row count
+// a batch can have on every node that is up, before any row of p is sent.
+// Prepared lazily, each one would be prepared while rows are in flight, by
+// whichever requests need it first, and the driver gives one failed
+// prepare's error to all the requests that waited for it, which then
+// write to it at once. A statement that fails to prepare here is prepared
+// by its first request, as any is after a node restarts.
+func (l *Loader) prepareBatchStatements(p *plan) {
+	var stmts []string
+	for n := 2; n <= min(l.opts.MaxBatchSize, maxBatchStatementRows); n++ {
+		stmts = append(stmts, p.batchStatement(n))
+	}
+	var hosts []string
+	for _, h := range l.session.GetHosts() {
+		if h.IsUp() {
+			hosts = append(hosts, h.HostID())
+		}
+	}
+	work := make(chan [2]string)
+	var wg sync.WaitGroup
+	for range min(8, len(stmts)*len(hosts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range work {
+				// Without values the driver prepares the statement on
+				// the host, then refuses to send it: nothing is written.
+				q := l.session.Query(w[0]).SetHostID(w[1])
+				_ = q.Exec()
+				q.Release()
+			}
+		}()
+	}
+	for _, h := range hosts {
+		for _, s := range stmts {
+			work <- [2]string{s, h}
+		}
+	}
+	close(work)
+	wg.Wait()
 }
 
 // fileColumns lists the table column of each field of the file (nil for a

@@ -312,13 +312,21 @@ func (l *Loader) attemptTimeout(p *plan, coord *limit.Limiter, attempt int) time
 	return 0
 }
 
-// exec sends rows as one request: a plain EXECUTE for one row, else an
-// UNLOGGED (or COUNTER) batch of the prepared statement. A timeout > 0
-// replaces the session's request timeout.
+// exec sends rows as one request: a plain EXECUTE for one row; for
+// several, an EXECUTE of the prepared BEGIN BATCH holding the row count's
+// copies of the statement (plan.batchStatement), or, where the driver
+// could not route that (statementBatches), a BATCH of one entry per row.
+// Either is the same UNLOGGED (or COUNTER) batch to the cluster. A
+// timeout > 0 replaces the session's request timeout.
 func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Duration) error {
-	if len(rows) == 1 {
-		q := l.session.Query(rows[0].statement(p), rows[0].values...).WithContext(ctx).
+	if stmt, vals, ok := l.oneStatement(p, rows); ok {
+		q := l.session.Query(stmt, vals...).WithContext(ctx).
 			Consistency(l.opts.Consistency).Idempotent(!p.counter)
+		if len(rows) > 1 {
+			// A batch statement has no partition key columns for the
+			// driver to route by: give it the key the rows were grouped by.
+			q.RoutingKey(rows[0].key.bytes())
+		}
 		if timeout > 0 {
 			q.SetRequestTimeout(timeout)
 		}
@@ -340,6 +348,34 @@ func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Du
 		bt.Entries[i] = gocql.BatchEntry{Stmt: r.statement(p), Args: r.values, Idempotent: !p.counter}
 	}
 	return l.session.ExecuteBatch(bt)
+}
+
+// maxBindValues is the most values one request can bind: the protocol
+// counts them in an unsigned short.
+const maxBindValues = 65535
+
+// oneStatement gives the statement and values that send rows as one
+// EXECUTE, or ok false when they go as a BATCH of entries: the driver
+// handles a batch entry by entry (a prepared-statement lookup, a values
+// slice and a map insert for each), which for narrow rows costs it more
+// than the values themselves. Rows with a statement of their own (null
+// tuples), more rows than a batch statement is prepared for, or more
+// values than a request can bind go as entries.
+func (l *Loader) oneStatement(p *plan, rows []*row) (stmt string, vals []any, ok bool) {
+	if len(rows) == 1 {
+		return rows[0].statement(p), rows[0].values, true
+	}
+	if !l.statementBatches || len(rows) > maxBatchStatementRows || len(rows)*len(rows[0].values) > maxBindValues {
+		return "", nil, false
+	}
+	vals = make([]any, 0, len(rows)*len(rows[0].values))
+	for _, r := range rows {
+		if r.stmt != "" {
+			return "", nil, false
+		}
+		vals = append(vals, r.values...)
+	}
+	return p.batchStatement(len(rows)), vals, true
 }
 
 // statement is the statement that binds r's values.

@@ -74,3 +74,59 @@ func TestAttemptTimeout(t *testing.T) {
 		}
 	}
 }
+
+func TestOneStatement(t *testing.T) {
+	ins := &plan{stmt: "INSERT INTO ks.t (k,v) VALUES (?,?)"}
+	cnt := &plan{stmt: "UPDATE ks.c SET n=n+? WHERE k=?", counter: true}
+	rowsOf := func(n, values int) []*row {
+		rows := make([]*row, n)
+		for i := range rows {
+			rows[i] = &row{values: make([]any, values)}
+			for j := range values {
+				rows[i].values[j] = i*values + j
+			}
+		}
+		return rows
+	}
+	own := rowsOf(3, 2)
+	own[1].stmt = "INSERT INTO ks.t (k) VALUES (?)"
+	tests := []struct {
+		name       string
+		p          *plan
+		rows       []*row
+		statements bool // Loader.statementBatches
+		want       string
+		ok         bool
+	}{
+		{"one row: its statement", ins, rowsOf(1, 2), true, ins.stmt, true},
+		{"one row with its own statement", ins, own[1:2], false, own[1].stmt, true},
+		{"rows: a batch statement", ins, rowsOf(3, 2), true,
+			"BEGIN UNLOGGED BATCH " + ins.stmt + "; " + ins.stmt + "; " + ins.stmt + "; APPLY BATCH", true},
+		{"counter updates", cnt, rowsOf(2, 2), true, "BEGIN COUNTER BATCH " + cnt.stmt + "; " + cnt.stmt + "; APPLY BATCH", true},
+		{"not routable as a statement: entries", ins, rowsOf(3, 2), false, "", false},
+		{"a row with its own statement: entries", ins, own, true, "", false},
+		{"more rows than statements are prepared for", ins, rowsOf(maxBatchStatementRows+1, 1), true, "", false},
+		{"the most rows", ins, rowsOf(maxBatchStatementRows, 1), true, ins.batchStatement(maxBatchStatementRows), true},
+		{"more values than a request binds", ins, rowsOf(100, maxBindValues/100+1), true, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &Loader{statementBatches: tt.statements}
+			stmt, vals, ok := l.oneStatement(tt.p, tt.rows)
+			if ok != tt.ok || stmt != tt.want {
+				t.Fatalf("got %q, %v; want %q, %v", stmt, ok, tt.want, tt.ok)
+			}
+			if !ok {
+				return
+			}
+			// The rows' values, one row after another.
+			var want []any
+			for _, r := range tt.rows {
+				want = append(want, r.values...)
+			}
+			if fmt.Sprint(vals) != fmt.Sprint(want) {
+				t.Errorf("values %v, want %v", vals, want)
+			}
+		})
+	}
+}
