@@ -2,7 +2,9 @@ package cqlsim
 
 import (
 	"bytes"
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -393,20 +395,30 @@ func (d *tableData) rowValues(t *table, m *mutation, now int64) [][]byte {
 }
 
 // ordered returns the partitions in token order (ties by key bytes), the
-// order of a full-table scan.
+// order of a full-table scan. The sort runs on (token, partition) pairs, so
+// that comparing two partitions reads no partition: a scan of a table of
+// millions of rows sorts it once, and the first page is served within a
+// client's timeout.
 func (d *tableData) ordered() []*partition {
 	if d.dirty || len(d.order) != len(d.parts) {
-		d.order = d.order[:0]
-		for _, p := range d.parts {
-			d.order = append(d.order, p)
+		type entry struct {
+			token int64
+			p     *partition
 		}
-		sort.Slice(d.order, func(i, j int) bool {
-			a, b := d.order[i], d.order[j]
-			if a.token != b.token {
-				return a.token < b.token
+		es := make([]entry, 0, len(d.parts))
+		for _, p := range d.parts {
+			es = append(es, entry{p.token, p})
+		}
+		slices.SortFunc(es, func(a, b entry) int {
+			if c := cmp.Compare(a.token, b.token); c != 0 {
+				return c
 			}
-			return bytes.Compare(a.key, b.key) < 0
+			return bytes.Compare(a.p.key, b.p.key)
 		})
+		d.order = d.order[:0]
+		for _, e := range es {
+			d.order = append(d.order, e.p)
+		}
 		d.dirty = false
 	}
 	return d.order
