@@ -108,25 +108,44 @@ func TestConvertersDoNotAllocate(t *testing.T) {
 // BenchmarkNarrowRow converts the six fields of a typical narrow row, the
 // unit of the loader's CPU budget per row.
 func BenchmarkNarrowRow(b *testing.B) {
-	row := []struct{ typ, in string }{
+	benchRow(b, []struct{ typ, in string }{
 		{"uuid", "01234567-89ab-cdef-0123-456789abcdef"},
 		{"timestamp", "2020-01-02 03:04:05.123000+0000"},
 		{"int", "42"},
 		{"text", "a short text value"},
 		{"double", "3.25"},
 		{"boolean", "True"},
-	}
+	})
+}
+
+// BenchmarkRichRow converts a row of make bench's rich dataset: a list, a
+// set, a map and a UDT in cqlsh's literal syntax, and a timestamp.
+func BenchmarkRichRow(b *testing.B) {
+	benchRow(b, []struct{ typ, in string }{
+		{"bigint", "123456"},
+		{"list<text>", "['sutlrfv', 'bcb', 'cydjldw']"},
+		{"set<int>", "{455, 462, 469, 476}"},
+		{"map<text, int>", "{'a': 89241, 'b': 78603, 'c': 63253}"},
+		{"frozen<address>", "{street: '617 Hill Rd', no: 15877, tags: {'x', 'y'}}"},
+		{"timestamp", "2024-05-10 22:17:31.896+0000"},
+	})
+}
+
+func benchRow(b *testing.B, row []struct{ typ, in string }) {
 	convs := make([]Converter, len(row))
 	fields := make([][]byte, len(row))
+	n := 0
 	for i, f := range row {
 		c, err := NewConverter(mustType(b, f.typ), DefaultFormats())
 		if err != nil {
 			b.Fatal(err)
 		}
 		convs[i], fields[i] = c, []byte(f.in)
+		n += len(f.in)
 	}
-	dst := make([]byte, 0, 256)
+	dst := make([]byte, 0, 512)
 	b.ReportAllocs()
+	b.SetBytes(int64(n))
 	for b.Loop() {
 		out := dst[:0]
 		for i, c := range convs {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -91,40 +92,67 @@ var tokenStops = [256]bool{',': true, ']': true, '}': true, ')': true, '[': true
 // quoted reads a single-quoted CQL string or a double-quoted JSON string.
 // Without escapes the result aliases the input and costs nothing.
 func (p *litParser) quoted() ([]byte, bool, error) {
-	q := p.s[p.i]
-	start := p.i
-	p.i++
+	s, q, start := p.s, p.s[p.i], p.i
 	var out []byte
-	seg := p.i
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
-		case c == q && q == '\'' && p.i+1 < len(p.s) && p.s[p.i+1] == '\'':
-			out = append(out, p.s[seg:p.i+1]...)
-			p.i += 2
-			seg = p.i
-		case c == q:
-			var tok []byte
-			if out == nil {
-				tok = p.s[seg:p.i]
-			} else {
-				tok = append(out, p.s[seg:p.i]...)
+	seg := start + 1
+	for i := seg; i < len(s); {
+		// The next byte that matters: the quote, or for JSON strings a
+		// backslash too. IndexByte scans many bytes at a time.
+		k := indexQuote(s[i:], q)
+		if q == '"' {
+			end := len(s)
+			if k >= 0 {
+				end = i + k // not past the quote: a field may hold many strings
 			}
-			p.i++
-			return tok, true, nil
-		case c == '\\' && q == '"':
-			out = append(out, p.s[seg:p.i]...)
-			var err error
-			if out, err = p.jsonEscape(out); err != nil {
-				return nil, false, err
+			if b := bytes.IndexByte(s[i:end], '\\'); b >= 0 {
+				out = append(out, s[seg:i+b]...)
+				p.i = i + b
+				var err error
+				if out, err = p.jsonEscape(out); err != nil {
+					return nil, false, err
+				}
+				i, seg = p.i, p.i
+				continue
 			}
-			seg = p.i
-		default:
-			p.i++
 		}
+		if k < 0 {
+			break
+		}
+		i += k
+		if q == '\'' && i+1 < len(s) && s[i+1] == '\'' {
+			out = append(out, s[seg:i+1]...)
+			i += 2
+			seg = i
+			continue
+		}
+		tok := s[seg:i]
+		if out != nil {
+			tok = append(out, tok...)
+		}
+		p.i = i + 1
+		return tok, true, nil
 	}
 	p.i = start
 	return nil, false, p.errorf("unterminated %c-quoted string", q)
+}
+
+// indexQuote is bytes.IndexByte(s, q), with the first bytes looked at
+// one by one: most quoted values in a collection are a few bytes long, and
+// for them the call costs more than the loop.
+func indexQuote(s []byte, q byte) int {
+	n := min(len(s), 16)
+	for i := 0; i < n; i++ {
+		if s[i] == q {
+			return i
+		}
+	}
+	if n == len(s) {
+		return -1
+	}
+	if k := bytes.IndexByte(s[n:], q); k >= 0 {
+		return n + k
+	}
+	return -1
 }
 
 // jsonEscape decodes the escape at p.i (which is a backslash) onto out.
@@ -252,8 +280,8 @@ func (b *builder) encoder(t *Type, depth int) (encodeFunc, error) {
 	return nil, fmt.Errorf("no converter for type %s", t)
 }
 
-// scalarEncoder reads a scalar token. Map keys are read by mapEncoder's own
-// function, which knows where a bare key ends.
+// scalarEncoder reads a scalar token. Elements of lists, sets and maps are
+// read by element.appendTo, which also knows where a bare map key ends.
 func scalarEncoder(t *Type, fn scalarFunc) encodeFunc {
 	return func(p *litParser, dst []byte) ([]byte, error) {
 		tok, quoted, err := p.token(false, false)
@@ -308,17 +336,62 @@ func appendValue(p *litParser, dst []byte, enc encodeFunc) ([]byte, error) {
 
 var errNullElement = errors.New("null is not allowed inside a list, set or map")
 
-// appendElement appends a list, set or map element, named what and
-// numbered i from 0 in errors; collections cannot hold nulls. colonEnds
-// is for map keys, which a ':' ends.
-func appendElement(p *litParser, dst []byte, enc encodeFunc, what string, i int, colonEnds bool) ([]byte, error) {
-	if p.nullAhead(colonEnds) {
+// element reads the values inside a composite: the elements of a list, set
+// or map (and its keys), the components of a tuple, the fields of a UDT. A
+// scalar's token goes straight to its function: nearly every such value is
+// a scalar, and the encodeFunc layers around one cost as much as parsing
+// it.
+type element struct {
+	t      *Type
+	scalar scalarFunc // nil for a composite element, read by enc
+	enc    encodeFunc
+	// colonEnds is for map keys, which a ':' ends; colonNeedsBlank
+	// narrows that to ": " for keys whose values hold colons.
+	colonEnds, colonNeedsBlank bool
+}
+
+func (b *builder) element(t *Type, depth int, mapKey bool) (*element, error) {
+	e := &element{t: t, colonEnds: mapKey}
+	if e.scalar = b.scalar(t); e.scalar != nil {
+		e.colonNeedsBlank = mapKey && colonInValues(t)
+		return e, nil
+	}
+	var err error
+	e.enc, err = b.encoder(t, depth+1)
+	return e, err
+}
+
+// appendTo appends one element, named what and numbered i from 0 in
+// errors.
+func (e *element) appendTo(p *litParser, dst []byte, what string, i int) ([]byte, error) {
+	if p.nullAhead(e.colonEnds) {
 		return dst, fmt.Errorf("%s %d: %w", what, i+1, errNullElement)
 	}
-	out, err := appendValue(p, dst, enc)
+	out, err := e.read(p, dst)
 	if err != nil {
 		return dst, fmt.Errorf("%s %d: %w", what, i+1, err)
 	}
+	return out, nil
+}
+
+// read appends one value with its length, as appendValue does.
+func (e *element) read(p *litParser, dst []byte) ([]byte, error) {
+	if e.scalar == nil {
+		return appendValue(p, dst, e.enc)
+	}
+	tok, quoted, err := p.token(e.colonEnds, e.colonNeedsBlank)
+	if err == nil {
+		err = p.afterBare(quoted)
+	}
+	if err != nil {
+		return dst, err
+	}
+	at := len(dst)
+	out, err := e.scalar(append(dst, 0, 0, 0, 0), tok)
+	if err != nil {
+		return dst[:at], newConvertError(e.t, tok, err)
+	}
+	binary.BigEndian.PutUint32(out[at:], uint32(len(out)-at-4))
 	return out, nil
 }
 
@@ -407,7 +480,7 @@ func opensValue(c byte) bool {
 }
 
 func (b *builder) listEncoder(t *Type, depth int) (encodeFunc, error) {
-	elem, err := b.encoder(t.Elems[0], depth+1)
+	elem, err := b.element(t.Elems[0], depth, false)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +488,7 @@ func (b *builder) listEncoder(t *Type, depth int) (encodeFunc, error) {
 		at := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
 		n, err := p.elements("[{", func(i int) (err error) {
-			dst, err = appendElement(p, dst, elem, "element", i, false)
+			dst, err = elem.appendTo(p, dst, "element", i)
 			return err
 		})
 		if err != nil {
@@ -427,27 +500,11 @@ func (b *builder) listEncoder(t *Type, depth int) (encodeFunc, error) {
 }
 
 func (b *builder) mapEncoder(t *Type, depth int) (encodeFunc, error) {
-	keyType := t.Elems[0]
-	var key encodeFunc
-	if fn := b.scalar(keyType); fn != nil {
-		needsBlank := colonInValues(keyType)
-		key = func(p *litParser, dst []byte) ([]byte, error) {
-			tok, quoted, err := p.token(true, needsBlank)
-			if err != nil {
-				return dst, err
-			}
-			if err := p.afterBare(quoted); err != nil {
-				return dst, err
-			}
-			return scalarValue(keyType, fn, dst, tok)
-		}
-	} else {
-		var err error
-		if key, err = b.encoder(keyType, depth+1); err != nil {
-			return nil, err
-		}
+	key, err := b.element(t.Elems[0], depth, true)
+	if err != nil {
+		return nil, err
 	}
-	val, err := b.encoder(t.Elems[1], depth+1)
+	val, err := b.element(t.Elems[1], depth, false)
 	if err != nil {
 		return nil, err
 	}
@@ -455,13 +512,13 @@ func (b *builder) mapEncoder(t *Type, depth int) (encodeFunc, error) {
 		at := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
 		n, err := p.elements("{", func(i int) (err error) {
-			if dst, err = appendElement(p, dst, key, "key", i, true); err != nil {
+			if dst, err = key.appendTo(p, dst, "key", i); err != nil {
 				return err
 			}
 			if err := p.expect(':'); err != nil {
 				return fmt.Errorf("entry %d: %w", i+1, err)
 			}
-			dst, err = appendElement(p, dst, val, "value", i, false)
+			dst, err = val.appendTo(p, dst, "value", i)
 			return err
 		})
 		if err != nil {
@@ -507,10 +564,10 @@ func (p *litParser) pythonNoneAhead() bool {
 }
 
 func (b *builder) tupleEncoder(t *Type, depth int) (encodeFunc, error) {
-	elems := make([]encodeFunc, len(t.Elems))
+	elems := make([]*element, len(t.Elems))
 	for i, e := range t.Elems {
 		var err error
-		if elems[i], err = b.encoder(e, depth+1); err != nil {
+		if elems[i], err = b.element(e, depth, false); err != nil {
 			return nil, err
 		}
 	}
@@ -524,7 +581,7 @@ func (b *builder) tupleEncoder(t *Type, depth int) (encodeFunc, error) {
 				dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
 				return nil
 			}
-			out, err := appendValue(p, dst, elems[i])
+			out, err := elems[i].read(p, dst)
 			if err != nil {
 				return fmt.Errorf("component %d: %w", i+1, err)
 			}
@@ -546,10 +603,10 @@ func (b *builder) udtEncoder(t *Type, depth int) (encodeFunc, error) {
 	if t.Fields == nil {
 		return nil, fmt.Errorf("user-defined type %s has no fields: resolve it with LoadTable or give Fields", t)
 	}
-	fields := make([]encodeFunc, len(t.Fields))
+	fields := make([]*element, len(t.Fields))
 	for i, f := range t.Fields {
 		var err error
-		if fields[i], err = b.encoder(f.Type, depth+1); err != nil {
+		if fields[i], err = b.element(f.Type, depth, false); err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.Name, err)
 		}
 	}
@@ -587,7 +644,7 @@ func (b *builder) udtEncoder(t *Type, depth int) (encodeFunc, error) {
 			if p.nullOrEmptyAhead(b.f.NullMarker) {
 				dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
 			} else {
-				out, err := appendValue(p, dst, fields[k])
+				out, err := fields[k].read(p, dst)
 				if err != nil {
 					return fmt.Errorf("field %s: %w", t.Fields[k].Name, err)
 				}

@@ -301,7 +301,11 @@ func parseZone(s []byte, python bool) (off, n int, ok bool) {
 	return off, n, true
 }
 
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// isBlank reports a space, tab or line break. A table lookup: the literal
+// parser asks it several times for every element it reads.
+func isBlank(c byte) bool { return blanks[c] }
+
+var blanks = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 // equalFoldASCII compares b with a lower-case ASCII string.
 func equalFoldASCII(b []byte, lower string) bool {
