@@ -280,8 +280,9 @@ func (b *builder) encoder(t *Type, depth int) (encodeFunc, error) {
 	return nil, fmt.Errorf("no converter for type %s", t)
 }
 
-// scalarEncoder reads a scalar token. Elements of lists, sets and maps are
-// read by element.appendTo, which also knows where a bare map key ends.
+// scalarEncoder reads a scalar token where an encodeFunc is needed (a
+// vector's elements). Scalars inside lists, sets, maps, tuples and UDTs are
+// read by element, which also knows where a bare map key ends.
 func scalarEncoder(t *Type, fn scalarFunc) encodeFunc {
 	return func(p *litParser, dst []byte) ([]byte, error) {
 		tok, quoted, err := p.token(false, false)
