@@ -389,7 +389,9 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 		if chunkStart < 0 {
 			chunkStart, ch.FirstLine = rec.start, rec.line
 			ch.plain, ch.plainQuote = true, d.Quote
-			ch.ends = make([]int32, 0, min(s.chunkRecords, 4096))
+			// Sized by the file's previous chunk: a fixed 4096 would
+			// allocate and clear 16 KiB for a chunk of 250 long records.
+			ch.ends = make([]int32, 0, min(s.chunkRecords, f.lastRecords+f.lastRecords/8+16))
 		}
 		ch.plain = ch.plain && rec.plain && rec.end-chunkStart <= math.MaxInt32
 		if ch.plain {
@@ -411,6 +413,9 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 		}
 	}
 	ch.Offset = chunkStart
+	if ch.plain {
+		f.lastRecords = ch.Records
+	}
 	if chunkStart < 0 {
 		ch.FirstLine, ch.Offset = f.line, f.pos
 	}
@@ -509,9 +514,12 @@ type fileState struct {
 	finished   bool    // no more chunks after the current one
 	pending    recSpan // read but left for the next chunk
 	hasPending bool
-	afterCR    bool // pos follows a CR line break not yet counted
-	spills     *spills
-	spillDir   string
+	// lastRecords is the previous chunk's record count, to size the
+	// next one's ends.
+	lastRecords int
+	afterCR     bool // pos follows a CR line break not yet counted
+	spills      *spills
+	spillDir    string
 	// flush is Splitter.FlushInterval for an input that may be cut when
 	// it stalls (input.ready), else 0; stalled says a skipBlank or
 	// readRecord gave up for that, leaving pos where the record would
