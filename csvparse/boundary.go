@@ -582,7 +582,7 @@ func walkRecords(r io.ReaderAt, size, p, off int64, c *codes, st uint8) (int64, 
 			inRecord = true
 			piece = piece[k:]
 		}
-		if k := sc.scan(piece); k >= 0 {
+		if k := sc.scan(piece, false); k >= 0 {
 			p += int64(k)
 			inRecord = false
 			continue

@@ -72,7 +72,13 @@ type scanner struct {
 	// plain: plainLine found the record, so it is one line ending in LF
 	// with no quote and no CR but one right before the LF.
 	plain bool
+	// retries counts the scans of this record that consumed nothing
+	// (scan's retry), at most maxPlainRetries: a line trickling in a
+	// few bytes a read is not searched again at every one.
+	retries uint8
 }
+
+const maxPlainRetries = 4
 
 func (s *scanner) reset() {
 	s.st = stFieldStart
@@ -80,44 +86,59 @@ func (s *scanner) reset() {
 	s.fresh = true
 	s.endedAtCR = false
 	s.plain = false
+	s.retries = 0
 }
 
 // plainLine returns the end of a record that is one whole line of p
 // without quotes or escapes (most records), found with the vectorised
-// bytes functions instead of a byte loop; or -1.
-func (s *scanner) plainLine(p []byte) int {
+// bytes functions instead of a byte loop; or -1. partial says that p
+// holds no line break yet and nothing else that rules a plain line out:
+// with more input, the record may still be one.
+func (s *scanner) plainLine(p []byte) (end int, partial bool) {
 	nl := bytes.IndexByte(p, '\n')
 	if nl < 0 {
-		return -1
+		return -1, bytes.IndexByte(p, s.c.quote) < 0
 	}
 	line := p[:nl]
 	if bytes.IndexByte(line, s.c.quote) >= 0 {
-		return -1
+		return -1, false
 	}
 	// Outside quotes an escape moves a record's end only when it
 	// escapes the line break itself, so only the last byte needs looking
 	// at; an escaped CR before the LF ends the record at the LF too.
 	if s.c.hasEsc && nl > 0 && line[nl-1] == s.c.esc {
-		return -1
+		return -1, false
 	}
 	if cr := bytes.IndexByte(line, '\r'); cr >= 0 && cr < nl-1 {
-		return -1 // a lone CR ends the record earlier
+		return -1, false // a lone CR ends the record earlier
 	}
 	s.lines++
-	return nl + 1
+	return nl + 1, false
 }
 
 // scan consumes p from the saved state and returns the index just past
-// the '\n' that ends the record, or -1 if p ends first.
-func (s *scanner) scan(p []byte) int {
+// the '\n' that ends the record, or -1 if p ends first. With retry, p
+// begins a record and more input can follow: if p holds only the start
+// of what may be a plain line, scan consumes nothing (the scanner stays
+// fresh), so that the caller hands it the whole record again once more
+// is read (up to maxPlainRetries times). A record that straddles a read would otherwise go through the
+// byte loop and, not being plain, take the plain path away from the
+// Reader for every record of its chunk: about one chunk in every read.
+func (s *scanner) scan(p []byte, retry bool) int {
 	if s.fresh {
 		// Only at the record's first byte: trying at every field would
 		// rescan a long line once per field.
-		s.fresh = false
-		if k := s.plainLine(p); k >= 0 {
+		k, partial := s.plainLine(p)
+		if k >= 0 {
+			s.fresh = false
 			s.plain = true
 			return k
 		}
+		if partial && retry && s.retries < maxPlainRetries {
+			s.retries++
+			return -1
+		}
+		s.fresh = false
 	}
 	c := s.c
 	st := s.st

@@ -690,6 +690,12 @@ func (f *fileState) skipBlank(keep int64, cut bool) (bool, error) {
 // of its fragments. Past the limit nothing of it stays in memory but a
 // copy of its first MaxRecordBytes bytes; with overSpill the rest goes
 // to a spill file as the scan passes it.
+// plainRetryBytes bounds the start of a record that readRecord scans
+// again once more input is read, so that a long line read in small
+// pieces (a pipe's) is not searched over and over: past it the scanner
+// goes on byte by byte.
+const plainRetryBytes = 256 << 10
+
 func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bool, error) {
 	ok, err := f.skipBlank(keep, cut)
 	if err != nil || !ok {
@@ -723,14 +729,20 @@ func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bo
 			wend = min(bufEnd, limit)
 		}
 		if f.pos < wend {
-			k := f.sc.scan(f.slice(f.pos, wend))
+			// A record short enough to scan again whole, not at the
+			// limit or the end of the input, may wait for its line end
+			// (scanner.scan).
+			retry := f.pos == start && wend == bufEnd && wend < limit && !f.eof && wend-start <= plainRetryBytes
+			k := f.sc.scan(f.slice(f.pos, wend), retry)
 			if k >= 0 {
 				f.pos += int64(k)
 				f.afterCR = f.sc.endedAtCR
 				rec.plain = f.sc.plain
 				return finish(1)
 			}
-			f.pos = wend
+			if !retry || !f.sc.fresh {
+				f.pos = wend
+			}
 		}
 		if !rec.tooLong && f.pos == limit && bufEnd > limit {
 			// The record goes on past the limit.

@@ -535,6 +535,53 @@ func TestPlainChunks(t *testing.T) {
 	}
 }
 
+// A plain line cut by a read is still plain: the scanner looks at the
+// whole record again once its line end is read, so the chunk keeps the
+// Reader's plain path. Records trickling in a byte at a time, and one
+// longer than plainRetryBytes, stop being retried and are read right.
+func TestPlainChunksAcrossReads(t *testing.T) {
+	var in bytes.Buffer
+	for i := range 200 {
+		fmt.Fprintf(&in, "%d,%s\n", i, strings.Repeat("x", i%37))
+	}
+	data := in.Bytes()
+	pieces := func(n int) Source {
+		return Source{Name: "p", Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
+			return io.NopCloser(&pieceReader{r: bytes.NewReader(data), n: n}), nil
+		}}
+	}
+	for _, n := range []int{5, 16, 100, 4096} {
+		s := NewSplitter([]Source{pieces(n)}, DefaultDialect(), 10, 0)
+		chunks, recs := split(t, s, DefaultDialect())
+		if len(recs) != 200 {
+			t.Fatalf("reads of %d bytes: %d records, want 200", n, len(recs))
+		}
+		for i, c := range chunks {
+			// A record longer than maxPlainRetries reads is not retried
+			// to the end; a record of n bytes or more a read, and every
+			// one of the larger reads, is.
+			if !c.plain && n >= 16 {
+				t.Errorf("reads of %d bytes: chunk %d (%q) not plain", n, i, c.Data)
+			}
+		}
+	}
+	long := append([]byte("1,"+strings.Repeat("y", plainRetryBytes+10)+"\n"), data...)
+	s := NewSplitter([]Source{{Name: "l", Size: int64(len(long)), Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(&pieceReader{r: bytes.NewReader(long), n: 1000}), nil
+	}}}, DefaultDialect(), 10, 0)
+	if _, recs := split(t, s, DefaultDialect()); len(recs) != 201 || len(recs[0].Fields[1]) != plainRetryBytes+10 {
+		t.Fatalf("long line: %d records", len(recs))
+	}
+}
+
+// pieceReader returns at most n bytes a Read.
+type pieceReader struct {
+	r io.Reader
+	n int
+}
+
+func (p *pieceReader) Read(b []byte) (int, error) { return p.r.Read(b[:min(len(b), p.n)]) }
+
 // TestSkipRowsMaxRowsOneInput: with one input MAXROWS counts the skipped
 // records, as cqlsh's readers do; with several it applies to each file
 // after its SKIPROWS.
