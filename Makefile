@@ -8,7 +8,7 @@ TAGS     ?=
 FUZZTIME ?= 10s
 DEMO_PORT ?= 19042
 
-.PHONY: all build install test test-short test-large chaos bench demo lint fuzz integration snapshot docker up down clean
+.PHONY: all build install test test-short test-large chaos bench pgo demo lint fuzz integration snapshot docker up down clean
 
 all: build
 
@@ -45,6 +45,17 @@ chaos:
 # ceiling; BENCH_ROWS sets the dataset size.
 bench: build
 	$(GO) run ./bench $(BENCH_ARGS)
+
+# The CPU profile cqlload is built with (cmd/cqlload/default.pgo: the go
+# command applies profile-guided optimisation to every build of the
+# cqlload binary): the loader on make bench's datasets, twice, merged.
+# Run it again after changes to the hot path (README, Where the time goes).
+PGO_RUNS := 1 2
+pgo: build
+	rm -rf $(BIN)/pgo
+	for i in $(PGO_RUNS); do $(GO) run ./bench -rows 1000000 -alloc-rows 1000000 -datasets narrow,1kb,wide,rich -store narrow \
+	  -scale 0 -capacity=false -splits=false -repeat 1 -profile $(BIN)/pgo/$$i -json $(BIN)/pgo/$$i.json -plot "" || exit 1; done
+	$(GO) tool pprof -proto $(BIN)/pgo/*/*.cpu.pprof > cmd/cqlload/default.pgo
 
 # Starts cqlsim, applies the demo schema, loads testdata/ with a progress
 # bar, prints the summary and the row counts read back, stops cqlsim.
