@@ -2,7 +2,6 @@ package loader
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,8 +21,14 @@ type node struct {
 // first range, as on Cassandra's ring.
 type ring struct {
 	ends []int64
-	set  []int      // replica set id of each range
-	sets [][]string // host ids of each replica set, for tests and messages
+	// first[b] is the first range that may hold a token of bucket b, the
+	// tokens' top bucketBits bits in token order (bucket): a lookup per
+	// row starts there and steps over the ends inside the bucket, about
+	// one, instead of a binary search's dozen unpredictable branches.
+	first      []int32
+	bucketBits uint
+	set        []int      // replica set id of each range
+	sets       [][]string // host ids of each replica set, for tests and messages
 	// shards and ignoreMSB describe ScyllaDB sharding when every node
 	// announces the same; shards is 0 otherwise (Cassandra, or nodes
 	// that differ).
@@ -62,13 +67,40 @@ func (r *ring) replicaSet(token int64) int {
 	if len(r.ends) == 0 {
 		return 0
 	}
-	// slices.BinarySearch: the first range ending at or after token,
-	// without sort.Search's closure call per step (it runs per row).
-	i, _ := slices.BinarySearch(r.ends, token)
+	// The first range ending at or after token; past the last, the
+	// first range.
+	i := int(r.first[bucket(token, r.bucketBits)])
+	for i < len(r.ends) && r.ends[i] < token {
+		i++
+	}
 	if i == len(r.ends) {
 		i = 0
 	}
 	return r.set[i]
+}
+
+// bucket is the top bits of token, ordered as tokens are.
+func bucket(token int64, bits uint) uint64 {
+	return (uint64(token) ^ 1<<63) >> (64 - bits)
+}
+
+// index makes first: at least two buckets a range (most buckets then
+// hold no end), from 2^8 to 2^16 of them.
+func (r *ring) index() {
+	r.bucketBits = 8
+	for r.bucketBits < 16 && 1<<r.bucketBits < 2*len(r.ends) {
+		r.bucketBits++
+	}
+	r.first = make([]int32, 1<<r.bucketBits)
+	i := 0
+	for b := range r.first {
+		// The bucket's least token: b in the top bits, the rest 0.
+		least := int64(uint64(b)<<(64-r.bucketBits) ^ 1<<63)
+		for i < len(r.ends) && r.ends[i] < least {
+			i++
+		}
+		r.first[b] = int32(i)
+	}
 }
 
 type replication struct {
@@ -264,5 +296,6 @@ func rangeRing(ranges []tokenRange) *ring {
 		r.ends = append(r.ends, tr.last)
 		r.set = append(r.set, id)
 	}
+	r.index()
 	return r
 }

@@ -1,8 +1,11 @@
 package loader
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/cqlload/cqlload/internal/shard"
@@ -83,6 +86,55 @@ func TestRangeRing(t *testing.T) {
 	}
 	if len(r.sets) != 2 {
 		t.Errorf("%d replica sets, want 2 (same hosts in another order are one set)", len(r.sets))
+	}
+}
+
+// The bucket index finds the range a binary search over the ends does,
+// for rings from one range to more than the buckets (several ends a
+// bucket), with ends bunched together and at the extremes, and tokens at,
+// around and between the ends.
+func TestReplicaSetIndexMatchesSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 2, 3, 768, 7680, 200000} {
+		ends := make([]int64, 0, n)
+		for len(ends) < n {
+			e := int64(rng.Uint64())
+			switch rng.IntN(8) {
+			case 0:
+				e = math.MaxInt64 - int64(rng.IntN(3))
+			case 1:
+				e = math.MinInt64 + int64(rng.IntN(3))
+			case 2:
+				e = e>>40 | 1<<40 // bunched in a few buckets
+			}
+			ends = append(ends, e)
+		}
+		slices.Sort(ends)
+		ends = slices.Compact(ends)
+		ranges := make([]tokenRange, len(ends))
+		for i, e := range ends {
+			ranges[i] = tokenRange{last: e, hosts: []string{strconv.Itoa(i)}}
+		}
+		r := rangeRing(ranges)
+		want := func(token int64) int {
+			i, _ := slices.BinarySearch(ends, token)
+			if i == len(ends) {
+				i = 0
+			}
+			return r.set[i]
+		}
+		tokens := []int64{math.MinInt64, math.MinInt64 + 1, -1, 0, 1, math.MaxInt64 - 1, math.MaxInt64}
+		for _, e := range ends[:min(len(ends), 2000)] {
+			tokens = append(tokens, e-1, e, e+1)
+		}
+		for range 20000 {
+			tokens = append(tokens, int64(rng.Uint64()))
+		}
+		for _, tok := range tokens {
+			if got, w := r.replicaSet(tok), want(tok); got != w {
+				t.Fatalf("%d ranges, token %d: replica set %d, want %d", len(ends), tok, got, w)
+			}
+		}
 	}
 }
 
