@@ -121,9 +121,10 @@ func (s *scanner) plainLine(p []byte) (end int, partial bool) {
 // begins a record and more input can follow: if p holds only the start
 // of what may be a plain line, scan consumes nothing (the scanner stays
 // fresh), so that the caller hands it the whole record again once more
-// is read (up to maxPlainRetries times). A record that straddles a read would otherwise go through the
-// byte loop and, not being plain, take the plain path away from the
-// Reader for every record of its chunk: about one chunk in every read.
+// is read (up to maxPlainRetries times). A record that straddles a read
+// would otherwise go through the byte loop and, not being plain, take the
+// plain path away from the Reader for every record of its chunk: about
+// one chunk in every read.
 func (s *scanner) scan(p []byte, retry bool) int {
 	if s.fresh {
 		// Only at the record's first byte: trying at every field would

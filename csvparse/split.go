@@ -679,6 +679,12 @@ func (f *fileState) skipBlank(keep int64, cut bool) (bool, error) {
 	}
 }
 
+// plainRetryBytes bounds the start of a record that readRecord scans
+// again once more input is read, so that a long line read in small
+// pieces (a pipe's) is not searched over and over: past it the scanner
+// goes on byte by byte.
+const plainRetryBytes = 256 << 10
+
 // readRecord finds the next record, keeping [keep, …) buffered (or only
 // the record if keep < 0). It returns false at the end of the input, or,
 // with cut, when the input stalls (f.waits) before the record ends: then
@@ -690,12 +696,6 @@ func (f *fileState) skipBlank(keep int64, cut bool) (bool, error) {
 // of its fragments. Past the limit nothing of it stays in memory but a
 // copy of its first MaxRecordBytes bytes; with overSpill the rest goes
 // to a spill file as the scan passes it.
-// plainRetryBytes bounds the start of a record that readRecord scans
-// again once more input is read, so that a long line read in small
-// pieces (a pipe's) is not searched over and over: past it the scanner
-// goes on byte by byte.
-const plainRetryBytes = 256 << 10
-
 func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bool, error) {
 	ok, err := f.skipBlank(keep, cut)
 	if err != nil || !ok {
