@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -511,11 +513,11 @@ func TestRecordStartsShareMemo(t *testing.T) {
 		}
 		size := int64(len(data))
 		windows := [][2]int64{{1, 4}, {8, 64}}[r.IntN(2)]
-		var memo quoteMemo
+		fs := newFileSearch(bytes.NewReader(data))
 		for range 12 {
 			off := r.Int64N(size + 1)
 			want, werr := findRecordStart(bytes.NewReader(data), size, off, d, -1, windows[0], windows[1])
-			got, gerr := findRecordStartMemo(bytes.NewReader(data), size, off, d, -1, windows[0], windows[1], &memo)
+			got, gerr := findRecordStartIn(&fs, size, off, d, -1, windows[0], windows[1])
 			if got != want || (werr == nil) != (gerr == nil) {
 				t.Fatalf("iteration %d, off %d: with the memo %d, %v; fresh %d, %v", it, off, got, gerr, want, werr)
 			}
@@ -559,4 +561,71 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.r.ReadAt(p, off)
 	c.n += int64(n)
 	return n, err
+}
+
+// TestFindRecordStartFile: searches of an *os.File, whose quote scan goes
+// through a map where the system can map files, agree with searches of
+// the same bytes in memory, and see a quote opened tens of MiB before the
+// offset, on either side of a scan block's edge.
+func TestFindRecordStartFile(t *testing.T) {
+	d := DefaultDialect()
+	var b bytes.Buffer
+	const q = 5*4096 - 1 // a quote on a page's last byte
+	for b.Len() < q-2-40 {
+		fmt.Fprintf(&b, "%d,plain\n", b.Len())
+	}
+	b.WriteString(strings.Repeat("y", q-2-1-b.Len()) + "\n")
+	b.WriteString("7,\"")
+	for b.Len() < 2*boundaryMapBlock+boundaryWindowMax {
+		b.WriteString("inside the quoted field, no quote here\n")
+	}
+	b.WriteString("\",8\n")
+	quotedEnd := int64(b.Len())
+	for b.Len() < int(quotedEnd)+1<<20 {
+		fmt.Fprintf(&b, "%d,after\n", b.Len())
+	}
+	data := b.Bytes()
+	if data[q] != '"' || q%4096 != 4095 {
+		t.Fatalf("the quote is not where the test put it")
+	}
+	size := int64(len(data))
+	path := filepath.Join(t.TempDir(), "quoted.csv")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	// The window before an offset is boundaryWindowMin bytes when it
+	// holds no quote; the scan then takes blocks back from its start.
+	var offs []int64
+	for k := int64(1); k <= 2; k++ {
+		for delta := int64(-1); delta <= 1; delta++ {
+			offs = append(offs, q+k*boundaryMapBlock+boundaryWindowMin+delta)
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 6 {
+		offs = append(offs, r.Int64N(size))
+	}
+	for _, off := range offs {
+		rs := NewRecordStarts(f, size, d)
+		got, err := rs.At(off)
+		want, werr := FindRecordStart(bytes.NewReader(data), size, off, d)
+		if err != nil || werr != nil || got != want {
+			t.Fatalf("off %d: from the file %d, %v; from memory %d, %v", off, got, err, want, werr)
+		}
+		if off > q && off < quotedEnd && got != quotedEnd {
+			t.Fatalf("off %d inside the quoted field: %d, want its record's end %d", off, got, quotedEnd)
+		}
+		if canMap && rs.fs.file == nil {
+			t.Fatalf("off %d: the search stopped mapping the file", off)
+		}
+		if off > q+boundaryMapBlock && rs.Searched() < off-q-boundaryWindowMin {
+			t.Fatalf("off %d: searched %d bytes, fewer than the stretch back to the quote", off, rs.Searched())
+		}
+	}
 }

@@ -34,7 +34,8 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 	for i, obj := range objects {
 		if !source.IsURL(obj.Name) && obj.ReaderAt != nil {
 			// A local file: one handle for the boundary search's many
-			// reads, rather than an open per read.
+			// reads, rather than an open per read, and one the search
+			// can map (see csvparse.NewRecordStarts).
 			if f, err := os.Open(obj.Name); err == nil {
 				defer f.Close()
 				obj.ReaderAt = f
@@ -75,19 +76,6 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 	return out, searched, nil
 }
 
-// countingReaderAt adds the bytes read through it to *n: what a boundary
-// search read of its file. Not safe for concurrent use.
-type countingReaderAt struct {
-	r io.ReaderAt
-	n *int64
-}
-
-func (c countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.r.ReadAt(p, off)
-	*c.n += int64(n)
-	return n, err
-}
-
 // sourcesOf is the objects as the Splitter reads them, whole.
 func sourcesOf(objects []source.Object) []csvparse.Source {
 	out := make([]csvparse.Source, len(objects))
@@ -116,7 +104,8 @@ func rangeable(obj source.Object, o *Options) (bool, error) {
 func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, searched *int64) (csvparse.Source, error) {
 	// One search for both ends: the second reads only what the first
 	// did not prove free of quotes.
-	starts := csvparse.NewRecordStarts(countingReaderAt{obj.ReaderAt, searched}, obj.Size, d)
+	starts := csvparse.NewRecordStarts(obj.ReaderAt, obj.Size, d)
+	defer func() { *searched += starts.Searched() }()
 	boundary := func(off int64) (int64, error) {
 		p, err := starts.At(off)
 		if err != nil {

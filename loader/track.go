@@ -232,8 +232,9 @@ type Summary struct {
 	// record starts of its byte ranges: on Linux the searching thread's
 	// alone, elsewhere the process's over the search (see cpuOf).
 	SplitFindS float64 `json:"split_find_s,omitempty"`
-	// SplitFindBytes is the input that search read: the prefix before
-	// a range of a file without quote characters, a window otherwise.
+	// SplitFindBytes is the input that search read, or scanned in place
+	// through a map: the prefix before a range of a file without quote
+	// characters, a window otherwise.
 	SplitFindBytes int64 `json:"split_find_bytes,omitempty"`
 	// StartedAt and EndedAt bound the run on the wall clock.
 	StartedAt time.Time `json:"started_at"`
