@@ -85,6 +85,9 @@ const (
 	// system calls and faults, and bounds what the map adds to the
 	// process's resident memory.
 	boundaryMapBlock = 16 << 20
+	// The largest block of lastQuote's scan through streams, which
+	// start at boundaryReadBlock and double: one request each.
+	boundaryStreamMax = 256 << 20
 )
 
 // FindRecordStart returns the offset of the first record that begins at
@@ -158,6 +161,14 @@ func FindRecordStartWithin(r io.ReaderAt, size, off int64, d Dialect, maxBack in
 // prefix before the farther end once, not the two prefixes. Not safe for
 // concurrent use.
 type RecordStarts struct {
+	// OpenRange, when set, streams n bytes of the file from off. The
+	// scan of a long prefix for quotes then streams blocks that double
+	// from 1 MiB to 256 MiB, one stream each, rather than issuing a
+	// ReadAt per MiB: for an object in storage, where each read is a
+	// request, that is about a dozen requests for a GB, not a thousand.
+	// A local file is mapped instead (see NewRecordStarts).
+	OpenRange func(off, n int64) (io.ReadCloser, error)
+
 	size int64
 	d    Dialect
 	fs   fileSearch
@@ -173,6 +184,7 @@ func NewRecordStarts(r io.ReaderAt, size int64, d Dialect) *RecordStarts {
 
 // At returns FindRecordStart(r, size, off, d).
 func (rs *RecordStarts) At(off int64) (int64, error) {
+	rs.fs.open = rs.OpenRange
 	return findRecordStartIn(&rs.fs, rs.size, off, rs.d, -1, boundaryWindowMin, boundaryWindowMax)
 }
 
@@ -188,16 +200,23 @@ func (rs *RecordStarts) Searched() int64 { return rs.fs.searched }
 // the prefix is copied from the page cache before it is scanned, about
 // 170 ms of CPU per GB; scanned in place through a map of 16 MiB at a
 // time it costs about 110 (populating the map at once, Linux's
-// MAP_POPULATE, bought nothing measurable). Only that scan is mapped: the windows are
-// small, and a map is held only while its block is scanned, so the
-// process's resident memory grows by one block at most. A file cut short
-// while mapped would raise SIGBUS; the scan turns that fault into an
-// error (see mappedLastQuote), as a short read would be.
+// MAP_POPULATE, bought nothing measurable). Only that scan is mapped:
+// the windows are small, and a map is held only while its block is
+// scanned, so the process's resident memory grows by one block at most.
+// A file cut short while mapped would raise SIGBUS; the scan turns that
+// fault into an error (see mappedLastQuote), as a short read would be.
+// A file that cannot be mapped but can be streamed (an object in
+// storage) is scanned through streams of doubling blocks (see
+// RecordStarts.OpenRange).
 type fileSearch struct {
-	r        io.ReaderAt
-	file     *os.File // r, while it may be mapped; nil after a map fails
-	memo     quoteMemo
-	searched int64 // bytes read or scanned
+	r    io.ReaderAt
+	file *os.File // r, while it may be mapped; nil after a map fails
+	// open streams a range of the file, when it can; streamBlock is
+	// the size of the next streamed block.
+	open        func(off, n int64) (io.ReadCloser, error)
+	streamBlock int64
+	memo        quoteMemo
+	searched    int64 // bytes read or scanned
 }
 
 func newFileSearch(r io.ReaderAt) fileSearch {
@@ -421,10 +440,15 @@ func (f *boundaryFinder) statesAt(p int64) (uint8, error) {
 			init = after
 		} else {
 			// No quote in (q, s): a quoted state stays quoted, any
-			// other becomes unquoted.
-			init = plainStates
+			// other becomes unquoted. (Adding the unquoted states to a
+			// quoted one would leave a search inside a long quoted
+			// field undecided, and send it on the walk from the start.)
+			init = 0
 			if after&quotedStates != 0 {
 				init |= quotedStates
+			}
+			if after&^quotedStates != 0 {
+				init |= plainStates
 			}
 		}
 	}
@@ -445,7 +469,7 @@ func (f *boundaryFinder) lastQuote(from, to int64) (int64, error) {
 			to = max(from, m.lo)
 			continue
 		}
-		n := min(f.blockSize(), to-from)
+		n := min(f.nextBlock(), to-from)
 		if m.hi > m.lo && m.hi > to-n && m.hi < to {
 			n = to - m.hi // down to the known stretch only
 		}
@@ -464,15 +488,22 @@ func (f *boundaryFinder) lastQuote(from, to int64) (int64, error) {
 	return -1, nil
 }
 
-func (f *boundaryFinder) blockSize() int64 {
-	if f.fs.file != nil {
+// nextBlock is the size of lastQuote's next block back.
+func (f *boundaryFinder) nextBlock() int64 {
+	switch fs := f.fs; {
+	case fs.file != nil:
 		return boundaryMapBlock
+	case fs.open != nil:
+		b := max(fs.streamBlock, boundaryReadBlock)
+		fs.streamBlock = min(2*b, boundaryStreamMax)
+		return b
 	}
 	return boundaryReadBlock
 }
 
-// lastIn returns the index in [lo, hi) of its last quote, or -1, from a
-// map of the file if it can be mapped, else from a read.
+// lastIn returns the index in [lo, hi) of its last quote, or -1: from a
+// map of the file if it can be mapped, else from one stream of the range
+// if the file can be streamed, else from a read.
 func (f *boundaryFinder) lastIn(lo, hi int64) (int, error) {
 	if f.fs.file != nil {
 		last, err := mappedLastQuote(f.fs.file, lo, hi, f.quote)
@@ -485,11 +516,42 @@ func (f *boundaryFinder) lastIn(lo, hi int64) (int, error) {
 	if f.blk == nil {
 		f.blk = make([]byte, boundaryReadBlock)
 	}
+	if f.fs.open != nil && hi-lo > boundaryReadBlock {
+		return f.streamedLastQuote(lo, hi)
+	}
 	p := f.blk[:hi-lo]
 	if err := readFull(f.fs, p, lo); err != nil {
 		return 0, err
 	}
 	return lastIndexByte(p, f.quote), nil
+}
+
+// streamedLastQuote is lastIn through one stream of [lo, hi), read a
+// buffer at a time.
+func (f *boundaryFinder) streamedLastQuote(lo, hi int64) (last int, err error) {
+	rc, err := f.fs.open(lo, hi-lo)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if cerr := rc.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	last = -1
+	for pos := lo; pos < hi; {
+		p := f.blk[:min(int64(len(f.blk)), hi-pos)]
+		n, err := io.ReadFull(rc, p)
+		f.fs.searched += int64(n)
+		if err != nil {
+			return 0, readErr(err)
+		}
+		if k := lastIndexByte(p, f.quote); k >= 0 {
+			last = int(pos-lo) + k
+		}
+		pos += int64(n)
+	}
+	return last, nil
 }
 
 // lastIndexByte is bytes.LastIndexByte through the vectorised

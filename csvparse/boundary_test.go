@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -569,25 +570,7 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // offset, on either side of a scan block's edge.
 func TestFindRecordStartFile(t *testing.T) {
 	d := DefaultDialect()
-	var b bytes.Buffer
-	const q = 5*4096 - 1 // a quote on a page's last byte
-	for b.Len() < q-2-40 {
-		fmt.Fprintf(&b, "%d,plain\n", b.Len())
-	}
-	b.WriteString(strings.Repeat("y", q-2-1-b.Len()) + "\n")
-	b.WriteString("7,\"")
-	for b.Len() < 2*boundaryMapBlock+boundaryWindowMax {
-		b.WriteString("inside the quoted field, no quote here\n")
-	}
-	b.WriteString("\",8\n")
-	quotedEnd := int64(b.Len())
-	for b.Len() < int(quotedEnd)+1<<20 {
-		fmt.Fprintf(&b, "%d,after\n", b.Len())
-	}
-	data := b.Bytes()
-	if data[q] != '"' || q%4096 != 4095 {
-		t.Fatalf("the quote is not where the test put it")
-	}
+	data, q, quotedEnd := longQuotedField(t)
 	size := int64(len(data))
 	path := filepath.Join(t.TempDir(), "quoted.csv")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -626,6 +609,92 @@ func TestFindRecordStartFile(t *testing.T) {
 		}
 		if off > q+boundaryMapBlock && rs.Searched() < off-q-boundaryWindowMin {
 			t.Fatalf("off %d: searched %d bytes, fewer than the stretch back to the quote", off, rs.Searched())
+		}
+	}
+}
+
+// longQuotedField is a file whose quoted field, opened on a page's last
+// byte (q), runs tens of MiB without a quote, so that a search inside it
+// must find that quote; quotedEnd is where the record after it begins.
+func longQuotedField(t *testing.T) (data []byte, q, quotedEnd int64) {
+	t.Helper()
+	var b bytes.Buffer
+	q = 5*4096 - 1
+	for int64(b.Len()) < q-2-40 {
+		fmt.Fprintf(&b, "%d,plain\n", b.Len())
+	}
+	b.WriteString(strings.Repeat("y", int(q)-2-1-b.Len()) + "\n")
+	b.WriteString("7,\"")
+	for b.Len() < 2*boundaryMapBlock+boundaryWindowMax {
+		b.WriteString("inside the quoted field, no quote here\n")
+	}
+	b.WriteString("\",8\n")
+	quotedEnd = int64(b.Len())
+	for b.Len() < int(quotedEnd)+1<<20 {
+		fmt.Fprintf(&b, "%d,after\n", b.Len())
+	}
+	data = b.Bytes()
+	if data[q] != '"' || q%4096 != 4095 {
+		t.Fatalf("the quote is not where the test put it")
+	}
+	return data, q, quotedEnd
+}
+
+// TestRecordStartsStreamed: with OpenRange, a search scans a long prefix
+// through a few streams of doubling size rather than a ReadAt per MiB,
+// and finds what reads find.
+func TestRecordStartsStreamed(t *testing.T) {
+	d := DefaultDialect()
+	data, q, quotedEnd := longQuotedField(t)
+	size := int64(len(data))
+	for _, tc := range []struct {
+		off     int64
+		bounded bool // whether the reads are bounded as below
+	}{
+		{q + 2*boundaryMapBlock, true},
+		{q + boundaryMapBlock + 5, true},
+		{size - 1, true},
+		// A window that holds only the closing quote does not decide:
+		// the walk from the start, exact but through ReadAt.
+		{quotedEnd - 1, false},
+		{quotedEnd + 1000, false},
+	} {
+		off := tc.off
+		cr := &countingReaderAt{r: bytes.NewReader(data)}
+		rs := NewRecordStarts(cr, size, d)
+		var opens int
+		var streamed int64
+		rs.OpenRange = func(o, n int64) (io.ReadCloser, error) {
+			opens++
+			streamed += n
+			return io.NopCloser(bytes.NewReader(data[o : o+n])), nil
+		}
+		got, err := rs.At(off)
+		want, werr := FindRecordStart(bytes.NewReader(data), size, off, d)
+		if err != nil || werr != nil || got != want {
+			t.Fatalf("off %d: streamed %d, %v; read %d, %v", off, got, err, want, werr)
+		}
+		if off < quotedEnd && got != quotedEnd {
+			t.Fatalf("off %d inside the quoted field: %d, want %d", off, got, quotedEnd)
+		}
+		if !tc.bounded {
+			continue
+		}
+		// Back to the quote, 1 MiB then doubling: log2 of the prefix in
+		// MiB, and at most twice the prefix.
+		prefix := off - q
+		if maxOpens := bits.Len64(uint64(prefix/boundaryReadBlock)) + 1; opens > maxOpens || opens == 0 && prefix > boundaryWindowMax {
+			t.Errorf("off %d: %d streams for a %d-byte prefix, want 1 to %d", off, opens, prefix, maxOpens)
+		}
+		if streamed > 2*prefix+boundaryReadBlock {
+			t.Errorf("off %d: streamed %d bytes for a %d-byte prefix", off, streamed, prefix)
+		}
+		// ReadAt: the windows, and the walk to the record start.
+		if cr.n > 4*boundaryWindowMax+got-off {
+			t.Errorf("off %d: %d bytes through ReadAt besides the streams, want a few windows and the %d bytes to the record start", off, cr.n, got-off)
+		}
+		if rs.Searched() < cr.n+streamed/2 {
+			t.Errorf("off %d: Searched %d, below what was read (%d) and streamed (%d)", off, rs.Searched(), cr.n, streamed)
 		}
 	}
 }

@@ -3,7 +3,10 @@ package loader
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -15,19 +18,7 @@ import (
 // points) write every record once between them, and resume works on
 // objects as on files.
 func TestLoadFromS3Splits(t *testing.T) {
-	backend := s3mem.New()
-	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
-	t.Cleanup(srv.Close)
-	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDTEST")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	if err := backend.CreateBucket("in"); err != nil {
-		t.Fatal(err)
-	}
+	backend, _ := fakeS3(t)
 	const perFile = 20000
 	for f := range 2 {
 		var b bytes.Buffer
@@ -71,5 +62,88 @@ func TestLoadFromS3Splits(t *testing.T) {
 	var v string
 	if err := session(t, c).Query("SELECT v FROM ks.s3 WHERE k = 20007").Scan(&v); err != nil || v != "line 7\nof k, \"20007\"" {
 		t.Fatalf("k=20007 holds %q (%v)", v, err)
+	}
+}
+
+// fakeS3 starts an in-process S3 server holding an empty bucket "in",
+// points the AWS environment at it, and counts the GET requests it
+// serves.
+func fakeS3(t *testing.T) (*s3mem.Backend, *atomic.Int64) {
+	t.Helper()
+	backend := s3mem.New()
+	s3 := gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
+	gets := new(atomic.Int64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			gets.Add(1)
+		}
+		s3.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDTEST")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	if err := backend.CreateBucket("in"); err != nil {
+		t.Fatal(err)
+	}
+	return backend, gets
+}
+
+// TestS3SplitsOfObjectWithoutQuotes: the splits of an object without a
+// quote character load it exactly, and the last one finds its start by
+// streaming the prefix in a few requests, not one per MiB of it.
+func TestS3SplitsOfObjectWithoutQuotes(t *testing.T) {
+	backend, gets := fakeS3(t)
+	const rows = 24000
+	var b bytes.Buffer
+	b.WriteString("k,v\n")
+	filler := strings.Repeat("x", 1000)
+	for k := range rows {
+		fmt.Fprintf(&b, "%d,%s%d\n", k, filler, k)
+	}
+	size := b.Len()
+	if _, err := backend.PutObject("in", "plain.csv", nil, bytes.NewReader(b.Bytes()), int64(size), nil); err != nil {
+		t.Fatal(err)
+	}
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.plain (k int PRIMARY KEY, v text);`, nil)
+	const n = 4
+	var total int64
+	for i := range n {
+		o := testOptions(t, c, "plain", "s3://in/plain.csv")
+		o.Dialect.Header = true
+		o.SplitIndex, o.SplitCount, o.SplitSize = i, n, 1<<20
+		before := gets.Load()
+		s, err := runLoad(t, o)
+		if err != nil {
+			t.Fatalf("split %d: %v", i, err)
+		}
+		if s.RowsFailedParse+s.RowsFailedInsert != 0 {
+			t.Fatalf("split %d: %+v", i, s.Progress)
+		}
+		total += s.RowsWritten
+		requests := gets.Load() - before
+		if i == n-1 {
+			// Its prefix is about 18 MiB: 1 MiB reads were 18 requests
+			// for it alone (29 in all); doubling streams are 5 (16 in
+			// all, with the windows, the header, the range itself and
+			// the peeks at the object's first bytes).
+			if s.SplitFindBytes < int64(size)/2 {
+				t.Fatalf("split %d searched %d bytes of a %d-byte object without quotes", i, s.SplitFindBytes, size)
+			}
+			if requests > 20 {
+				t.Fatalf("split %d made %d GET requests", i, requests)
+			}
+		}
+	}
+	if total != rows {
+		t.Fatalf("the splits wrote %d rows of %d", total, rows)
+	}
+	var got int
+	if err := session(t, c).Query("SELECT count(*) FROM ks.plain").Scan(&got); err != nil || got != rows {
+		t.Fatalf("the table holds %d rows (%v), want %d", got, err, rows)
 	}
 }

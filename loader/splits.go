@@ -105,6 +105,9 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 	// One search for both ends: the second reads only what the first
 	// did not prove free of quotes.
 	starts := csvparse.NewRecordStarts(obj.ReaderAt, obj.Size, d)
+	// A long scan for quotes streams an object in a few requests rather
+	// than one per MiB; a local file is mapped instead.
+	starts.OpenRange = obj.OpenRange
 	defer func() { *searched += starts.Searched() }()
 	boundary := func(off int64) (int64, error) {
 		p, err := starts.At(off)
