@@ -572,15 +572,7 @@ func TestFindRecordStartFile(t *testing.T) {
 	d := DefaultDialect()
 	data, q, quotedEnd := longQuotedField(t)
 	size := int64(len(data))
-	path := filepath.Join(t.TempDir(), "quoted.csv")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, _ := openTemp(t, data)
 
 	// The window before an offset is boundaryWindowMin bytes when it
 	// holds no quote; the scan then takes blocks back from its start.
@@ -611,6 +603,22 @@ func TestFindRecordStartFile(t *testing.T) {
 			t.Fatalf("off %d: searched %d bytes, fewer than the stretch back to the quote", off, rs.Searched())
 		}
 	}
+}
+
+// openTemp writes data to a temporary file and opens it for reading,
+// until the test ends.
+func openTemp(t *testing.T, data []byte) (*os.File, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "data.csv")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f, path
 }
 
 // longQuotedField is a file whose quoted field, opened on a page's last

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -18,15 +17,7 @@ func TestMappedLastQuote(t *testing.T) {
 	for _, q := range []int{0, 4095, 4096, 1 << 20, size - 1} {
 		data[q] = '"'
 	}
-	path := filepath.Join(t.TempDir(), "f.csv")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, path := openTemp(t, data)
 	for _, tc := range []struct {
 		lo, hi int64
 		want   int
