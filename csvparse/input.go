@@ -2,6 +2,7 @@ package csvparse
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,7 @@ type input struct {
 	count      *countingReader
 	r          io.Reader // decoded UTF-8 stream
 	compressed bool
+	decoded    int64     // when compressed: what it decompresses to, if known (decodedSize)
 	v          *verified // the decompressor, if compressed
 	close      []func() error
 
@@ -117,6 +119,7 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 		}
 		in.r, in.compressed, in.v = v, true, v
 		in.close = append(in.close, v.Close)
+		in.decoded = decodedSize(src.Size, isGzip, rc, br)
 	}
 	if enc == nil {
 		// A UTF-16 BOM is invalid UTF-8, so honouring it cannot misread a
@@ -171,4 +174,74 @@ func unsupportedCompression(name string, magic []byte) string {
 		}
 	}
 	return ""
+}
+
+// decodedSize estimates how many bytes a compressed file of size bytes
+// decompresses to, 0 when its format does not say: gzip ends with the
+// last member's size modulo 2^32 (exact for one member under 4 GiB, only
+// the last one's for several; a BGZF file, made of many, says 0), read
+// through rc when it is an io.ReaderAt (a file: one pread; an object: one
+// small ranged request); a zstd frame header, peeked from br, may carry
+// its content size. The loader uses it to
+// prorate percent done over the file's size on disk.
+func decodedSize(size int64, isGzip bool, rc io.Reader, br *bufio.Reader) int64 {
+	if size < 18 {
+		return 0
+	}
+	if !isGzip {
+		head, err := br.Peek(18)
+		if err != nil || binary.LittleEndian.Uint32(head) != 0xfd2fb528 {
+			return 0
+		}
+		return zstdContentSize(head[4:])
+	}
+	if head, err := br.Peek(14); err != nil || head[3]&4 != 0 && string(head[12:14]) == "BC" {
+		// BGZF (bgzip): members of 64 KiB, so the trailer tells
+		// nothing of the whole.
+		return 0
+	}
+	ra, ok := rc.(io.ReaderAt)
+	if !ok {
+		return 0
+	}
+	var tail [4]byte
+	if _, err := ra.ReadAt(tail[:], size-4); err != nil {
+		return 0
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:]))
+	for n < size/2 { // the modulo: no CSV shrinks to half its size in gzip's worst case
+		n += 1 << 32
+	}
+	return n
+}
+
+// zstdContentSize reads Frame_Content_Size from a frame header (after the
+// magic number), 0 when absent.
+func zstdContentSize(h []byte) int64 {
+	fhd := h[0]
+	fcsFlag := fhd >> 6
+	single := fhd&0x20 != 0
+	didFlag := fhd & 3
+	pos := 1
+	if !single {
+		pos++ // window descriptor
+	}
+	pos += []int{0, 1, 2, 4}[didFlag]
+	size := []int{0, 2, 4, 8}[fcsFlag]
+	if fcsFlag == 0 && single {
+		size = 1
+	}
+	if size == 0 || pos+size > len(h) {
+		return 0
+	}
+	b := h[pos : pos+size]
+	switch size {
+	case 1:
+		return int64(b[0])
+	case 2:
+		return int64(binary.LittleEndian.Uint16(b)) + 256
+	case 4:
+		return int64(binary.LittleEndian.Uint32(b))
+	}
+	return int64(binary.LittleEndian.Uint64(b))
 }

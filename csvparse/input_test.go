@@ -2,6 +2,8 @@ package csvparse
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -141,6 +143,70 @@ func TestInputBytesOfUnknownSize(t *testing.T) {
 		got := sumInput(chunks)
 		if maxRows < 0 && got != int64(len(gz)) || got <= 0 || got > int64(len(gz)) {
 			t.Errorf("MaxRows %d: InputBytes add up to %d of %d read", maxRows, got, len(gz))
+		}
+	}
+}
+
+func TestZstdContentSize(t *testing.T) {
+	tests := []struct {
+		name string
+		h    []byte // frame header after the magic number
+		want int64
+	}{
+		{"single segment, 1-byte size", []byte{0x20, 200}, 200},
+		{"2-byte size", []byte{0x40, 0x70, 0x10, 0x00}, 0x0010 + 256},
+		{"4-byte size", []byte{0x80, 0x70, 0x78, 0x56, 0x34, 0x12}, 0x12345678},
+		{"no size", []byte{0x00, 0x70}, 0},
+	}
+	for _, tt := range tests {
+		if got := zstdContentSize(append(tt.h, make([]byte, 12)...)); got != tt.want {
+			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestDecodedSize: chunks of a compressed file carry what it decompresses
+// to when the format records it, and 0 otherwise.
+func TestDecodedSize(t *testing.T) {
+	text := strings.Repeat("1,some text to compress\n", 2000)
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	var bgzf bytes.Buffer
+	w, err := gzip.NewWriterLevel(&bgzf, gzip.DefaultCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Header.Extra = []byte{'B', 'C', 2, 0, 0, 0} // BGZF's subfield
+	if _, err := w.Write([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want int64
+	}{
+		{"plain", []byte(text), 0},
+		{"gzip", gzipped(t, text), int64(len(text))},
+		{"bgzf", bgzf.Bytes(), 0},
+		{"zstd with its size", enc.EncodeAll([]byte(text), nil), int64(len(text))},
+	} {
+		_, path := openTemp(t, tc.data)
+		src := Source{Name: tc.name, Size: int64(len(tc.data)), Open: func() (io.ReadCloser, error) { return os.Open(path) }}
+		d := DefaultDialect()
+		chunks, recs := split(t, NewSplitter([]Source{src}, d, 100, 0), d)
+		if len(recs) != 2000 {
+			t.Fatalf("%s: %d records", tc.name, len(recs))
+		}
+		for _, c := range chunks {
+			if c.DecodedSize != tc.want {
+				t.Fatalf("%s: chunk %d DecodedSize %d, want %d", tc.name, c.Seq, c.DecodedSize, tc.want)
+			}
 		}
 	}
 }

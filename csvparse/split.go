@@ -57,6 +57,11 @@ type Chunk struct {
 	// Skipped is the number of records SkipRows dropped while this chunk
 	// was filled; they are in no chunk's Data.
 	Skipped int
+	// DecodedSize is, for a compressed file, what it decompresses to when
+	// its format records that (a gzip trailer, a zstd frame header), else
+	// 0; the same in every chunk of the file. Offsets are in decompressed
+	// bytes: with it they can be prorated over the file's Size.
+	DecodedSize int64
 	// InputBytes is the raw bytes (as stored: compressed if compressed)
 	// consumed since the previous chunk. Over a run they add up to
 	// Splitter.TotalBytes when that is known.
@@ -311,7 +316,7 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 // fill cuts the next chunk of f.
 func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	d := s.d
-	ch := &Chunk{Seq: s.seq, Source: f.idx, File: f.src.Name}
+	ch := &Chunk{Seq: s.seq, Source: f.idx, File: f.src.Name, DecodedSize: f.in.decoded}
 	if d.Header && !f.headerDone {
 		f.headerDone = true
 		if err := s.readHeader(f); err != nil {

@@ -353,21 +353,3 @@ func TestSettledChunks(t *testing.T) {
 		t.Fatal("has disagrees with the ranges")
 	}
 }
-
-func TestZstdContentSize(t *testing.T) {
-	tests := []struct {
-		name string
-		h    []byte // frame header after the magic number
-		want int64
-	}{
-		{"single segment, 1-byte size", []byte{0x20, 200}, 200},
-		{"2-byte size", []byte{0x40, 0x70, 0x10, 0x00}, 0x0010 + 256},
-		{"4-byte size", []byte{0x80, 0x70, 0x78, 0x56, 0x34, 0x12}, 0x12345678},
-		{"no size", []byte{0x00, 0x70}, 0},
-	}
-	for _, tt := range tests {
-		if got := zstdContentSize(append(tt.h, make([]byte, 12)...)); got != tt.want {
-			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
-		}
-	}
-}

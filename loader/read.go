@@ -2,7 +2,6 @@ package loader
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -100,7 +99,7 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 			errFileOf[c.Source] = h
 		}
 		if c.Source != own.source || c.Seq == 0 {
-			own = ownBytes{source: c.Source, decoded: decodedSize(sources[c.Source])}
+			own = ownBytes{source: c.Source, decoded: c.DecodedSize}
 		}
 		cr := l.ledger.open(c, own.of(c, sources[c.Source].Size), h, l.table.Counter)
 		if l.ledger.settledBefore(c.Seq) {
@@ -172,7 +171,7 @@ func (l *Loader) headerLine(c *csvparse.Chunk) string {
 type ownBytes struct {
 	source        int
 	raw, credited int64
-	decoded       int64 // the file's decompressed size when compressed and known (decodedSize)
+	decoded       int64 // the file's decompressed size when compressed and known (Chunk.DecodedSize)
 }
 
 func (o *ownBytes) of(c *csvparse.Chunk, size int64) int64 {
@@ -320,77 +319,4 @@ func (l *Loader) watchCluster() {
 	l.abort(fmt.Sprintf("no node answered for %s (--retry-window %s): %s", idle.Round(time.Second), l.opts.RetryWindow, why), true)
 	l.stop()
 	l.cancelSends()
-}
-
-// decodedSize estimates how many bytes a compressed file decompresses
-// to, so that percent done can prorate its chunks, whose offsets are in
-// decompressed bytes, over its size on disk: the raw bytes consumed run
-// ahead of the rows by the decompressor's buffers and, with gzip and
-// zstd checked before use, by a whole member. gzip ends with the last
-// member's size modulo 2^32 (exact for one member under 4 GiB, too small
-// for several, which the cap by raw bytes consumed then bounds); a zstd
-// frame may carry its content size. 0 when not compressed or not known.
-func decodedSize(src csvparse.Source) int64 {
-	if src.Size < 18 || src.Open == nil {
-		return 0
-	}
-	rc, err := src.Open()
-	if err != nil {
-		return 0
-	}
-	defer rc.Close()
-	ra, ok := rc.(io.ReaderAt)
-	if !ok {
-		return 0
-	}
-	head := make([]byte, 18)
-	if _, err := ra.ReadAt(head, 0); err != nil {
-		return 0
-	}
-	switch {
-	case head[0] == 0x1f && head[1] == 0x8b:
-		tail := make([]byte, 4)
-		if _, err := ra.ReadAt(tail, src.Size-4); err != nil {
-			return 0
-		}
-		n := int64(binary.LittleEndian.Uint32(tail))
-		for n < src.Size/2 { // the modulo: no CSV shrinks to half its size in gzip's worst case
-			n += 1 << 32
-		}
-		return n
-	case binary.LittleEndian.Uint32(head) == 0xfd2fb528:
-		return zstdContentSize(head[4:])
-	}
-	return 0
-}
-
-// zstdContentSize reads Frame_Content_Size from a frame header (after the
-// magic number), 0 when absent.
-func zstdContentSize(h []byte) int64 {
-	fhd := h[0]
-	fcsFlag := fhd >> 6
-	single := fhd&0x20 != 0
-	didFlag := fhd & 3
-	pos := 1
-	if !single {
-		pos++ // window descriptor
-	}
-	pos += []int{0, 1, 2, 4}[didFlag]
-	size := []int{0, 2, 4, 8}[fcsFlag]
-	if fcsFlag == 0 && single {
-		size = 1
-	}
-	if size == 0 || pos+size > len(h) {
-		return 0
-	}
-	b := h[pos : pos+size]
-	switch size {
-	case 1:
-		return int64(b[0])
-	case 2:
-		return int64(binary.LittleEndian.Uint16(b)) + 256
-	case 4:
-		return int64(binary.LittleEndian.Uint32(b))
-	}
-	return int64(binary.LittleEndian.Uint64(b))
 }

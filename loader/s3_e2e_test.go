@@ -66,16 +66,16 @@ func TestLoadFromS3Splits(t *testing.T) {
 }
 
 // fakeS3 starts an in-process S3 server holding an empty bucket "in",
-// points the AWS environment at it, and counts the GET requests it
-// serves.
+// points the AWS environment at it, and counts the GET requests of its
+// objects.
 func fakeS3(t *testing.T) (*s3mem.Backend, *atomic.Int64) {
 	t.Helper()
 	backend := s3mem.New()
 	s3 := gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
 	gets := new(atomic.Int64)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			gets.Add(1)
+		if r.Method == http.MethodGet && strings.Trim(r.URL.Path, "/") != "in" {
+			gets.Add(1) // of an object, not a listing of the bucket
 		}
 		s3.ServeHTTP(w, r)
 	}))
@@ -128,7 +128,7 @@ func TestS3SplitsOfObjectWithoutQuotes(t *testing.T) {
 		requests := gets.Load() - before
 		if i == n-1 {
 			// Its prefix is about 18 MiB: 1 MiB reads were 18 requests
-			// for it alone (29 in all); doubling streams are 5 (16 in
+			// for it alone (28 in all); doubling streams are 5 (15 in
 			// all, with the windows, the header, the range itself and
 			// the peeks at the object's first bytes).
 			if s.SplitFindBytes < int64(size)/2 {
@@ -145,5 +145,34 @@ func TestS3SplitsOfObjectWithoutQuotes(t *testing.T) {
 	var got int
 	if err := session(t, c).Query("SELECT count(*) FROM ks.plain").Scan(&got); err != nil || got != rows {
 		t.Fatalf("the table holds %d rows (%v), want %d", got, err, rows)
+	}
+}
+
+// TestS3RequestsPerObject: a load of many small objects asks for each
+// object once: no second stream, no separate peek at its first bytes.
+func TestS3RequestsPerObject(t *testing.T) {
+	backend, gets := fakeS3(t)
+	const objects, perObject = 20, 50
+	for f := range objects {
+		var b bytes.Buffer
+		for i := range perObject {
+			fmt.Fprintf(&b, "%d,v%d\n", f*perObject+i, i)
+		}
+		if _, err := backend.PutObject("in", fmt.Sprintf("many/part-%02d.csv", f), nil, bytes.NewReader(b.Bytes()), int64(b.Len()), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.many (k int PRIMARY KEY, v text);`, nil)
+	o := testOptions(t, c, "many", "s3://in/many/*.csv")
+	before := gets.Load()
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RowsWritten != objects*perObject {
+		t.Fatalf("wrote %d rows of %d", s.RowsWritten, objects*perObject)
+	}
+	if n := gets.Load() - before; n > objects {
+		t.Fatalf("%d GET requests for %d objects", n, objects)
 	}
 }
