@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/source"
 	"github.com/cqlload/cqlload/split"
 )
 
@@ -84,13 +84,13 @@ func (e *ResumeError) Error() string { return "resume: " + e.Reason }
 // identify computes the inputs' identities. Inputs that can be read only
 // once (stdin, a pipe) cannot be resumed: a second run would see other
 // rows under the same chunk numbers.
-func identify(sources []csvparse.Source) ([]inputID, error) {
-	out := make([]inputID, 0, len(sources))
-	for _, s := range sources {
-		if s.Size < 0 {
-			return nil, &ResumeError{Reason: fmt.Sprintf("%s is a stream (standard input or a pipe): a run reading it cannot be resumed, because a second run would read other rows; drop --resume, or save the stream to a file and load that", s.Name)}
+func identify(objects []source.Object) ([]inputID, error) {
+	out := make([]inputID, 0, len(objects))
+	for _, obj := range objects {
+		if obj.Size < 0 {
+			return nil, &ResumeError{Reason: fmt.Sprintf("%s is a stream (standard input or a pipe): a run reading it cannot be resumed, because a second run would read other rows; drop --resume, or save the stream to a file and load that", obj.Name)}
 		}
-		id, err := identifyOne(s)
+		id, err := identifyOne(obj)
 		if err != nil {
 			return nil, err
 		}
@@ -99,41 +99,35 @@ func identify(sources []csvparse.Source) ([]inputID, error) {
 	return out, nil
 }
 
-func identifyOne(s csvparse.Source) (inputID, error) {
-	rc, err := s.Open()
-	if err != nil {
-		return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
-	}
-	defer rc.Close()
-	f, ok := rc.(*os.File)
-	if !ok {
-		if ra, ok := rc.(io.ReaderAt); ok && s.Size >= 0 {
-			// An object in storage: its URL, size and edges.
-			return identifyAt(s.Name, ra, s.Size)
+// identifyOne identifies a local file by its absolute path, size,
+// modification time and edges, an object in storage by its URL, size and
+// edges, read at their offsets (two small ranged requests).
+func identifyOne(obj source.Object) (inputID, error) {
+	if source.IsURL(obj.Name) {
+		if obj.ReaderAt == nil {
+			return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s cannot be read at an offset: it cannot be resumed", obj.Name)}
 		}
-		return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s is not a file: it cannot be resumed", s.Name)}
+		return identifyAt(obj.Name, obj.ReaderAt, obj.Size)
 	}
+	f, err := os.Open(obj.Name)
+	if err != nil {
+		return inputID{}, fmt.Errorf("resume: %w", err)
+	}
+	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
+		return inputID{}, fmt.Errorf("resume: %s: %w", obj.Name, err)
 	}
-	const edge = 64 << 10
-	h := sha256.New()
-	size := st.Size()
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, min(edge, size))); err != nil {
-		return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
+	if !st.Mode().IsRegular() {
+		return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s is not a file: it cannot be resumed", obj.Name)}
 	}
-	if size > edge {
-		from := max(edge, size-edge)
-		if _, err := io.Copy(h, io.NewSectionReader(f, from, size-from)); err != nil {
-			return inputID{}, fmt.Errorf("resume: %s: %w", s.Name, err)
-		}
-	}
-	path := s.Name
-	if abs, err := filepath.Abs(f.Name()); err == nil {
+	path := obj.Name
+	if abs, err := filepath.Abs(obj.Name); err == nil {
 		path = abs
 	}
-	return inputID{Path: path, Size: size, MTime: st.ModTime().UTC(), Hash: hex.EncodeToString(h.Sum(nil)[:16])}, nil
+	id, err := identifyAt(path, f, st.Size())
+	id.MTime = st.ModTime().UTC()
+	return id, err
 }
 
 // identifyAt identifies an object in storage by its name, size and the

@@ -18,7 +18,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlload/cqlload/cqlsim"
-	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/source"
 )
 
 // startCluster starts an in-process cqlsim with a keyspace ks of the given
@@ -918,11 +918,11 @@ func TestResumeCounterInDoubt(t *testing.T) {
 	o := testOptions(t, c, "c", path)
 	o.ChunkSize = 10
 	o.Resume = filepath.Join(t.TempDir(), "ckpt")
-	srcs, err := csvparse.Sources(o.Files, nil)
+	objs, err := source.ExpandObjects(context.Background(), o.Files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := identify(srcs)
+	ids, err := identify(objs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -173,7 +173,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 	// The checkpoint identifies the inputs whole; the split, if any, is
 	// one of the options it records.
-	done, err := l.openLedger(sourcesOf(objects))
+	done, err := l.openLedger(objects)
 	if err != nil || done {
 		sum := l.summary()
 		sum.NothingToDo = done
@@ -301,11 +301,11 @@ func (l *Loader) closeLedger(ctx context.Context) error {
 // openLedger prepares the error files and, with --resume, the checkpoint:
 // it reports done when the checkpoint records a completed run of the same
 // input, so that a job run again never loads twice.
-func (l *Loader) openLedger(sources []csvparse.Source) (done bool, err error) {
+func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	if l.opts.Resume == "" {
 		return false, l.errs.clear()
 	}
-	ids, err := identify(sources)
+	ids, err := identify(objects)
 	if err != nil {
 		return false, err
 	}

@@ -149,7 +149,8 @@ func TestS3SplitsOfObjectWithoutQuotes(t *testing.T) {
 }
 
 // TestS3RequestsPerObject: a load of many small objects asks for each
-// object once: no second stream, no separate peek at its first bytes.
+// object once (no second stream, no separate peek at its first bytes),
+// and with --resume once more for its identity.
 func TestS3RequestsPerObject(t *testing.T) {
 	backend, gets := fakeS3(t)
 	const objects, perObject = 20, 50
@@ -163,16 +164,25 @@ func TestS3RequestsPerObject(t *testing.T) {
 		}
 	}
 	c := startCluster(t, 1, 1, `CREATE TABLE ks.many (k int PRIMARY KEY, v text);`, nil)
-	o := testOptions(t, c, "many", "s3://in/many/*.csv")
-	before := gets.Load()
-	s, err := runLoad(t, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.RowsWritten != objects*perObject {
-		t.Fatalf("wrote %d rows of %d", s.RowsWritten, objects*perObject)
-	}
-	if n := gets.Load() - before; n > objects {
-		t.Fatalf("%d GET requests for %d objects", n, objects)
+	for _, resume := range []bool{false, true} {
+		o := testOptions(t, c, "many", "s3://in/many/*.csv")
+		perObj := int64(1)
+		if resume {
+			// And one ranged read of each object's edges (all of a
+			// small one) for its identity in the checkpoint.
+			o.Resume = t.TempDir() + "/ckpt"
+			perObj = 2
+		}
+		before := gets.Load()
+		s, err := runLoad(t, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.RowsWritten != objects*perObject {
+			t.Fatalf("resume %v: wrote %d rows of %d", resume, s.RowsWritten, objects*perObject)
+		}
+		if n := gets.Load() - before; n > perObj*objects {
+			t.Fatalf("resume %v: %d GET requests for %d objects", resume, n, objects)
+		}
 	}
 }
