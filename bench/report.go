@@ -23,6 +23,9 @@ type report struct {
 	Targets        []target        `json:"targets,omitempty"`
 	Capacity       *capacityReport `json:"capacity,omitempty"`
 	Splits         []splitRun      `json:"splits,omitempty"`
+	// ScanFloorMsPerGB is the least CPU a scan of the split file for a
+	// quote can cost on this machine: bytes.IndexByte over it in memory.
+	ScanFloorMsPerGB float64 `json:"split_scan_floor_ms_per_gb,omitempty"`
 }
 
 // target is one of issue 5's goals checked against a run's figures.
@@ -192,7 +195,7 @@ func printReport(w io.Writer, r *report) {
 		printCapacity(w, r.Capacity)
 	}
 	if len(r.Splits) > 0 {
-		printSplits(w, r.Splits, 2*r.RowsPerDataset)
+		printSplits(w, r.Splits, 2*r.RowsPerDataset, r.ScanFloorMsPerGB)
 	}
 	if len(r.Targets) > 0 {
 		if r.RowsPerDataset < 100_000 {
