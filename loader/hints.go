@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/cqlload/cqlload/csvparse"
 )
 
 // hints are advice about the usual first mistakes with a new file: the
@@ -67,6 +69,21 @@ func (l *Loader) headerHint(p *plan, fields [][]byte) string {
 		}
 	}
 	return l.hints.add("header", "this line holds the column names: HEADER = true?")
+}
+
+// splitSearchHint: --split scanned much more of its input to find where
+// its ranges begin than the ranges hold, as it must in a big file without
+// quote characters (see csvparse.FindRecordStart).
+func splitSearchHint(searched int64, sources []csvparse.Source) string {
+	var own int64
+	for _, s := range sources {
+		own += max(s.Size, 0)
+	}
+	if searched < 1<<30 || searched < 4*own || own == 0 {
+		return ""
+	}
+	return fmt.Sprintf("to find where its ranges begin, this split scanned %.1f GB of the input before them, %.0f times its own %.1f GB: in a file without quote characters every byte before a range must be read to prove the range does not begin inside a quoted field. Many files of a few GB each, rather than a few large ones, spare that",
+		float64(searched)/1e9, float64(searched)/float64(own), float64(own)/1e9)
 }
 
 // withHint appends a hint to a reason.

@@ -166,6 +166,9 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 	if l.opts.SplitCount > 1 {
 		l.splitFind, l.splitSearched = find, searched
+		if h := splitSearchHint(searched, sources); h != "" {
+			l.hints.add("split search", h)
+		}
 	}
 	l.files = len(sources)
 	if sources, err = repeatSources(sources, l.opts.Repeat); err != nil {
