@@ -81,12 +81,11 @@ const (
 	boundaryWindowMin = 64 << 10
 	boundaryWindowMax = 4 << 20
 	boundaryReadBlock = 1 << 20
-	// A block of lastQuote's scan through a map: 16 MiB costs a few
-	// system calls and faults, and bounds what the map adds to the
-	// process's resident memory.
+	// The largest block of lastQuote's scan through a map: it bounds
+	// what the map adds to the process's resident memory.
 	boundaryMapBlock = 16 << 20
-	// The largest block of lastQuote's scan through streams, which
-	// start at boundaryReadBlock and double: one request each.
+	// The largest block of lastQuote's scan through streams, one
+	// request each.
 	boundaryStreamMax = 256 << 20
 )
 
@@ -198,8 +197,8 @@ func (rs *RecordStarts) Searched() int64 { return rs.fs.searched }
 // The costly part of a search in a file with few quotes is the scan of
 // its prefix for the last quote (see statesAt). Read through read(2),
 // the prefix is copied from the page cache before it is scanned, about
-// 170 ms of CPU per GB; scanned in place through a map of 16 MiB at a
-// time it costs about 110 (populating the map at once, Linux's
+// 170 ms of CPU per GB; scanned in place through maps of up to 16 MiB
+// at a time it costs about 110 (populating the map at once, Linux's
 // MAP_POPULATE, bought nothing measurable). Only that scan is mapped:
 // the windows are small, and a map is held only while its block is
 // scanned, so the process's resident memory grows by one block at most.
@@ -211,12 +210,10 @@ func (rs *RecordStarts) Searched() int64 { return rs.fs.searched }
 type fileSearch struct {
 	r    io.ReaderAt
 	file *os.File // r, while it may be mapped; nil after a map fails
-	// open streams a range of the file, when it can; streamBlock is
-	// the size of the next streamed block.
-	open        func(off, n int64) (io.ReadCloser, error)
-	streamBlock int64
-	memo        quoteMemo
-	searched    int64 // bytes read or scanned
+	// open streams a range of the file, when it can be.
+	open     func(off, n int64) (io.ReadCloser, error)
+	memo     quoteMemo
+	searched int64 // bytes read or scanned
 }
 
 func newFileSearch(r io.ReaderAt) fileSearch {
@@ -464,12 +461,17 @@ func (f *boundaryFinder) statesAt(p int64) (uint8, error) {
 func (f *boundaryFinder) lastQuote(from, to int64) (int64, error) {
 	m := &f.fs.memo
 	clean := to // [to, clean) holds no quote
+	// Blocks double from boundaryReadBlock: a quote near the window is
+	// found in the first, and a prefix without one costs few maps or
+	// requests.
+	block := int64(boundaryReadBlock)
 	for to > from {
 		if m.hi > m.lo && to <= m.hi && to > m.lo {
 			to = max(from, m.lo)
 			continue
 		}
-		n := min(f.nextBlock(), to-from)
+		n := min(block, to-from)
+		block = min(2*block, f.maxBlock())
 		if m.hi > m.lo && m.hi > to-n && m.hi < to {
 			n = to - m.hi // down to the known stretch only
 		}
@@ -488,15 +490,14 @@ func (f *boundaryFinder) lastQuote(from, to int64) (int64, error) {
 	return -1, nil
 }
 
-// nextBlock is the size of lastQuote's next block back.
-func (f *boundaryFinder) nextBlock() int64 {
-	switch fs := f.fs; {
-	case fs.file != nil:
+// maxBlock is the largest block lastQuote takes at once: a map's, a
+// stream's, or the read buffer's.
+func (f *boundaryFinder) maxBlock() int64 {
+	switch {
+	case f.fs.file != nil:
 		return boundaryMapBlock
-	case fs.open != nil:
-		b := max(fs.streamBlock, boundaryReadBlock)
-		fs.streamBlock = min(2*b, boundaryStreamMax)
-		return b
+	case f.fs.open != nil:
+		return boundaryStreamMax
 	}
 	return boundaryReadBlock
 }
@@ -519,11 +520,20 @@ func (f *boundaryFinder) lastIn(lo, hi int64) (int, error) {
 	if f.fs.open != nil && hi-lo > boundaryReadBlock {
 		return f.streamedLastQuote(lo, hi)
 	}
-	p := f.blk[:hi-lo]
-	if err := readFull(f.fs, p, lo); err != nil {
-		return 0, err
+	// Backwards a buffer at a time: the range may be a map's block that
+	// could not be mapped.
+	for end := hi; end > lo; {
+		start := max(lo, end-int64(len(f.blk)))
+		p := f.blk[:end-start]
+		if err := readFull(f.fs, p, start); err != nil {
+			return 0, err
+		}
+		if k := lastIndexByte(p, f.quote); k >= 0 {
+			return int(start-lo) + k, nil
+		}
+		end = start
 	}
-	return lastIndexByte(p, f.quote), nil
+	return -1, nil
 }
 
 // streamedLastQuote is lastIn through one stream of [lo, hi), read a

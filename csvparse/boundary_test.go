@@ -575,12 +575,23 @@ func TestFindRecordStartFile(t *testing.T) {
 	f, _ := openTemp(t, data)
 
 	// The window before an offset is boundaryWindowMin bytes when it
-	// holds no quote; the scan then takes blocks back from its start.
+	// holds no quote; the scan then takes blocks back from its start,
+	// doubling from boundaryReadBlock to boundaryMapBlock. Put the quote
+	// on either side of the edges of the blocks from the fourth on that
+	// end inside the quoted field.
 	var offs []int64
-	for k := int64(1); k <= 2; k++ {
-		for delta := int64(-1); delta <= 1; delta++ {
-			offs = append(offs, q+k*boundaryMapBlock+boundaryWindowMin+delta)
+	edge, block := int64(0), int64(boundaryReadBlock)
+	for k := 1; q+edge < quotedEnd; k++ {
+		edge += block
+		block = min(2*block, boundaryMapBlock)
+		for delta := int64(-1); k >= 4 && delta <= 1; delta++ {
+			if off := q + edge + boundaryWindowMin + delta; off < quotedEnd {
+				offs = append(offs, off)
+			}
 		}
+	}
+	if len(offs) < 6 {
+		t.Fatalf("only %d offsets at block edges", len(offs))
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 6 {
@@ -646,6 +657,36 @@ func longQuotedField(t *testing.T) (data []byte, q, quotedEnd int64) {
 		t.Fatalf("the quote is not where the test put it")
 	}
 	return data, q, quotedEnd
+}
+
+// TestLastInReadsInPieces: a block larger than the read buffer (a map's,
+// when the file turns out not to map) is read a buffer at a time,
+// backwards, and gives the same last quote as a scan of it whole.
+func TestLastInReadsInPieces(t *testing.T) {
+	data := bytes.Repeat([]byte("x"), 3*boundaryReadBlock+5000)
+	fs := newFileSearch(bytes.NewReader(data))
+	f := &boundaryFinder{fs: &fs, quote: '"'}
+	for _, tc := range []struct {
+		quotes []int
+		lo, hi int64
+	}{
+		{nil, 0, int64(len(data))},
+		{[]int{10}, 0, int64(len(data))},                              // in the last piece read
+		{[]int{10, 2*boundaryReadBlock + 7}, 3, int64(len(data)) - 1}, // the later one wins
+		{[]int{len(data) - 1}, 0, int64(len(data))},
+		{[]int{boundaryReadBlock}, boundaryReadBlock, boundaryReadBlock + 1},
+	} {
+		for i := range data {
+			data[i] = 'x'
+		}
+		for _, q := range tc.quotes {
+			data[q] = '"'
+		}
+		got, err := f.lastIn(tc.lo, tc.hi)
+		if want := lastIndexByte(data[tc.lo:tc.hi], '"'); err != nil || got != want {
+			t.Errorf("quotes %v in [%d, %d): %d, %v; want %d", tc.quotes, tc.lo, tc.hi, got, err, want)
+		}
+	}
 }
 
 // TestRecordStartsStreamed: with OpenRange, a search scans a long prefix
