@@ -67,6 +67,7 @@ type Loader struct {
 	errs     *errFiles
 
 	idleSlabs chan *slabs // released slabs for the next chunks (slabs.go)
+	bindBufs  sync.Pool   // of *[]any: batch statements' values (exec)
 	hints     hints
 	// tsBase is the run's start in microseconds: write timestamps are
 	// tsBase plus each record's ordinal in the run (plan.tsBind).

@@ -112,20 +112,32 @@ func TestOneStatement(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &Loader{statementBatches: tt.statements}
-			stmt, vals, ok := l.oneStatement(tt.p, tt.rows)
+			// A recycled buffer, still holding an earlier batch's values.
+			buf := l.bindBuf()
+			*buf = append(make([]any, 0, 8), "stale")
+			stmt, vals, ok := l.oneStatement(tt.p, tt.rows, buf)
 			if ok != tt.ok || stmt != tt.want {
 				t.Fatalf("got %q, %v; want %q, %v", stmt, ok, tt.want, tt.ok)
 			}
-			if !ok {
-				return
+			backing := (*buf)[:cap(*buf)]
+			if ok {
+				if len(tt.rows) > 1 && &vals[0] != &backing[0] {
+					t.Error("a batch statement's values were not laid out in the buffer")
+				}
+				// The rows' values, one row after another.
+				var want []any
+				for _, r := range tt.rows {
+					want = append(want, r.values...)
+				}
+				if fmt.Sprint(vals) != fmt.Sprint(want) {
+					t.Errorf("values %v, want %v", vals, want)
+				}
 			}
-			// The rows' values, one row after another.
-			var want []any
-			for _, r := range tt.rows {
-				want = append(want, r.values...)
-			}
-			if fmt.Sprint(vals) != fmt.Sprint(want) {
-				t.Errorf("values %v, want %v", vals, want)
+			l.putBindBuf(buf)
+			for i, v := range backing {
+				if v != nil {
+					t.Fatalf("recycled buffer still holds %v at %d", v, i)
+				}
 			}
 		})
 	}
