@@ -1,8 +1,11 @@
 package loader
 
 import (
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/cqlload/cqlload/internal/limit"
 )
 
 // TestFinishing: the limiters are told the run is finishing once the
@@ -28,5 +31,137 @@ func TestFinishing(t *testing.T) {
 				t.Errorf("finishing(%+v) = %v, want %v", tc.p, got, tc.want)
 			}
 		})
+	}
+}
+
+// startDispatch runs a dispatcher for a Loader that has only what the
+// dispatcher reads: the coordinators' limits, fixed at maxInFlight, and
+// the stop signal. It returns the channel batches are submitted on.
+func startDispatch(maxInFlight, queueCap int) (*Loader, chan<- *batch, <-chan *batch) {
+	l := &Loader{stopping: make(chan struct{})}
+	l.limits = newHostLimits(&Options{MaxInFlight: maxInFlight})
+	in, out := make(chan *batch), make(chan *batch)
+	l.dispatch = &dispatcher{l: l, in: in, out: out, freed: make(chan struct{}, 1),
+		queueCap: queueCap, queues: map[*limit.Limiter]*batchQueue{}}
+	go l.dispatch.run()
+	return l, in, out
+}
+
+// runSenders starts n senders that take batches from out until it is
+// closed, hold each for hold, then return its permit. wait returns the
+// batches each host's senders took and the most a host had at once.
+func runSenders(l *Loader, out <-chan *batch, n int, hold time.Duration) (wait func() (taken, peak map[string]int)) {
+	var mu sync.Mutex
+	taken, peak, now := map[string]int{}, map[string]int{}, map[string]int{}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range out {
+				mu.Lock()
+				taken[b.host]++
+				now[b.host]++
+				peak[b.host] = max(peak[b.host], now[b.host])
+				mu.Unlock()
+				time.Sleep(hold)
+				mu.Lock()
+				now[b.host]--
+				mu.Unlock()
+				l.releasePermit(b, hold, limit.Ignore)
+			}
+		}()
+	}
+	return func() (map[string]int, map[string]int) {
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			panic("senders still running 30 s after the input closed")
+		}
+		return taken, peak
+	}
+}
+
+// TestDispatcher: every submitted batch reaches a sender once, no host
+// has more than its limit in flight, and the senders end once the input
+// closes and the queues drain.
+func TestDispatcher(t *testing.T) {
+	tests := []struct {
+		name                     string
+		senders, limit, queueCap int
+		batches                  int
+		hosts                    []string
+		hold                     time.Duration
+	}{
+		{"more senders than batches", 16, 2, 4, 3, []string{"a"}, 0},
+		{"limit below senders", 8, 2, 4, 200, []string{"a", "b", "c"}, 100 * time.Microsecond},
+		{"one sender", 1, 8, 16, 100, []string{"a", "b"}, 0},
+		{"no batches", 8, 2, 4, 0, []string{"a"}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, in, out := startDispatch(tc.limit, tc.queueCap)
+			wait := runSenders(l, out, tc.senders, tc.hold)
+			want := map[string]int{}
+			for i := range tc.batches {
+				h := tc.hosts[i%len(tc.hosts)]
+				want[h]++
+				in <- &batch{host: h}
+			}
+			close(in)
+			taken, peak := wait()
+			for _, h := range tc.hosts {
+				if taken[h] != want[h] {
+					t.Errorf("host %s: %d batches taken, %d submitted", h, taken[h], want[h])
+				}
+				if peak[h] > tc.limit {
+					t.Errorf("host %s: %d batches at once, limit %d", h, peak[h], tc.limit)
+				}
+			}
+		})
+	}
+}
+
+// TestDispatcherStop: a full queue stops reading the input (which holds
+// the converters back); once the run stops, the queued batches go out
+// without permits, to be settled as not sent, even to a host whose only
+// permit is held.
+func TestDispatcherStop(t *testing.T) {
+	l, in, out := startDispatch(1, 4)
+	held := l.limits.of("a")
+	if !held.TryAcquire() {
+		t.Fatal("no permit for the holder")
+	}
+	submitted := make(chan struct{})
+	go func() {
+		for range 10 {
+			in <- &batch{host: "a"}
+		}
+		close(in)
+		close(submitted)
+	}()
+	select {
+	case <-submitted:
+		t.Fatal("10 batches went into a queue of 4 with no permit free")
+	case <-time.After(50 * time.Millisecond):
+	}
+	wait := runSenders(l, out, 3, 0)
+	l.stop()
+	// The permit stays taken (a request the node holds); what wakes the
+	// dispatcher is another host's returned permit.
+	l.dispatch.released()
+	select {
+	case <-submitted:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the input still blocked 30 s after the run stopped")
+	}
+	taken, _ := wait()
+	if taken["a"] != 10 {
+		t.Errorf("%d batches taken after the stop, want 10", taken["a"])
+	}
+	if n := held.InFlight(); n != 1 {
+		t.Errorf("%d permits in flight after the stop, want 1 (the holder's): batches took permits", n)
 	}
 }
