@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
 	"strings"
 
 	"golang.org/x/text/encoding/charmap"
@@ -81,12 +80,13 @@ const (
 	boundaryWindowMin = 64 << 10
 	boundaryWindowMax = 4 << 20
 	boundaryReadBlock = 1 << 20
-	// The largest block of lastQuote's scan through a map: it bounds
-	// what the map adds to the process's resident memory.
-	boundaryMapBlock = 16 << 20
 	// The largest block of lastQuote's scan through streams, one
 	// request each.
 	boundaryStreamMax = 256 << 20
+	// What lastQuote reads at a time: small enough that the bytes a
+	// read just copied are still in the core's cache when they are
+	// scanned (see fileSearch).
+	boundaryScanBuffer = 256 << 10
 )
 
 // FindRecordStart returns the offset of the first record that begins at
@@ -164,8 +164,8 @@ type RecordStarts struct {
 	// scan of a long prefix for quotes then streams blocks that double
 	// from 1 MiB to 256 MiB, one stream each, rather than issuing a
 	// ReadAt per MiB: for an object in storage, where each read is a
-	// request, that is about a dozen requests for a GB, not a thousand.
-	// A local file is mapped instead (see NewRecordStarts).
+	// request, that is about a dozen requests for a GB, not a thousand;
+	// for a local file, a dozen opens.
 	OpenRange func(off, n int64) (io.ReadCloser, error)
 
 	size int64
@@ -174,9 +174,6 @@ type RecordStarts struct {
 }
 
 // NewRecordStarts returns a RecordStarts for the file r of size bytes.
-// When r is an *os.File on a system that can map files, the search for
-// quotes before a window reads the file through a memory map (see
-// fileSearch).
 func NewRecordStarts(r io.ReaderAt, size int64, d Dialect) *RecordStarts {
 	return &RecordStarts{size: size, d: d, fs: newFileSearch(r)}
 }
@@ -188,41 +185,35 @@ func (rs *RecordStarts) At(off int64) (int64, error) {
 }
 
 // Searched returns how many bytes of the file the searches so far have
-// read or scanned through a map.
+// read.
 func (rs *RecordStarts) Searched() int64 { return rs.fs.searched }
 
 // fileSearch is what the searches of one file share: how they read it and
 // what they learned of it.
 //
 // The costly part of a search in a file with few quotes is the scan of
-// its prefix for the last quote (see statesAt). Read through read(2),
-// the prefix is copied from the page cache before it is scanned, about
-// 170 ms of CPU per GB; scanned in place through maps of up to 16 MiB
-// at a time it costs about 110 (populating the map at once, Linux's
-// MAP_POPULATE, bought nothing measurable). Only that scan is mapped:
-// the windows are small, and a map is held only while its block is
-// scanned, so the process's resident memory grows by one block at most.
-// A file cut short while mapped would raise SIGBUS; the scan turns that
-// fault into an error (see mappedLastQuote), as a short read would be.
-// A file that cannot be mapped but can be streamed (an object in
-// storage) is scanned through streams of doubling blocks (see
-// RecordStarts.OpenRange).
+// its prefix for the last quote (see statesAt). It reads the prefix
+// boundaryScanBuffer bytes at a time, each read copied out of the page
+// cache into a buffer that stays in the core's cache for the scan: 86-95
+// ms of CPU per GB on an AMD EPYC VM, against 100-113 a MiB at a time,
+// 154-181 four MiB at a time, and 420-520 scanning it in place through
+// memory maps (of 16 or 64 MiB, the whole file, with MAP_POPULATE or
+// MADV_SEQUENTIAL alike: on that machine setting up the pages cost four
+// times the scan). Maps measured 104-163 against 150-170 for 1 MiB reads
+// on an Intel Xeon; reads that fit the cache are the choice that holds
+// on both, and a file cut short is a short read, not a SIGBUS.
+// A file that can be streamed (the loader streams every input, local or
+// in storage) is scanned through streams of doubling blocks (see
+// RecordStarts.OpenRange); other readers through ReadAt.
 type fileSearch struct {
-	r    io.ReaderAt
-	file *os.File // r, while it may be mapped; nil after a map fails
+	r io.ReaderAt
 	// open streams a range of the file, when it can be.
 	open     func(off, n int64) (io.ReadCloser, error)
 	memo     quoteMemo
 	searched int64 // bytes read or scanned
 }
 
-func newFileSearch(r io.ReaderAt) fileSearch {
-	fs := fileSearch{r: r}
-	if f, ok := r.(*os.File); ok && canMap {
-		fs.file = f
-	}
-	return fs
-}
+func newFileSearch(r io.ReaderAt) fileSearch { return fileSearch{r: r} }
 
 // ReadAt reads through fs.r, counting what it reads.
 func (fs *fileSearch) ReadAt(p []byte, off int64) (int, error) {
@@ -462,8 +453,7 @@ func (f *boundaryFinder) lastQuote(from, to int64) (int64, error) {
 	m := &f.fs.memo
 	clean := to // [to, clean) holds no quote
 	// Blocks double from boundaryReadBlock: a quote near the window is
-	// found in the first, and a prefix without one costs few maps or
-	// requests.
+	// found in the first, and a prefix without one costs few requests.
 	block := int64(boundaryReadBlock)
 	for to > from {
 		if m.hi > m.lo && to <= m.hi && to > m.lo {
@@ -490,38 +480,25 @@ func (f *boundaryFinder) lastQuote(from, to int64) (int64, error) {
 	return -1, nil
 }
 
-// maxBlock is the largest block lastQuote takes at once: a map's, a
-// stream's, or the read buffer's.
+// maxBlock is the largest block lastQuote takes at once: a stream's, or
+// without streams what ReadAt reads backwards in pieces.
 func (f *boundaryFinder) maxBlock() int64 {
-	switch {
-	case f.fs.file != nil:
-		return boundaryMapBlock
-	case f.fs.open != nil:
+	if f.fs.open != nil {
 		return boundaryStreamMax
 	}
 	return boundaryReadBlock
 }
 
-// lastIn returns the index in [lo, hi) of its last quote, or -1: from a
-// map of the file if it can be mapped, else from one stream of the range
-// if the file can be streamed, else from a read.
+// lastIn returns the index in [lo, hi) of its last quote, or -1: from
+// one stream of the range if the file can be streamed, else from reads.
 func (f *boundaryFinder) lastIn(lo, hi int64) (int, error) {
-	if f.fs.file != nil {
-		last, err := mappedLastQuote(f.fs.file, lo, hi, f.quote)
-		if !errors.Is(err, errNotMapped) {
-			f.fs.searched += hi - lo
-			return last, err
-		}
-		f.fs.file = nil // read it instead, from here on
-	}
 	if f.blk == nil {
-		f.blk = make([]byte, boundaryReadBlock)
+		f.blk = make([]byte, boundaryScanBuffer)
 	}
-	if f.fs.open != nil && hi-lo > boundaryReadBlock {
+	if f.fs.open != nil && hi-lo > boundaryScanBuffer {
 		return f.streamedLastQuote(lo, hi)
 	}
-	// Backwards a buffer at a time: the range may be a map's block that
-	// could not be mapped.
+	// Backwards a buffer at a time: a quote near hi ends the scan early.
 	for end := hi; end > lo; {
 		start := max(lo, end-int64(len(f.blk)))
 		p := f.blk[:end-start]

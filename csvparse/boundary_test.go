@@ -564,10 +564,10 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
-// TestFindRecordStartFile: searches of an *os.File, whose quote scan goes
-// through a map where the system can map files, agree with searches of
-// the same bytes in memory, and see a quote opened tens of MiB before the
-// offset, on either side of a scan block's edge.
+// TestFindRecordStartFile: searches of an *os.File, streamed as the
+// loader streams a local file, agree with searches of the same bytes in
+// memory, and see a quote opened tens of MiB before the offset, on
+// either side of a scan block's edge.
 func TestFindRecordStartFile(t *testing.T) {
 	d := DefaultDialect()
 	data, q, quotedEnd := longQuotedField(t)
@@ -576,14 +576,14 @@ func TestFindRecordStartFile(t *testing.T) {
 
 	// The window before an offset is boundaryWindowMin bytes when it
 	// holds no quote; the scan then takes blocks back from its start,
-	// doubling from boundaryReadBlock to boundaryMapBlock. Put the quote
+	// doubling from boundaryReadBlock to boundaryStreamMax. Put the quote
 	// on either side of the edges of the blocks from the fourth on that
 	// end inside the quoted field.
 	var offs []int64
 	edge, block := int64(0), int64(boundaryReadBlock)
 	for k := 1; q+edge < quotedEnd; k++ {
 		edge += block
-		block = min(2*block, boundaryMapBlock)
+		block = min(2*block, boundaryStreamMax)
 		for delta := int64(-1); k >= 4 && delta <= 1; delta++ {
 			if off := q + edge + boundaryWindowMin + delta; off < quotedEnd {
 				offs = append(offs, off)
@@ -599,6 +599,9 @@ func TestFindRecordStartFile(t *testing.T) {
 	}
 	for _, off := range offs {
 		rs := NewRecordStarts(f, size, d)
+		rs.OpenRange = func(o, n int64) (io.ReadCloser, error) {
+			return io.NopCloser(io.NewSectionReader(f, o, n)), nil
+		}
 		got, err := rs.At(off)
 		want, werr := FindRecordStart(bytes.NewReader(data), size, off, d)
 		if err != nil || werr != nil || got != want {
@@ -607,10 +610,7 @@ func TestFindRecordStartFile(t *testing.T) {
 		if off > q && off < quotedEnd && got != quotedEnd {
 			t.Fatalf("off %d inside the quoted field: %d, want its record's end %d", off, got, quotedEnd)
 		}
-		if canMap && rs.fs.file == nil {
-			t.Fatalf("off %d: the search stopped mapping the file", off)
-		}
-		if off > q+boundaryMapBlock && rs.Searched() < off-q-boundaryWindowMin {
+		if off > q+quotedRun && rs.Searched() < off-q-boundaryWindowMin {
 			t.Fatalf("off %d: searched %d bytes, fewer than the stretch back to the quote", off, rs.Searched())
 		}
 	}
@@ -632,6 +632,10 @@ func openTemp(t *testing.T, data []byte) (*os.File, string) {
 	return f, path
 }
 
+// quotedRun is a stretch of longQuotedField's quoted field: it runs past
+// twice that.
+const quotedRun = 16 << 20
+
 // longQuotedField is a file whose quoted field, opened on a page's last
 // byte (q), runs tens of MiB without a quote, so that a search inside it
 // must find that quote; quotedEnd is where the record after it begins.
@@ -644,7 +648,7 @@ func longQuotedField(t *testing.T) (data []byte, q, quotedEnd int64) {
 	}
 	b.WriteString(strings.Repeat("y", int(q)-2-1-b.Len()) + "\n")
 	b.WriteString("7,\"")
-	for b.Len() < 2*boundaryMapBlock+boundaryWindowMax {
+	for b.Len() < 2*quotedRun+boundaryWindowMax {
 		b.WriteString("inside the quoted field, no quote here\n")
 	}
 	b.WriteString("\",8\n")
@@ -659,9 +663,9 @@ func longQuotedField(t *testing.T) (data []byte, q, quotedEnd int64) {
 	return data, q, quotedEnd
 }
 
-// TestLastInReadsInPieces: a block larger than the read buffer (a map's,
-// when the file turns out not to map) is read a buffer at a time,
-// backwards, and gives the same last quote as a scan of it whole.
+// TestLastInReadsInPieces: a block larger than the scan buffer is read a
+// buffer at a time, backwards, and gives the same last quote as a scan
+// of it whole.
 func TestLastInReadsInPieces(t *testing.T) {
 	data := bytes.Repeat([]byte("x"), 3*boundaryReadBlock+5000)
 	fs := newFileSearch(bytes.NewReader(data))
@@ -700,8 +704,8 @@ func TestRecordStartsStreamed(t *testing.T) {
 		off     int64
 		bounded bool // whether the reads are bounded as below
 	}{
-		{q + 2*boundaryMapBlock, true},
-		{q + boundaryMapBlock + 5, true},
+		{q + 2*quotedRun, true},
+		{q + quotedRun + 5, true},
 		{size - 1, true},
 		// A window that holds only the closing quote does not decide:
 		// the walk from the start, exact but through ReadAt.

@@ -34,8 +34,7 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 	for i, obj := range objects {
 		if !source.IsURL(obj.Name) && obj.ReaderAt != nil {
 			// A local file: one handle for the boundary search's many
-			// reads, rather than an open per read, and one the search
-			// can map (see csvparse.NewRecordStarts).
+			// reads, rather than an open per read.
 			if f, err := os.Open(obj.Name); err == nil {
 				defer f.Close()
 				obj.ReaderAt = f
@@ -105,8 +104,8 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 	// One search for both ends: the second reads only what the first
 	// did not prove free of quotes.
 	starts := csvparse.NewRecordStarts(obj.ReaderAt, obj.Size, d)
-	// A long scan for quotes streams an object in a few requests rather
-	// than one per MiB; a local file is mapped instead.
+	// A long scan for quotes streams the file in a few requests (for a
+	// local file, opens) rather than one read per MiB.
 	starts.OpenRange = obj.OpenRange
 	defer func() { *searched += starts.Searched() }()
 	boundary := func(off int64) (int64, error) {
