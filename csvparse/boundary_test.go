@@ -751,3 +751,58 @@ func TestRecordStartsStreamed(t *testing.T) {
 		}
 	}
 }
+
+// holeReaderAt fails every read that touches [lo, hi), as a disk with a
+// bad stretch would.
+type holeReaderAt struct {
+	r      io.ReaderAt
+	lo, hi int64
+}
+
+var errHole = errors.New("input/output error")
+
+func (h holeReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < h.hi && off+int64(len(p)) > h.lo {
+		return 0, errHole
+	}
+	return h.r.ReadAt(p, off)
+}
+
+// TestRecordStartsReadErrors: a search that cannot read what it must,
+// the window (a file cut short) or the prefix behind it (an I/O error),
+// through streams or reads, fails with that error rather than decide
+// from what it could not read.
+func TestRecordStartsReadErrors(t *testing.T) {
+	d := DefaultDialect()
+	data := bytes.Repeat([]byte("plain,row\n"), 1_200_000) // 12 MB, no quote
+	f, _ := openTemp(t, data)
+	size := int64(len(data))
+	cut := io.NewSectionReader(f, 0, size-2000)
+	// The window before off grows to boundaryWindowMax (4 MiB) in a
+	// file without quotes; the scan reads what lies before it.
+	hole := holeReaderAt{f, 2 << 20, 3 << 20}
+	for _, tc := range []struct {
+		name     string
+		r        io.ReaderAt
+		streamed bool
+		want     error
+	}{
+		{"window cut short, streamed", cut, true, io.ErrUnexpectedEOF},
+		{"window cut short, read", cut, false, io.ErrUnexpectedEOF},
+		{"prefix unreadable, streamed", hole, true, errHole},
+		{"prefix unreadable, read", hole, false, errHole},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := NewRecordStarts(tc.r, size, d)
+			if tc.streamed {
+				rs.OpenRange = func(o, n int64) (io.ReadCloser, error) {
+					return io.NopCloser(io.NewSectionReader(tc.r, o, n)), nil
+				}
+			}
+			off := size - 1000
+			if got, err := rs.At(off); !errors.Is(err, tc.want) {
+				t.Fatalf("At(%d): %d, %v; want %v", off, got, err, tc.want)
+			}
+		})
+	}
+}
