@@ -103,6 +103,11 @@ type dispatcher struct {
 
 type batchQueue struct{ items []*batch }
 
+func newDispatcher(l *Loader, in <-chan *batch, out chan<- *batch, queueCap int) *dispatcher {
+	return &dispatcher{l: l, in: in, out: out, freed: make(chan struct{}, 1),
+		queueCap: queueCap, queues: map[*limit.Limiter]*batchQueue{}}
+}
+
 func (d *dispatcher) run() {
 	defer close(d.out)
 	in := d.in

@@ -36,13 +36,13 @@ func TestFinishing(t *testing.T) {
 
 // startDispatch runs a dispatcher for a Loader that has only what the
 // dispatcher reads: the coordinators' limits, fixed at maxInFlight, and
-// the stop signal. It returns the channel batches are submitted on.
+// the stop signal. It returns the Loader, the channel batches are
+// submitted on, and the one the senders take them from.
 func startDispatch(maxInFlight, queueCap int) (*Loader, chan<- *batch, <-chan *batch) {
 	l := &Loader{stopping: make(chan struct{})}
 	l.limits = newHostLimits(&Options{MaxInFlight: maxInFlight})
 	in, out := make(chan *batch), make(chan *batch)
-	l.dispatch = &dispatcher{l: l, in: in, out: out, freed: make(chan struct{}, 1),
-		queueCap: queueCap, queues: map[*limit.Limiter]*batchQueue{}}
+	l.dispatch = newDispatcher(l, in, out, queueCap)
 	go l.dispatch.run()
 	return l, in, out
 }
@@ -50,7 +50,7 @@ func startDispatch(maxInFlight, queueCap int) (*Loader, chan<- *batch, <-chan *b
 // runSenders starts n senders that take batches from out until it is
 // closed, hold each for hold, then return its permit. wait returns the
 // batches each host's senders took and the most a host had at once.
-func runSenders(l *Loader, out <-chan *batch, n int, hold time.Duration) (wait func() (taken, peak map[string]int)) {
+func runSenders(t *testing.T, l *Loader, out <-chan *batch, n int, hold time.Duration) (wait func() (taken, peak map[string]int)) {
 	var mu sync.Mutex
 	taken, peak, now := map[string]int{}, map[string]int{}, map[string]int{}
 	var wg sync.WaitGroup
@@ -78,7 +78,7 @@ func runSenders(l *Loader, out <-chan *batch, n int, hold time.Duration) (wait f
 		select {
 		case <-done:
 		case <-time.After(30 * time.Second):
-			panic("senders still running 30 s after the input closed")
+			t.Fatal("senders still running 30 s after the input closed")
 		}
 		return taken, peak
 	}
@@ -103,7 +103,7 @@ func TestDispatcher(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l, in, out := startDispatch(tc.limit, tc.queueCap)
-			wait := runSenders(l, out, tc.senders, tc.hold)
+			wait := runSenders(t, l, out, tc.senders, tc.hold)
 			want := map[string]int{}
 			for i := range tc.batches {
 				h := tc.hosts[i%len(tc.hosts)]
@@ -147,7 +147,7 @@ func TestDispatcherStop(t *testing.T) {
 		t.Fatal("10 batches went into a queue of 4 with no permit free")
 	case <-time.After(50 * time.Millisecond):
 	}
-	wait := runSenders(l, out, 3, 0)
+	wait := runSenders(t, l, out, 3, 0)
 	l.stop()
 	// The permit stays taken (a request the node holds); what wakes the
 	// dispatcher is another host's returned permit.

@@ -23,7 +23,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cqlload/cqlload/csvparse"
-	"github.com/cqlload/cqlload/internal/limit"
 	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/schema"
 	"github.com/cqlload/cqlload/source"
@@ -237,8 +236,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	})
 	// The dispatcher holds batches back per coordinator until its
 	// in-flight limit lets them go; MaxInFlight senders execute them.
-	l.dispatch = &dispatcher{l: l, in: batches, out: ready, freed: make(chan struct{}, 1),
-		queueCap: max(l.opts.MaxInFlight/2, 16), queues: map[*limit.Limiter]*batchQueue{}}
+	l.dispatch = newDispatcher(l, batches, ready, max(l.opts.MaxInFlight/2, 16))
 	g.Go(func() error {
 		l.dispatch.run()
 		return nil
