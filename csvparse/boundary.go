@@ -210,7 +210,7 @@ type fileSearch struct {
 	// open streams a range of the file, when it can be.
 	open     func(off, n int64) (io.ReadCloser, error)
 	memo     quoteMemo
-	searched int64 // bytes read or scanned
+	searched int64 // bytes read
 }
 
 func newFileSearch(r io.ReaderAt) fileSearch { return fileSearch{r: r} }

@@ -693,6 +693,17 @@ func TestLastInReadsInPieces(t *testing.T) {
 	}
 }
 
+// readSizes keeps the longest Read its reader was asked for.
+type readSizes struct {
+	r       io.Reader
+	longest *int
+}
+
+func (s readSizes) Read(p []byte) (int, error) {
+	*s.longest = max(*s.longest, len(p))
+	return s.r.Read(p)
+}
+
 // TestRecordStartsStreamed: with OpenRange, a search scans a long prefix
 // through a few streams of doubling size rather than a ReadAt per MiB,
 // and finds what reads find.
@@ -717,10 +728,11 @@ func TestRecordStartsStreamed(t *testing.T) {
 		rs := NewRecordStarts(cr, size, d)
 		var opens int
 		var streamed int64
+		longest := new(int)
 		rs.OpenRange = func(o, n int64) (io.ReadCloser, error) {
 			opens++
 			streamed += n
-			return io.NopCloser(bytes.NewReader(data[o : o+n])), nil
+			return io.NopCloser(readSizes{bytes.NewReader(data[o : o+n]), longest}), nil
 		}
 		got, err := rs.At(off)
 		want, werr := FindRecordStart(bytes.NewReader(data), size, off, d)
@@ -745,6 +757,11 @@ func TestRecordStartsStreamed(t *testing.T) {
 		// ReadAt: the windows, and the walk to the record start.
 		if cr.n > 4*boundaryWindowMax+got-off {
 			t.Errorf("off %d: %d bytes through ReadAt besides the streams, want a few windows and the %d bytes to the record start", off, cr.n, got-off)
+		}
+		// Each read fits the scan buffer, so that the scan finds it in
+		// the core's cache (see fileSearch).
+		if *longest > boundaryScanBuffer {
+			t.Errorf("off %d: a read of %d bytes from a stream, want at most %d", off, *longest, boundaryScanBuffer)
 		}
 		if rs.Searched() < cr.n+streamed/2 {
 			t.Errorf("off %d: Searched %d, below what was read (%d) and streamed (%d)", off, rs.Searched(), cr.n, streamed)
