@@ -189,22 +189,29 @@ func newKVInput(t *testing.T, rng *rand.Rand, path string, nGood, nBad int) *kvI
 
 // stopAt says when a run is stopped, and how.
 type stopAt struct {
-	sig syscall.Signal // 0: the run is let finish
-	// afterWrites: delay counts from the moment the simulator has written
-	// a row of this run, else from the start of the process.
-	afterWrites bool
-	delay       time.Duration
+	sig   syscall.Signal // 0: the run is let finish
+	from  stopFrom
+	delay time.Duration
+}
+
+// stopFrom is the moment a stop's delay counts from.
+type stopFrom int
+
+const (
+	fromStart      stopFrom = iota // the process's start
+	fromConnect                    // the simulator accepted a connection of this run
+	fromFirstWrite                 // the simulator wrote a row of this run
+)
+
+func (f stopFrom) String() string {
+	return [...]string{"start", "first connection", "first write"}[f]
 }
 
 func (s stopAt) String() string {
 	if s.sig == 0 {
 		return "no stop"
 	}
-	from := "start"
-	if s.afterWrites {
-		from = "first write"
-	}
-	return fmt.Sprintf("%v %v after %s", sigName(s.sig), s.delay.Round(time.Millisecond), from)
+	return fmt.Sprintf("%v %v after %v", sigName(s.sig), s.delay.Round(time.Millisecond), s.from)
 }
 
 func sigName(s syscall.Signal) string {
@@ -245,8 +252,8 @@ func runLoad(t *testing.T, sim *proctest.Sim, dir string, args []string, at stop
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	var base int64
-	if at.sig != 0 && at.afterWrites {
-		base = sim.RowsWritten(t)
+	if at.sig != 0 && at.from != fromStart {
+		base = simCount(t, sim, at.from)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start cqlload: %v", err)
@@ -274,19 +281,33 @@ func runLoad(t *testing.T, sim *proctest.Sim, dir string, args []string, at stop
 	return res
 }
 
+// simCount is what the simulator has counted of the event a stop's delay
+// counts from: connections accepted or rows written, since it started.
+func simCount(t *testing.T, sim *proctest.Sim, from stopFrom) int64 {
+	t.Helper()
+	if from == fromFirstWrite {
+		return sim.RowsWritten(t)
+	}
+	st, err := sim.ReadStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Total().Connections
+}
+
 // waitStopPoint waits until the stop point is reached (true) or the
 // process exited first (false).
 func waitStopPoint(t *testing.T, sim *proctest.Sim, at stopAt, base int64, done <-chan struct{}) bool {
 	t.Helper()
-	if at.afterWrites {
+	if at.from != fromStart {
 		poll := time.NewTicker(5 * time.Millisecond)
 		defer poll.Stop()
-		for wrote := false; !wrote; {
+		for seen := false; !seen; {
 			select {
 			case <-done:
 				return false
 			case <-poll.C:
-				wrote = sim.RowsWritten(t) > base
+				seen = simCount(t, sim, at.from) > base
 			}
 		}
 	}
@@ -324,9 +345,11 @@ type stopLoop struct {
 // connection, the checkpoint read, the error files cut back), one in five
 // within 50 ms of the first write (as a resumed run takes up the chunks
 // the stopped one left), the others while rows are being written, early
-// enough to leave work for the next. SIGINT comes 50 ms after the start
-// at the earliest: before the Go runtime and cqlload's first steps have
-// installed the handler, the signal's default action ends any process.
+// enough to leave work for the next. A SIGINT at the start counts from
+// the run's first connection: before the Go runtime and cqlload's first
+// steps have installed the handler, the signal's default action ends any
+// process, and on a busy machine a binary built with -race can take more
+// than 100 ms to get there. The connection comes after the handler.
 func (l *stopLoop) stopPoint(rng *rand.Rand, cp *checkpoint) stopAt {
 	sig := l.sigs[rng.IntN(len(l.sigs))]
 	left := int64(l.records)
@@ -339,18 +362,18 @@ func (l *stopLoop) stopPoint(rng *rand.Rand, cp *checkpoint) stopAt {
 	window = max(window, time.Millisecond)
 	switch rng.IntN(5) {
 	case 0:
-		// From the process's start: at startup, or while it sends
-		// (connecting takes some 100 ms before the first row goes).
-		earliest := time.Duration(0)
+		// At startup, or while it sends (connecting takes some 100 ms
+		// before the first row goes).
+		from := fromStart
 		if sig == syscall.SIGINT {
-			earliest = 50 * time.Millisecond
+			from = fromConnect
 		}
-		latest := min(800*time.Millisecond, earliest+100*time.Millisecond+window)
-		return stopAt{sig: sig, delay: earliest + time.Duration(rng.Int64N(int64(latest-earliest)))}
+		latest := min(800*time.Millisecond, 100*time.Millisecond+window)
+		return stopAt{sig: sig, from: from, delay: time.Duration(rng.Int64N(int64(latest)))}
 	case 1:
-		return stopAt{sig: sig, afterWrites: true, delay: time.Duration(rng.Int64N(int64(min(50*time.Millisecond, window))) + 1)}
+		return stopAt{sig: sig, from: fromFirstWrite, delay: time.Duration(rng.Int64N(int64(min(50*time.Millisecond, window))) + 1)}
 	}
-	return stopAt{sig: sig, afterWrites: true, delay: time.Duration(rng.Int64N(int64(window)))}
+	return stopAt{sig: sig, from: fromFirstWrite, delay: time.Duration(rng.Int64N(int64(window)))}
 }
 
 // run returns the result of the run that completed and the stops by
