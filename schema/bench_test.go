@@ -15,6 +15,7 @@ var benchCases = []struct {
 	{"bigint", "bigint", "-1234567890123"},
 	{"varint", "varint", "123456789012345678901234567890"},
 	{"double", "double", "3.141592653589793"},
+	{"double/short", "double", "5313.22"},
 	{"float", "float", "2.5"},
 	{"decimal", "decimal", "12345.6789"},
 	{"boolean", "boolean", "False"},

@@ -56,6 +56,12 @@ func (b *builder) parseInt(field []byte) (int64, error) {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
+	if u, ok := plainDigits(s); ok {
+		if neg {
+			return -int64(u), nil
+		}
+		return int64(u), nil
+	}
 	sep := b.f.ThousandsSep
 	var u uint64
 	over := false
@@ -91,6 +97,24 @@ func (b *builder) parseInt(field []byte) (int64, error) {
 		return -int64(u), nil
 	}
 	return int64(u), nil
+}
+
+// plainDigits is the value of s if it is 1 to 18 ASCII digits, which no
+// int64 overflows: the common case, without the general loop's checks
+// for overflow, separators and underscores.
+func plainDigits(s []byte) (uint64, bool) {
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range s {
+		d := c - '0'
+		if d > 9 {
+			return 0, false
+		}
+		u = u*10 + uint64(d)
+	}
+	return u, true
 }
 
 // notIntReason tells a fractional number ("not an integer") from garbage
@@ -165,6 +189,11 @@ var (
 )
 
 func (b *builder) parseFloat(field []byte, bits int) (float64, error) {
+	if bits == 64 && b.f.DecimalSep == "." {
+		if v, ok := plainDecimal(trimBlanks(field)); ok {
+			return v, nil
+		}
+	}
 	var arr [64]byte
 	norm, err := b.normalize(arr[:0], field)
 	if err != nil {
@@ -191,6 +220,55 @@ func (b *builder) parseFloat(field []byte, bits int) (float64, error) {
 		return 0, errNotNumber
 	}
 	return v, nil
+}
+
+// exactPow10 are the powers of ten a float64 holds exactly.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// plainDecimal is the float64 value of s if it is a sign, digits and at
+// most one '.', whose digits read as an integer are at most 2^53: the
+// common case. That integer is then exact in a float64, as is the power
+// of ten it is divided by (at most 10^19: no more than 19 digits are
+// read), and IEEE division rounds correctly, so the quotient is the
+// correctly rounded value of s (Clinger's fast path, which
+// strconv.ParseFloat takes too, after a general parse of the text).
+func plainDecimal(s []byte) (float64, bool) {
+	neg := false
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var m uint64
+	digits, frac := 0, -1 // frac: digits after the '.', -1 before it
+	for _, c := range s {
+		if d := c - '0'; d <= 9 {
+			if digits == 19 {
+				return 0, false // m could overflow
+			}
+			m = m*10 + uint64(d)
+			digits++
+			if frac >= 0 {
+				frac++
+			}
+			continue
+		}
+		if c != '.' || frac >= 0 {
+			return 0, false
+		}
+		frac = 0
+	}
+	if digits == 0 || m > 1<<53 {
+		return 0, false
+	}
+	v := float64(m)
+	if frac > 0 {
+		v /= exactPow10[frac]
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // The canonical quiet NaNs of Java (Float.NaN, Double.NaN) and Python;
