@@ -12,17 +12,20 @@ DEMO_PORT ?= 19042
 
 all: build
 
-# Static, without cgo, as the release archives and the Docker image are:
-# make bench then measures the binary users run. (With cgo the binary
-# also maps the C library and its loader: about 2 MiB more RSS.)
+# Binaries are built static, without cgo, as the release archives and the
+# Docker image are: make bench then measures the binary users run, and
+# make install installs it. (With cgo the binary also maps the C library
+# and its loader: about 2 MiB more RSS.)
+STATIC := CGO_ENABLED=0
+
 build:
-	CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -o $(BIN)/ ./cmd/...
+	$(STATIC) $(GO) build -tags '$(TAGS)' -o $(BIN)/ ./cmd/...
 
 # cqlload and cqlsim into GOBIN (default $(go env GOPATH)/bin). The
 # module's replace directive (the ScyllaDB gocql fork) rules out
 # `go install …@latest`; inside a clone it applies.
 install:
-	$(GO) install -tags '$(TAGS)' ./cmd/...
+	$(STATIC) $(GO) install -tags '$(TAGS)' ./cmd/...
 
 # Unit and end-to-end tests (the latter start cqlsim in-process), with the
 # race detector.
