@@ -98,8 +98,9 @@ const (
 // FindRecordStart lets several processes share one uncompressed file by
 // byte ranges: a record belongs to the range that holds its first byte,
 // so a range [a, b) is parsed from FindRecordStart(a) to
-// FindRecordStart(b), and the two sides of every cut compute the same
-// offset independently. Blank lines before a record belong to the range
+// FindRecordStart(b) (which a Splitter reading on from FindRecordStart(a)
+// with Source.Until = b reaches without a search), and the two sides of
+// every cut compute the same offset independently. Blank lines before a record belong to the range
 // before it. A range other than the first continues the file: it is
 // parsed without Header, SkipRows or MaxRows, and its first bytes are data
 // even if they look like a UTF-8 BOM (the first range holds the file's).

@@ -3,6 +3,7 @@ package csvparse
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -46,6 +47,29 @@ func FuzzFindRecordStart(f *testing.F) {
 		want := wantStart(recordStarts(t, data, d), size, o)
 		if got != want {
 			t.Fatalf("off %d windows %v maxBack %d: got %d, want %d", o, windows, maxBack, got, want)
+		}
+	})
+}
+
+// FuzzUntil checks Source.Until against FindRecordStart: for any bytes,
+// dialect and offset, a stream ended at the offset yields the records of
+// the bytes before the first record that begins at or after it.
+func FuzzUntil(f *testing.F) {
+	fuzzSeeds(f, func(data []byte, opts uint8) { f.Add(data, opts, uint16(len(data)/2)) })
+	f.Add([]byte("a\r\n\r\nb\rc\n"), uint8(0), uint16(4))
+	f.Fuzz(func(t *testing.T, data []byte, opts uint8, off uint16) {
+		if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+			return // UTF-16: not cut by offsets
+		}
+		d := fuzzDialect(opts)
+		size := int64(len(data))
+		until := 1 + int64(off)%(size+1)
+		end := wantStart(recordStarts(t, data, d), size, until)
+		want := parseSplitter(t, data[:end], d)
+		src := memSource("f", data, false)
+		src.Until = until
+		if got := parseSource(t, src, d); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Until %d (record start %d):\ngot  %+v\nwant %+v", until, end, got, want)
 		}
 	})
 }

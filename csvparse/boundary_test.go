@@ -2,6 +2,7 @@ package csvparse
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -265,7 +266,13 @@ type rangeRec struct {
 // parseSplitter reads data with a Splitter, as a loader reads one range.
 func parseSplitter(t testing.TB, data []byte, d Dialect) []rangeRec {
 	t.Helper()
-	s := NewSplitter([]Source{memSource("f", data, false)}, d, 3, 0)
+	return parseSource(t, memSource("f", data, false), d)
+}
+
+// parseSource reads src with a Splitter in small blocks.
+func parseSource(t testing.TB, src Source, d Dialect) []rangeRec {
+	t.Helper()
+	s := NewSplitter([]Source{src}, d, 3, 0)
 	s.blockSize = 64
 	var out []rangeRec
 	eachChunk(t, s, func(c *Chunk) {
@@ -324,16 +331,28 @@ func TestFindRecordStartRanges(t *testing.T) {
 			starts = append(starts, p)
 		}
 		starts = append(starts, size)
-		var got []rangeRec
+		ends := append(slices.Clone(cuts[1:]), size)
+		var got, until []rangeRec
 		for i := range len(starts) - 1 {
 			a, b := starts[i], starts[i+1]
 			if a > b {
 				t.Fatalf("iteration %d: starts %v not in order", it, starts)
 			}
 			got = append(got, parseSplitter(t, data[a:b], d)...)
+			// The same range read to the end of the file but stopped
+			// at the first record that begins at or after the raw cut,
+			// as a --split process ends its range.
+			if end := ends[i]; a < end {
+				src := memSource("f", data[a:], false)
+				src.Until = end - a
+				until = append(until, parseSource(t, src, d)...)
+			}
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("iteration %d (dialect %+v), input %q cut at %v → %v:\ngot  %+v\nwant %+v", it, d, data, cuts, starts, got, want)
+		}
+		if !reflect.DeepEqual(until, want) {
+			t.Fatalf("iteration %d (dialect %+v), input %q cut at %v → %v, ranges ended by Until:\ngot  %+v\nwant %+v", it, d, data, cuts, starts, until, want)
 		}
 	}
 }
@@ -821,5 +840,40 @@ func TestRecordStartsReadErrors(t *testing.T) {
 				t.Fatalf("At(%d): %d, %v; want %v", off, got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestUntilNeedsRawOffsets: a stream the Splitter transcodes or
+// decompresses cannot be ended at an offset of its bytes.
+func TestUntilNeedsRawOffsets(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("a,b\nc,d\n"))
+	zw.Close()
+	latin1 := DefaultDialect()
+	latin1.Encoding = "latin-1"
+	for _, c := range []struct {
+		name string
+		data []byte
+		d    Dialect
+		ok   bool
+	}{
+		{"plain.csv", []byte("a,b\nc,d\n"), DefaultDialect(), true},
+		{"plain.csv", []byte("a,b\nc,d\n"), latin1, false},
+		{"plain.csv.gz", gz.Bytes(), DefaultDialect(), false},
+	} {
+		if RawOffsets(c.d) != (c.d.Encoding != latin1.Encoding) {
+			t.Errorf("RawOffsets(%q) = %v", c.d.Encoding, RawOffsets(c.d))
+		}
+		src := memSource(c.name, c.data, false)
+		src.Until = 2
+		s := NewSplitter([]Source{src}, c.d, 10, 0)
+		ch, err := s.Next()
+		switch {
+		case c.ok && (err != nil || ch.Records != 1):
+			t.Errorf("%s %q: %v, want the first record only", c.name, c.d.Encoding, err)
+		case !c.ok && (err == nil || !strings.Contains(err.Error(), "Until")):
+			t.Errorf("%s %q: %v, want an error naming Until", c.name, c.d.Encoding, err)
+		}
 	}
 }

@@ -22,6 +22,24 @@ type Source struct {
 	// file's first bytes before the range (its header line) begins the
 	// file and does not continue it.
 	Continues bool
+	// Until, when positive, ends the stream before the first record that
+	// begins at or after this offset of it: the record that straddles it
+	// is read whole, and nothing after that is read. A --split range
+	// ends so, found as it is parsed, rather than by a search that would
+	// read the range twice. Blank lines before the next record belong
+	// to this stream, as FindRecordStart counts them, so a range ended
+	// at FindRecordStart(b) and one ended at b hold the same records.
+	// Offsets are the stream's bytes, so Until needs a stream the
+	// Splitter neither decompresses nor transcodes (see RawOffsets).
+	Until int64
+}
+
+// RawOffsets reports whether the Splitter counts a stream in d's
+// encoding by its own bytes: UTF-8 is read as it is, other encodings
+// are transcoded to it first. Source.Until needs raw offsets.
+func RawOffsets(d Dialect) bool {
+	enc, err := lookupEncoding(d.Encoding)
+	return err == nil && enc == nil
 }
 
 // Sources expands cqlsh-style FROM specs. Each spec may be a

@@ -280,6 +280,10 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 	if err != nil {
 		return nil, &InputError{File: src.Name, Err: err}
 	}
+	if src.Until > 0 && (s.enc != nil || in.compressed) {
+		_ = in.Close()
+		return nil, &InputError{File: src.Name, Err: errors.New("a stream ended at an offset (Until) must be uncompressed UTF-8")}
+	}
 	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord(), newBlock: s.newBlock,
 		spills: &s.spills, spillDir: s.SpillDir, suspectAt: -1}
 	// Size the first block to the file: a chunk keeps its whole block
@@ -644,7 +648,7 @@ func (f *fileState) waits() bool {
 
 // skipBlank settles a CR that ended the previous record (see
 // scanner.endedAtCR), moves past blank lines and reports whether a record
-// follows. With cut, it returns false with f.stalled set if the input
+// follows that begins before Source.Until, if set. With cut, it returns false with f.stalled set if the input
 // stalls (f.waits) first.
 func (f *fileState) skipBlank(keep int64, cut bool) (bool, error) {
 	for {
@@ -680,7 +684,8 @@ func (f *fileState) skipBlank(keep int64, cut bool) (bool, error) {
 			f.afterCR = true
 			continue
 		}
-		return true, nil
+		// A record begins at pos: the next range's, past Until.
+		return f.src.Until <= 0 || f.pos < f.src.Until, nil
 	}
 }
 

@@ -126,6 +126,11 @@ func TestS3SplitsOfObjectWithoutQuotes(t *testing.T) {
 		}
 		total += s.RowsWritten
 		requests := gets.Load() - before
+		if i > 0 && i < n-1 && s.SplitFindBytes > int64(i)*int64(size)/n+int64(size)/(2*n) {
+			// Its end is found as the range is parsed, not by a
+			// search that would read the range before the load does.
+			t.Fatalf("split %d searched %d bytes of a %d-byte object: past its start, into its own range", i, s.SplitFindBytes, size)
+		}
 		if i == n-1 {
 			// Its prefix is about 18 MiB: 1 MiB reads were 18 requests
 			// for it alone (28 in all); doubling streams are 5 (15 in

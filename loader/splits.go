@@ -99,10 +99,9 @@ func rangeable(obj source.Object, o *Options) (bool, error) {
 }
 
 // rangeSource is the part of obj whose records begin in [start, end).
-// The bytes its boundary search reads are added to *searched.
+// The bytes its boundary search reads are added to *searched. It has
+// Size 0 when no record begins in the range.
 func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, searched *int64) (csvparse.Source, error) {
-	// One search for both ends: the second reads only what the first
-	// did not prove free of quotes.
 	starts := csvparse.NewRecordStarts(obj.ReaderAt, obj.Size, d)
 	// A long scan for quotes streams the file in a few requests (for a
 	// local file, opens) rather than one read per MiB.
@@ -119,15 +118,39 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 	if err != nil {
 		return csvparse.Source{}, err
 	}
-	to, err := boundary(end)
-	if err != nil {
-		return csvparse.Source{}, err
+	// The range ends where the first record that begins at or after end
+	// does. In UTF-8 the Splitter stops there as it parses (Until): a
+	// search would read the range once more before the load reads it,
+	// in a file without quotes the whole range, from object storage a
+	// second download of it. A transcoded file counts decoded bytes, so
+	// its end is searched for (the search shares what the first one
+	// proved free of quotes).
+	n, size := int64(-1), end-start // n: the bytes to read from from; -1 to Until
+	if !csvparse.RawOffsets(d) {
+		to, err := boundary(end)
+		if err != nil {
+			return csvparse.Source{}, err
+		}
+		n, size = to-from, to-from
+	} else if from >= end {
+		size = 0 // the record that straddles start runs past end
+	}
+	// Until counts the stream's bytes, a header put before them
+	// included; 0 when the end was searched for.
+	until := func(header int) int64 {
+		if n >= 0 {
+			return 0
+		}
+		return int64(header) + end - from
 	}
 	if start == 0 {
 		// The file's first range: read as the file is, header and all.
-		return csvparse.Source{Name: obj.Name, Size: to, Open: func() (io.ReadCloser, error) {
-			return obj.OpenRange(0, to)
+		return csvparse.Source{Name: obj.Name, Size: size, Until: until(0), Open: func() (io.ReadCloser, error) {
+			return obj.OpenRange(0, n)
 		}}, nil
+	}
+	if size == 0 {
+		return csvparse.Source{Name: obj.Name}, nil
 	}
 	var header []byte
 	if d.Header {
@@ -146,14 +169,15 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 	// is data (a record's U+FEFF), not a BOM; with one it starts with the
 	// file's first bytes, whose BOM the Splitter strips as it would the
 	// file's.
-	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: to - from, Continues: len(header) == 0, Open: func() (io.ReadCloser, error) {
-		rc, err := obj.OpenRange(from, to-from)
-		if err != nil {
-			return nil, err
-		}
-		return struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(header), rc), rc}, nil
-	}}, nil
+	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: size, Continues: len(header) == 0,
+		Until: until(len(header)), Open: func() (io.ReadCloser, error) {
+			rc, err := obj.OpenRange(from, n)
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(header), rc), rc}, nil
+		}}, nil
 }

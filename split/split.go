@@ -9,8 +9,10 @@
 // takes its part of it.
 //
 // A unit [Start, End) of a file holds the records whose first byte lies
-// in it: the process moves both ends to the next record start with
-// csvparse.FindRecordStart, which both neighbours compute alike.
+// in it: the process moves its start to the next record start with
+// csvparse.FindRecordStart, and parses on past End to the end of the
+// record that straddles it (csvparse.Source.Until), where the next
+// split's FindRecordStart(End) begins.
 //
 // # Balance
 //
