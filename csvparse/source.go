@@ -27,8 +27,9 @@ type Source struct {
 	// is read whole, and nothing after that is read. A --split range
 	// ends so, found as it is parsed, rather than by a search that would
 	// read the range twice. Blank lines before the next record belong
-	// to this stream, as FindRecordStart counts them, so a range ended
-	// at FindRecordStart(b) and one ended at b hold the same records.
+	// to this stream, as FindRecordStart counts them: a stream with
+	// Until b holds the records of the same stream cut short at
+	// FindRecordStart(b).
 	// Offsets are the stream's bytes, so Until needs a stream the
 	// Splitter neither decompresses nor transcodes (see RawOffsets).
 	Until int64

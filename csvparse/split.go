@@ -648,8 +648,8 @@ func (f *fileState) waits() bool {
 
 // skipBlank settles a CR that ended the previous record (see
 // scanner.endedAtCR), moves past blank lines and reports whether a record
-// follows that begins before Source.Until, if set. With cut, it returns false with f.stalled set if the input
-// stalls (f.waits) first.
+// follows (one that begins before Source.Until, if set). With cut, it
+// returns false with f.stalled set if the input stalls (f.waits) first.
 func (f *fileState) skipBlank(keep int64, cut bool) (bool, error) {
 	for {
 		a := f.avail()

@@ -46,8 +46,8 @@
 //
 // The stream is cut at most N-1 times. A split gets one contiguous piece
 // of it, so at most one range of any file, and only the piece's two ends
-// can fall inside a file: a process searches for at most two record
-// boundaries however many files are cut.
+// can fall inside a file: a process searches for one record boundary
+// (two in a transcoded encoding) however many files are cut.
 package split
 
 import (
