@@ -175,6 +175,60 @@ func TestSplitLeadingFEFF(t *testing.T) {
 	}
 }
 
+// TestSplitEncodings: in UTF-8 a range ends where it is parsed (Until);
+// in latin-1 and cp1252, which the Splitter transcodes, its end is
+// searched for. Either way N splits read the records of the whole file,
+// quoted line breaks and bytes past ASCII included.
+func TestSplitEncodings(t *testing.T) {
+	dir := t.TempDir()
+	for _, enc := range []string{"utf-8", "latin-1", "cp1252"} {
+		var b strings.Builder
+		b.WriteString("k,v\n")
+		for i := range 3000 {
+			fmt.Fprintf(&b, "%d,\"caf\xe9 %d\n\xe9t\xe9, \"\"%d\"\"\"\n", i, i, i)
+		}
+		data := b.String()
+		if enc == "utf-8" {
+			data = strings.ReplaceAll(data, "\xe9", "é")
+		}
+		path := filepath.Join(dir, enc+".csv")
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := source.ExpandObjects(context.Background(), []string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := DefaultOptions().Dialect
+		d.Header, d.Encoding = true, enc
+		whole := readRecords(t, sourcesOf(objs), d)
+		if len(whole) != 3000 || whole[1][1] != "café 1\nété, \"1\"" {
+			t.Fatalf("%s: the whole file gives %d records, the second %q", enc, len(whole), whole[1])
+		}
+		for _, n := range []int{2, 3, 7} {
+			var got [][]string
+			for i := range n {
+				o := DefaultOptions()
+				o.Dialect = d
+				o.SplitIndex, o.SplitCount, o.SplitSize = i, n, 1<<10
+				srcs, _, err := splitSources(objs, &o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range srcs {
+					if until := s.Until > 0; until != (enc == "utf-8") {
+						t.Errorf("%s, split %d/%d: %s has Until %d", enc, i, n, s.Name, s.Until)
+					}
+				}
+				got = append(got, readRecords(t, srcs, d)...)
+			}
+			if !slices.EqualFunc(got, whole, slices.Equal) {
+				t.Fatalf("%s, %d splits: %d records, want the whole file's %d", enc, n, len(got), len(whole))
+			}
+		}
+	}
+}
+
 // readRecords parses srcs as the loader would, returning every record's
 // fields; with a header, every part must find the file's.
 func readRecords(t *testing.T, srcs []csvparse.Source, d csvparse.Dialect) [][]string {
