@@ -146,13 +146,7 @@ func TestSplitLeadingFEFF(t *testing.T) {
 			var got [][]string
 			cut := 0
 			for i := range n {
-				o := DefaultOptions()
-				o.Dialect = d
-				o.SplitIndex, o.SplitCount, o.SplitSize = i, n, 1<<10
-				srcs, _, err := splitSources(objs, &o)
-				if err != nil {
-					t.Fatal(err)
-				}
+				srcs := splitParts(t, objs, d, i, n)
 				for _, s := range srcs {
 					if strings.Contains(s.Name, "@") {
 						cut++
@@ -208,13 +202,7 @@ func TestSplitEncodings(t *testing.T) {
 		for _, n := range []int{2, 3, 7} {
 			var got [][]string
 			for i := range n {
-				o := DefaultOptions()
-				o.Dialect = d
-				o.SplitIndex, o.SplitCount, o.SplitSize = i, n, 1<<10
-				srcs, _, err := splitSources(objs, &o)
-				if err != nil {
-					t.Fatal(err)
-				}
+				srcs := splitParts(t, objs, d, i, n)
 				for _, s := range srcs {
 					if until := s.Until > 0; until != (enc == "utf-8") {
 						t.Errorf("%s, split %d/%d: %s has Until %d", enc, i, n, s.Name, s.Until)
@@ -227,6 +215,19 @@ func TestSplitEncodings(t *testing.T) {
 			}
 		}
 	}
+}
+
+// splitParts is what split i of n reads of objs, cut into 1 KiB units.
+func splitParts(t *testing.T, objs []source.Object, d csvparse.Dialect, i, n int) []csvparse.Source {
+	t.Helper()
+	o := DefaultOptions()
+	o.Dialect = d
+	o.SplitIndex, o.SplitCount, o.SplitSize = i, n, 1<<10
+	srcs, _, err := splitSources(objs, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srcs
 }
 
 // readRecords parses srcs as the loader would, returning every record's
