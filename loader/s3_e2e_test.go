@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/cqlload/cqlload/split"
 )
 
 // TestLoadFromS3Splits: two splits of inputs in an S3 bucket (an
@@ -70,12 +74,38 @@ func TestLoadFromS3Splits(t *testing.T) {
 // objects.
 func fakeS3(t *testing.T) (*s3mem.Backend, *atomic.Int64) {
 	t.Helper()
+	backend, log := fakeS3Log(t)
+	return backend, &log.gets
+}
+
+// s3Log is what a fake S3 server was asked for.
+type s3Log struct {
+	gets   atomic.Int64 // GET requests of objects
+	mu     sync.Mutex
+	ranges []string // their Range headers, in order
+}
+
+// takeRanges returns the Range headers logged since the last call.
+func (l *s3Log) takeRanges() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.ranges
+	l.ranges = nil
+	return r
+}
+
+// fakeS3Log is fakeS3 with the log of object GETs.
+func fakeS3Log(t *testing.T) (*s3mem.Backend, *s3Log) {
+	t.Helper()
 	backend := s3mem.New()
 	s3 := gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
-	gets := new(atomic.Int64)
+	log := &s3Log{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.Trim(r.URL.Path, "/") != "in" {
-			gets.Add(1) // of an object, not a listing of the bucket
+			log.gets.Add(1) // of an object, not a listing of the bucket
+			log.mu.Lock()
+			log.ranges = append(log.ranges, r.Header.Get("Range"))
+			log.mu.Unlock()
 		}
 		s3.ServeHTTP(w, r)
 	}))
@@ -90,14 +120,15 @@ func fakeS3(t *testing.T) (*s3mem.Backend, *atomic.Int64) {
 	if err := backend.CreateBucket("in"); err != nil {
 		t.Fatal(err)
 	}
-	return backend, gets
+	return backend, log
 }
 
 // TestS3SplitsOfObjectWithoutQuotes: the splits of an object without a
 // quote character load it exactly, and the last one finds its start by
 // streaming the prefix in a few requests, not one per MiB of it.
 func TestS3SplitsOfObjectWithoutQuotes(t *testing.T) {
-	backend, gets := fakeS3(t)
+	backend, log := fakeS3Log(t)
+	gets := &log.gets
 	const rows = 24000
 	var b bytes.Buffer
 	b.WriteString("k,v\n")
@@ -111,8 +142,13 @@ func TestS3SplitsOfObjectWithoutQuotes(t *testing.T) {
 	}
 	c := startCluster(t, 1, 1, `CREATE TABLE ks.plain (k int PRIMARY KEY, v text);`, nil)
 	const n = 4
+	plan, err := split.Plan([]split.File{{Name: "s3://in/plain.csv", Size: int64(size), Splittable: true}}, n, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var total int64
 	for i := range n {
+		log.takeRanges()
 		o := testOptions(t, c, "plain", "s3://in/plain.csv")
 		o.Dialect.Header = true
 		o.SplitIndex, o.SplitCount, o.SplitSize = i, n, 1<<20
@@ -130,6 +166,16 @@ func TestS3SplitsOfObjectWithoutQuotes(t *testing.T) {
 			// Its end is found as the range is parsed, not by a
 			// search that would read the range before the load does.
 			t.Fatalf("split %d searched %d bytes of a %d-byte object: past its start, into its own range", i, s.SplitFindBytes, size)
+		}
+		// And no request asks for more than the record past its end
+		// (a MiB of slack), not the rest of the object.
+		if end := plan[i][0].End; i < n-1 {
+			for _, r := range log.takeRanges() {
+				_, last, _ := strings.Cut(strings.TrimPrefix(r, "bytes="), "-")
+				if b, err := strconv.ParseInt(last, 10, 64); err != nil || b >= end+endSlack {
+					t.Fatalf("split %d, whose range ends at %d, asked for %q", i, end, r)
+				}
+			}
 		}
 		if i == n-1 {
 			// Its prefix is about 18 MiB: 1 MiB reads were 18 requests

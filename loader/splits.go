@@ -143,10 +143,16 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 		}
 		return int64(header) + end - from
 	}
+	open := func(off int64) (io.ReadCloser, error) {
+		if n >= 0 {
+			return obj.OpenRange(off, n)
+		}
+		return openThrough(obj, off, end+endSlack)
+	}
 	if start == 0 {
 		// The file's first range: read as the file is, header and all.
 		return csvparse.Source{Name: obj.Name, Size: size, Until: until(0), Open: func() (io.ReadCloser, error) {
-			return obj.OpenRange(0, n)
+			return open(0)
 		}}, nil
 	}
 	if size == 0 {
@@ -171,7 +177,7 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 	// file's.
 	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: size, Continues: len(header) == 0,
 		Until: until(len(header)), Open: func() (io.ReadCloser, error) {
-			rc, err := obj.OpenRange(from, n)
+			rc, err := open(from)
 			if err != nil {
 				return nil, err
 			}
@@ -180,4 +186,67 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 				io.Closer
 			}{io.MultiReader(bytes.NewReader(header), rc), rc}, nil
 		}}, nil
+}
+
+// endSlack is how far past a range's planned end the first request for
+// it reaches (openThrough): the record that straddles the end is in it
+// unless it is longer than that.
+const endSlack = 1 << 20
+
+// openThrough streams obj from off to its end in at most two requests:
+// [off, through) first, and the rest only if the reader goes on past
+// it. A range that ends where it is parsed stops a record past its
+// planned end; asking for all the rest of an object at once would have
+// the store send more than that (as much as the connection buffers)
+// before the reader closes it.
+func openThrough(obj source.Object, off, through int64) (io.ReadCloser, error) {
+	if through >= obj.Size {
+		return obj.OpenRange(off, -1)
+	}
+	rc, err := obj.OpenRange(off, through-off)
+	if err != nil {
+		return nil, err
+	}
+	return &twoRequests{obj: obj, rc: rc, pos: off, through: through}, nil
+}
+
+// twoRequests reads [pos, through) from rc, then opens the rest.
+type twoRequests struct {
+	obj          source.Object
+	rc           io.ReadCloser
+	pos, through int64
+	rest         bool // rc is the second request
+}
+
+func (t *twoRequests) Read(p []byte) (int, error) {
+	if t.rc == nil {
+		return 0, fmt.Errorf("%s: read after a failed request at byte %d", t.obj.Name, t.pos)
+	}
+	n, err := t.rc.Read(p)
+	t.pos += int64(n)
+	if err != io.EOF || t.rest {
+		return n, err
+	}
+	if t.pos < t.through {
+		return n, fmt.Errorf("%s: ended at byte %d, before %d: %w", t.obj.Name, t.pos, t.through, io.ErrUnexpectedEOF)
+	}
+	first := t.rc
+	t.rc, t.rest = nil, true
+	if err := first.Close(); err != nil {
+		return n, err
+	}
+	if t.rc, err = t.obj.OpenRange(t.pos, -1); err != nil {
+		return n, err
+	}
+	if n == 0 {
+		return t.Read(p)
+	}
+	return n, nil
+}
+
+func (t *twoRequests) Close() error {
+	if t.rc == nil {
+		return nil
+	}
+	return t.rc.Close()
 }

@@ -330,3 +330,67 @@ func TestSplitResume(t *testing.T) {
 		t.Fatalf("split 0/3 resumed: %v, %d resumed, %d read", err, s.RowsResumed, s.RowsRead)
 	}
 }
+
+// TestOpenThrough: a range read on past its end asks for [off, through)
+// first and for the rest of the object only when it is read past that,
+// and an object cut short before through is an unexpected EOF.
+func TestOpenThrough(t *testing.T) {
+	data := []byte(strings.Repeat("0123456789", 100))
+	type call struct{ off, n int64 }
+	obj := func(size int64, body []byte) (source.Object, *[]call) {
+		var calls []call
+		return source.Object{Source: csvparse.Source{Name: "mem", Size: size}, OpenRange: func(off, n int64) (io.ReadCloser, error) {
+			calls = append(calls, call{off, n})
+			end := int64(len(body))
+			if n >= 0 {
+				end = min(end, off+n)
+			}
+			return io.NopCloser(bytes.NewReader(body[off:end])), nil
+		}}, &calls
+	}
+	for _, c := range []struct {
+		name         string
+		off, through int64
+		read         int64 // bytes to read; -1: all
+		want         []call
+	}{
+		{"within the first request", 100, 300, 150, []call{{100, 200}}},
+		{"up to its end", 100, 300, 200, []call{{100, 200}}},
+		{"past it", 100, 300, -1, []call{{100, 200}, {300, -1}}},
+		{"through past the end", 100, 5000, -1, []call{{100, -1}}},
+	} {
+		o, calls := obj(int64(len(data)), data)
+		rc, err := openThrough(o, c.off, c.through)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		if c.read < 0 {
+			got, err = io.ReadAll(rc)
+		} else {
+			got = make([]byte, c.read)
+			_, err = io.ReadFull(rc, got)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if want := data[c.off:][:len(got)]; !bytes.Equal(got, want) || c.read < 0 && int64(len(got)) != int64(len(data))-c.off {
+			t.Errorf("%s: read %d bytes that differ from the object's", c.name, len(got))
+		}
+		if err := rc.Close(); err != nil {
+			t.Errorf("%s: close: %v", c.name, err)
+		}
+		if !slices.Equal(*calls, c.want) {
+			t.Errorf("%s: requests %v, want %v", c.name, *calls, c.want)
+		}
+	}
+	// Listed at 1000 bytes, but only 250 are there.
+	o, _ := obj(int64(len(data)), data[:250])
+	rc, err := openThrough(o, 100, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(rc); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("an object cut short: %v, want an unexpected EOF", err)
+	}
+}
