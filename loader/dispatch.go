@@ -101,7 +101,32 @@ type dispatcher struct {
 	queued int
 }
 
-type batchQueue struct{ items []*batch }
+// batchQueue is one coordinator's batches in order. Popped slots at the
+// front are reused, so that a queue that keeps emptying, as most do,
+// does not allocate a new array every few batches.
+type batchQueue struct {
+	items []*batch // items[head:] are queued
+	head  int
+}
+
+func (q *batchQueue) len() int      { return len(q.items) - q.head }
+func (q *batchQueue) front() *batch { return q.items[q.head] }
+
+func (q *batchQueue) push(b *batch) {
+	if q.head > 0 && len(q.items) == cap(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, b)
+}
+
+func (q *batchQueue) pop() {
+	q.items[q.head] = nil
+	if q.head++; q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+}
 
 func newDispatcher(l *Loader, in <-chan *batch, out chan<- *batch, queueCap int) *dispatcher {
 	return &dispatcher{l: l, in: in, out: out, freed: make(chan struct{}, 1),
@@ -176,7 +201,7 @@ func (d *dispatcher) enqueue(b *batch) {
 		d.queues[lim] = q
 		d.order = append(d.order, lim)
 	}
-	q.items = append(q.items, b)
+	q.push(b)
 	d.queued++
 }
 
@@ -184,7 +209,7 @@ func (d *dispatcher) enqueue(b *batch) {
 // admit it without a returned permit (zero if none).
 func (d *dispatcher) wake() (due time.Time) {
 	for lim, q := range d.queues {
-		if len(q.items) == 0 {
+		if q.len() == 0 {
 			continue
 		}
 		if t := lim.Wake(); !t.IsZero() && (due.IsZero() || t.Before(due)) {
@@ -204,18 +229,17 @@ func (d *dispatcher) pump() {
 			lim := d.order[d.next%len(d.order)]
 			d.next++
 			q := d.queues[lim]
-			if len(q.items) == 0 {
+			if q.len() == 0 {
 				continue
 			}
-			b := q.items[0]
+			b := q.front()
 			if !stopped {
 				if !lim.TryAcquire() {
 					continue
 				}
 				b.lim = lim
 			}
-			q.items[0] = nil
-			q.items = q.items[1:]
+			q.pop()
 			d.queued--
 			d.out <- b
 			moved = true

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -163,5 +164,49 @@ func TestDispatcherStop(t *testing.T) {
 	}
 	if n := held.InFlight(); n != 1 {
 		t.Errorf("%d permits in flight after the stop, want 1 (the holder's): batches took permits", n)
+	}
+}
+
+// TestBatchQueue: batches leave in the order they came, however pushes
+// and pops interleave, and a queue that empties reuses its array.
+func TestBatchQueue(t *testing.T) {
+	for _, ops := range []string{
+		"pppooo",              // fill, then drain
+		"popopopopopopopo",    // one at a time: the common case
+		"ppppopopppoooppoooo", // a backlog that never quite empties
+		"pppppppppoooooooooppo",
+	} {
+		var q batchQueue
+		var in, out []*batch
+		for _, op := range ops {
+			switch op {
+			case 'p':
+				b := &batch{}
+				in = append(in, b)
+				q.push(b)
+			case 'o':
+				out = append(out, q.front())
+				q.pop()
+			}
+			if q.len() != len(in)-len(out) {
+				t.Fatalf("%s: len %d, want %d", ops, q.len(), len(in)-len(out))
+			}
+		}
+		for q.len() > 0 {
+			out = append(out, q.front())
+			q.pop()
+		}
+		if !slices.Equal(in, out) {
+			t.Errorf("%s: batches left out of order", ops)
+		}
+		if slices.ContainsFunc(q.items[:cap(q.items)], func(b *batch) bool { return b != nil }) {
+			t.Errorf("%s: the array still holds popped batches", ops)
+		}
+	}
+	// One at a time, a queue allocates its array once.
+	var q batchQueue
+	b := &batch{}
+	if n := testing.AllocsPerRun(100, func() { q.push(b); q.pop() }); n != 0 {
+		t.Errorf("push and pop on an emptying queue: %.1f allocations, want 0", n)
 	}
 }
