@@ -119,13 +119,14 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 		return csvparse.Source{}, err
 	}
 	// The range ends where the first record that begins at or after end
-	// does. In UTF-8 the Splitter stops there as it parses (Until): a
+	// begins. In UTF-8 the Splitter stops there as it parses (Until): a
 	// search would read the range once more before the load reads it,
 	// in a file without quotes the whole range, from object storage a
 	// second download of it. A transcoded file counts decoded bytes, so
 	// its end is searched for (the search shares what the first one
 	// proved free of quotes).
-	n, size := int64(-1), end-start // n: the bytes to read from from; -1 to Until
+	// n is how many bytes to read from from; -1: on, until Until.
+	n, size := int64(-1), end-start
 	if !csvparse.RawOffsets(d) {
 		to, err := boundary(end)
 		if err != nil {
