@@ -125,24 +125,18 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 	// second download of it. A transcoded file counts decoded bytes, so
 	// its end is searched for (the search shares what the first one
 	// proved free of quotes).
-	// n is how many bytes to read from from; -1: on, until Until.
-	n, size := int64(-1), end-start
+	// n is how many bytes to read from from (-1: on to the object's end,
+	// stopped by until); until is Source.Until for a stream that starts
+	// at from (0 when the end was searched for).
+	n, until, size := int64(-1), end-from, end-start
 	if !csvparse.RawOffsets(d) {
 		to, err := boundary(end)
 		if err != nil {
 			return csvparse.Source{}, err
 		}
-		n, size = to-from, to-from
+		n, until, size = to-from, 0, to-from
 	} else if from >= end {
 		size = 0 // the record that straddles start runs past end
-	}
-	// Until counts the stream's bytes, a header put before them
-	// included; 0 when the end was searched for.
-	until := func(header int) int64 {
-		if n >= 0 {
-			return 0
-		}
-		return int64(header) + end - from
 	}
 	open := func(off int64) (io.ReadCloser, error) {
 		if n >= 0 {
@@ -152,7 +146,7 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 	}
 	if start == 0 {
 		// The file's first range: read as the file is, header and all.
-		return csvparse.Source{Name: obj.Name, Size: size, Until: until(0), Open: func() (io.ReadCloser, error) {
+		return csvparse.Source{Name: obj.Name, Size: size, Until: until, Open: func() (io.ReadCloser, error) {
 			return open(0)
 		}}, nil
 	}
@@ -172,12 +166,15 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", obj.Name, err)
 		}
 	}
+	if until > 0 {
+		until += int64(len(header)) // Until counts the stream's bytes
+	}
 	// Without a header the stream starts inside the file, where EF BB BF
 	// is data (a record's U+FEFF), not a BOM; with one it starts with the
 	// file's first bytes, whose BOM the Splitter strips as it would the
 	// file's.
 	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: size, Continues: len(header) == 0,
-		Until: until(len(header)), Open: func() (io.ReadCloser, error) {
+		Until: until, Open: func() (io.ReadCloser, error) {
 			rc, err := open(from)
 			if err != nil {
 				return nil, err

@@ -222,9 +222,10 @@ func (b *builder) parseFloat(field []byte, bits int) (float64, error) {
 	return v, nil
 }
 
-// exactPow10 are the powers of ten a float64 holds exactly.
+// exactPow10 are the powers of ten plainDecimal divides by: at most
+// 10^19, as it reads at most 19 digits; all are exact in a float64.
 var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 // plainDecimal is the float64 value of s if it is a sign, digits and at
 // most one '.', whose digits read as an integer are at most 2^53: the
