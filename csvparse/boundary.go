@@ -127,10 +127,11 @@ const (
 // window's start is inside quotes only if the last quote q before it
 // left the parse inside quotes, and the state at q is found the same way
 // (recursively). The quote search is a vectorised IndexByte over the
-// prefix, so a file without quotes costs reading its prefix (about 110 ms
-// of CPU per GB for a local file, scanned through a map, 170 through
-// reads), one with quoted fields every few records one window (about 0.3
-// ms, whatever the offset). Should several states still be
+// prefix, so a file without quotes costs reading its prefix (56-95 ms of
+// CPU per GB for a local file in the page cache, read as fileSearch
+// does, on an AMD EPYC VM; more while other work shares the memory
+// bandwidth), one with quoted fields every few records one window (about
+// 0.3 ms, whatever the offset). Should several states still be
 // left (a file made of "" fields, say), the Splitter's scanner walks the
 // prefix from the file's start: exact, at about 600 MB/s.
 // FindRecordStartWithin bounds how far back any of this reads and
