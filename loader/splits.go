@@ -125,24 +125,19 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, search
 	// second download of it. A transcoded file counts decoded bytes, so
 	// its end is searched for (the search shares what the first one
 	// proved free of quotes).
-	// n is how many bytes to read from from (-1: on to the object's end,
-	// stopped by until); until is Source.Until for a stream that starts
-	// at from (0 when the end was searched for).
-	n, until, size := int64(-1), end-from, end-start
+	// until is Source.Until for a stream that starts at from (0 when the
+	// end was searched for); open streams the range from off.
+	until, size := end-from, end-start
+	open := func(off int64) (io.ReadCloser, error) { return openThrough(obj, off, end+endSlack) }
 	if !csvparse.RawOffsets(d) {
 		to, err := boundary(end)
 		if err != nil {
 			return csvparse.Source{}, err
 		}
-		n, until, size = to-from, 0, to-from
+		until, size = 0, to-from
+		open = func(off int64) (io.ReadCloser, error) { return obj.OpenRange(off, to-off) }
 	} else if from >= end {
 		size = 0 // the record that straddles start runs past end
-	}
-	open := func(off int64) (io.ReadCloser, error) {
-		if n >= 0 {
-			return obj.OpenRange(off, n)
-		}
-		return openThrough(obj, off, end+endSlack)
 	}
 	if start == 0 {
 		// The file's first range: read as the file is, header and all.
