@@ -393,4 +393,26 @@ func TestOpenThrough(t *testing.T) {
 	if _, err := io.ReadAll(rc); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("an object cut short: %v, want an unexpected EOF", err)
 	}
+	// The second request fails: its error comes back once, and every
+	// later read is an error too, never the end of the input.
+	denied := errors.New("access denied")
+	o = source.Object{Source: csvparse.Source{Name: "mem", Size: int64(len(data))}, OpenRange: func(off, n int64) (io.ReadCloser, error) {
+		if off >= 300 {
+			return nil, denied
+		}
+		return io.NopCloser(bytes.NewReader(data[off : off+n])), nil
+	}}
+	if rc, err = openThrough(o, 100, 300); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	if !errors.Is(err, denied) || !bytes.Equal(got, data[100:300]) {
+		t.Errorf("a failed second request: %d bytes, %v; want the first request's 200 and its error", len(got), err)
+	}
+	if n, err := rc.Read(make([]byte, 10)); n != 0 || err == nil || err == io.EOF {
+		t.Errorf("a read after the failed request: %d bytes, %v; want an error", n, err)
+	}
+	if err := rc.Close(); err != nil {
+		t.Errorf("close after a failed request: %v", err)
+	}
 }
