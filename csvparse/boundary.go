@@ -425,6 +425,9 @@ func (f *boundaryFinder) statesAt(p int64) (uint8, error) {
 		if err != nil {
 			return 0, err
 		}
+		if buf, err = f.window(s, p); err != nil { // the recursion reused f.buf
+			return 0, err
+		}
 		after := f.t.next[sq][clQuote] // the states at q+1
 		if q+1 == s {
 			init = after
@@ -441,9 +444,6 @@ func (f *boundaryFinder) statesAt(p int64) (uint8, error) {
 				init |= plainStates
 			}
 		}
-	}
-	if buf, err = f.window(s, p); err != nil { // the recursion reused f.buf
-		return 0, err
 	}
 	return f.t.run(init, buf), nil
 }

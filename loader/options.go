@@ -126,6 +126,10 @@ type Options struct {
 	// meet (default 64 MiB; see package split).
 	SplitIndex, SplitCount int
 	SplitSize              int64
+	// SplitPlan, with SplitCount > 1, is a split plan file
+	// (WriteSplitPlan) to take the record starts at the cuts from,
+	// instead of searching each cut file's prefix for them.
+	SplitPlan string
 
 	ReportFrequency time.Duration // REPORTFREQUENCY, default 0.25s
 	RateFile        string        // RATEFILE: progress lines are appended here too
@@ -221,6 +225,9 @@ func (o *Options) Validate() error {
 	}
 	if o.SplitCount > 1 && (o.SplitIndex < 0 || o.SplitIndex >= o.SplitCount) {
 		bad("--split %d/%d: the index must be from 0 to %d", o.SplitIndex, o.SplitCount, o.SplitCount-1)
+	}
+	if o.SplitPlan != "" && o.SplitCount <= 1 {
+		bad("--split-plan needs --split I/N")
 	}
 	if o.SplitSize < 1<<10 {
 		bad("split-size must be at least 1024 bytes, got %d", o.SplitSize)

@@ -386,6 +386,10 @@ func optionTable() []Option {
 				o.SplitSize = n
 				return nil
 			}, func(o *Options) string { return strconv.FormatInt(o.SplitSize, 10) }}),
+		with(Option{Name: "SPLITPLAN", Flag: "split-plan", Value: "path", Section: SectionInput,
+			Help:    "with --split, take the record starts at the cuts from this split plan (written by --write-split-plan with the same inputs and options) instead of searching each cut file's prefix for them",
+			Differs: "cqlload extension: in a file without quotes the split holding its last range otherwise reads (N-1)/N of it first"},
+			textOpt(func(o *Options) *string { return &o.SplitPlan })),
 		with(Option{Name: "VERIFYBUFFER", Flag: "verify-buffer", Value: "int", Section: SectionInput,
 			Help:    "compressed bytes of a gzip member or zstd frame checked before its rows are sent; 0 = none",
 			Differs: "cqlload extension: a damaged file stores no altered row; rows of a larger member that then fails are named suspect in the error log"},

@@ -29,33 +29,18 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 	if o.SplitCount <= 1 {
 		return sourcesOf(objects), 0, nil
 	}
-	files := make([]split.File, len(objects))
-	byName := map[string]source.Object{}
-	for i, obj := range objects {
-		if !source.IsURL(obj.Name) && obj.ReaderAt != nil {
-			// A local file: one handle for the boundary search's many
-			// reads, rather than an open per read.
-			if f, err := os.Open(obj.Name); err == nil {
-				defer f.Close()
-				obj.ReaderAt = f
-			}
-		}
-		if obj.Size < 0 || obj.ReaderAt == nil {
-			return nil, 0, fmt.Errorf("--split: %s is a stream, which only one process can read", obj.Name)
-		}
-		if _, dup := byName[obj.Name]; dup {
-			return nil, 0, fmt.Errorf("--split: %s is given twice", obj.Name)
-		}
-		byName[obj.Name] = obj
-		ok, err := rangeable(obj, o)
+	byName, plan, closeFiles, err := layoutSplits(objects, o)
+	defer closeFiles()
+	if err != nil {
+		return nil, 0, err
+	}
+	startsOf := func(obj source.Object) startFinder { return searchStarts(obj, o.Dialect) }
+	if o.SplitPlan != "" {
+		p, err := readSplitPlan(o.SplitPlan, objects, o)
 		if err != nil {
 			return nil, 0, err
 		}
-		files[i] = split.File{Name: obj.Name, Size: obj.Size, Splittable: ok}
-	}
-	plan, err := split.Plan(files, o.SplitCount, o.SplitSize)
-	if err != nil {
-		return nil, 0, fmt.Errorf("--split: %w", err)
+		startsOf = func(obj source.Object) startFinder { return p.finder(obj, o.Dialect) }
 	}
 	var out []csvparse.Source
 	for _, u := range split.Merge(plan[o.SplitIndex]) {
@@ -64,7 +49,9 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 			out = append(out, obj.Source)
 			continue
 		}
-		r, err := rangeSource(obj, u.Start, u.End, o.Dialect, &searched)
+		starts := startsOf(obj)
+		r, err := rangeSource(obj, u.Start, u.End, o.Dialect, starts)
+		searched += starts.Searched()
 		if err != nil {
 			return nil, 0, err
 		}
@@ -73,6 +60,65 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 		}
 	}
 	return out, searched, nil
+}
+
+// layoutSplits checks that objects can be split and deals them to the
+// splits (package split): every split's units, and the objects by name.
+// closeFiles closes the local files it opened for the searches' reads;
+// call it when they are done, even after an error.
+func layoutSplits(objects []source.Object, o *Options) (byName map[string]source.Object, plan [][]split.Unit, closeFiles func(), err error) {
+	var opened []*os.File
+	closeFiles = func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}
+	files := make([]split.File, len(objects))
+	byName = map[string]source.Object{}
+	for i, obj := range objects {
+		if !source.IsURL(obj.Name) && obj.ReaderAt != nil {
+			// A local file: one handle for the boundary search's many
+			// reads, rather than an open per read.
+			if f, err := os.Open(obj.Name); err == nil {
+				opened = append(opened, f)
+				obj.ReaderAt = f
+			}
+		}
+		if obj.Size < 0 || obj.ReaderAt == nil {
+			return nil, nil, closeFiles, fmt.Errorf("--split: %s is a stream, which only one process can read", obj.Name)
+		}
+		if _, dup := byName[obj.Name]; dup {
+			return nil, nil, closeFiles, fmt.Errorf("--split: %s is given twice", obj.Name)
+		}
+		byName[obj.Name] = obj
+		ok, err := rangeable(obj, o)
+		if err != nil {
+			return nil, nil, closeFiles, err
+		}
+		files[i] = split.File{Name: obj.Name, Size: obj.Size, Splittable: ok}
+	}
+	plan, err = split.Plan(files, o.SplitCount, o.SplitSize)
+	if err != nil {
+		return nil, nil, closeFiles, fmt.Errorf("--split: %w", err)
+	}
+	return byName, plan, closeFiles, nil
+}
+
+// startFinder finds, in one file, the first record that begins at or
+// after an offset (csvparse.FindRecordStart), and counts the bytes it
+// read to do so.
+type startFinder interface {
+	At(off int64) (int64, error)
+	Searched() int64
+}
+
+// searchStarts finds record starts in obj by searching it.
+func searchStarts(obj source.Object, d csvparse.Dialect) startFinder {
+	starts := csvparse.NewRecordStarts(obj.ReaderAt, obj.Size, d)
+	// A long scan for quotes streams the file in a few requests (for a
+	// local file, opens) rather than one read per MiB.
+	starts.OpenRange = obj.OpenRange
+	return starts
 }
 
 // sourcesOf is the objects as the Splitter reads them, whole.
@@ -98,15 +144,10 @@ func rangeable(obj source.Object, o *Options) (bool, error) {
 	return ok, nil
 }
 
-// rangeSource is the part of obj whose records begin in [start, end).
-// The bytes its boundary search reads are added to *searched. It has
-// Size 0 when no record begins in the range.
-func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, searched *int64) (csvparse.Source, error) {
-	starts := csvparse.NewRecordStarts(obj.ReaderAt, obj.Size, d)
-	// A long scan for quotes streams the file in a few requests (for a
-	// local file, opens) rather than one read per MiB.
-	starts.OpenRange = obj.OpenRange
-	defer func() { *searched += starts.Searched() }()
+// rangeSource is the part of obj whose records begin in [start, end),
+// its ends moved to record starts by starts. It has Size 0 when no record
+// begins in the range.
+func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts startFinder) (csvparse.Source, error) {
 	boundary := func(off int64) (int64, error) {
 		p, err := starts.At(off)
 		if err != nil {

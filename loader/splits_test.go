@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -415,4 +416,149 @@ func TestOpenThrough(t *testing.T) {
 	if err := rc.Close(); err != nil {
 		t.Errorf("close after a failed request: %v", err)
 	}
+}
+
+// TestSplitPlan: splits that take their record starts from a split plan
+// read the same records as splits that search, without reading the
+// prefix of a file that has no quotes; a plan made for other splits,
+// options or file contents is refused, as is a start the bytes before
+// its cut contradict.
+func TestSplitPlan(t *testing.T) {
+	dir := t.TempDir()
+	var plain, quoted strings.Builder
+	plain.WriteString("k,v\n")
+	quoted.WriteString("k,v\n")
+	// plain.csv is several times what a split checks before a cut.
+	for i := range 80000 {
+		fmt.Fprintf(&plain, "%d,value %d\n", i, i)
+	}
+	for i := range 6000 {
+		fmt.Fprintf(&quoted, "%d,\"line %d\nnext, \"\"%d\"\"\"\n", i, i, i)
+	}
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	paths := []string{write("plain.csv", plain.String()), write("quoted.csv", quoted.String())}
+	objs, err := source.ExpandObjects(context.Background(), paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := func(i, n int, plan string) Options {
+		o := DefaultOptions()
+		o.Files = paths
+		o.Dialect.Header = true
+		o.SplitIndex, o.SplitCount, o.SplitSize, o.SplitPlan = i, n, 4<<10, plan
+		return o
+	}
+	whole := readRecords(t, sourcesOf(objs), opts(0, 1, "").Dialect)
+	if len(whole) != 86000 {
+		t.Fatalf("the whole input gives %d records, want 86000", len(whole))
+	}
+	for _, n := range []int{3, 7} {
+		plan := filepath.Join(dir, fmt.Sprintf("plan-%d.json", n))
+		st, err := WriteSplitPlan(context.Background(), opts(0, n, ""), plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each file's prefix is read once for all its cuts, plus a
+		// window before each cut.
+		if most := int64(plain.Len()+quoted.Len()) + int64(st.Starts)<<16; st.Files < 1 || st.Starts < n-1 || st.Searched > most {
+			t.Errorf("%d splits: plan of %d starts in %d files, %d bytes read; want at least %d starts, at most %d bytes", n, st.Starts, st.Files, st.Searched, n-1, most)
+		}
+		var got [][]string
+		for i := range n {
+			o := opts(i, n, plan)
+			srcs, searched, err := splitSources(objs, &o)
+			if err != nil {
+				t.Fatalf("%d splits, split %d with the plan: %v", n, i, err)
+			}
+			// Each cut costs a check of the bytes just before it, not
+			// the file's prefix.
+			if searched > 2*planCheckBytes {
+				t.Errorf("%d splits, split %d with the plan read %d bytes", n, i, searched)
+			}
+			got = append(got, readRecords(t, srcs, o.Dialect)...)
+		}
+		if !slices.EqualFunc(got, whole, slices.Equal) {
+			t.Fatalf("%d splits with a plan: %d records, want the whole input's %d, in order", n, len(got), len(whole))
+		}
+	}
+	// Without the plan the split holding plain.csv's last range reads
+	// most of it: what the plan saves.
+	o := opts(6, 7, "")
+	if _, searched, err := splitSources(objs, &o); err != nil || searched < int64(plain.Len())/2 {
+		t.Fatalf("split 6/7 without a plan: %v, %d bytes searched; want most of plain.csv's %d", err, searched, plain.Len())
+	}
+
+	// Refusals, on quoted.csv alone: its quotes let a split check a
+	// start.
+	paths, objs = paths[1:], objs[1:]
+	plan := filepath.Join(dir, "quoted-plan.json")
+	if _, err := WriteSplitPlan(context.Background(), opts(0, 3, ""), plan); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(what string, o Options, want string) {
+		t.Helper()
+		_, _, err := splitSources(objs, &o)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", what, err, want)
+		}
+	}
+	refused("another number of splits", opts(0, 4, plan), "made for 3 splits")
+	o = opts(1, 3, plan)
+	o.Dialect.Delimiter = ';'
+	refused("another delimiter", o, `delimiter ","`)
+	o = opts(1, 3, plan)
+	o.SplitSize = 8 << 10
+	refused("another split size", o, "splitsize")
+
+	// A start moved to the next record of the quoted file: the quotes
+	// before the cut say otherwise.
+	b, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pf splitPlanFile
+	if err := json.Unmarshal(b, &pf); err != nil {
+		t.Fatal(err)
+	}
+	s := &pf.Files[0].Starts[0]
+	next := strings.Index(quoted.String()[s[1]:], "\n") // a line break inside the record
+	s[1] += int64(next) + 1
+	tampered := filepath.Join(dir, "tampered.json")
+	b, _ = json.Marshal(pf)
+	if err := os.WriteFile(tampered, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var contradicted bool
+	for i := range 3 {
+		o := opts(i, 3, tampered)
+		if _, _, err := splitSources(objs, &o); err != nil {
+			if !strings.Contains(err.Error(), "the file's bytes at") {
+				t.Errorf("split %d/3 with a tampered start: %v", i, err)
+			}
+			contradicted = true
+		}
+	}
+	if !contradicted {
+		t.Error("a start moved into the middle of a quoted record was taken")
+	}
+
+	// The cut file changes after the plan was made: same size, other
+	// bytes.
+	changed := strings.Replace(quoted.String(), "line 5999", "line 5998", 1)
+	write("quoted.csv", changed)
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(paths[0], later, later)
+	refused("a changed file", opts(1, 3, plan), "changed since the plan was made")
+	write("quoted.csv", changed+"6000,x\n")
+	objs, err = source.ExpandObjects(context.Background(), paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused("a longer file", opts(1, 3, plan), "had")
 }

@@ -29,6 +29,7 @@ type cli struct {
 	help, count, verbose, version, dryRun    bool
 	dryRunRows                               int
 	cqlshrc                                  string
+	writeSplitPlan                           string
 }
 
 // cliFlag is a flag the command line binds itself: an Option without a
@@ -116,6 +117,11 @@ func cliFlags() []cliFlag {
 			func(fs *pflag.FlagSet, c *cli, _ *loader.Options, name, short, usage string) {
 				fs.IntVarP(&c.dryRunRows, name, short, 0, usage)
 			}},
+
+		{loader.Option{Flag: "write-split-plan", Value: "path", Section: in,
+			Help:    "with --split I/N: find the record starts at every cut of the N splits, write them to this file for --split-plan, and load nothing (needs no cluster)",
+			Differs: "cqlload extension: one pass over each cut file instead of one per split"},
+			strFlag(func(c *cli) *string { return &c.writeSplitPlan })},
 
 		{opt("summary-json", "", out, "write the summary as JSON to this file (- for standard output, which then holds only the JSON)"),
 			strFlag(func(c *cli) *string { return &c.summaryJSON })},

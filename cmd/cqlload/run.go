@@ -59,7 +59,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := c.options(&opts, stdin, stderr); err != nil {
 		return usageError(stderr, err)
 	}
+	if c.writeSplitPlan != "" {
+		return writeSplitPlan(ctx, opts, c.writeSplitPlan, stdout, stderr)
+	}
 	return load(ctx, c, opts, stdout, stderr)
+}
+
+// writeSplitPlan writes the split plan of the run opts describes
+// (--write-split-plan) and says what it found.
+func writeSplitPlan(ctx context.Context, opts loader.Options, path string, stdout, stderr io.Writer) int {
+	if opts.SplitCount < 2 {
+		return usageError(stderr, errors.New("--write-split-plan needs --split I/N (the index does not matter)"))
+	}
+	st, err := loader.WriteSplitPlan(ctx, opts, path)
+	if err != nil {
+		fmt.Fprintf(stderr, "cqlload: %v\n", err)
+		return exitFatal
+	}
+	fmt.Fprintf(stdout, "Split plan for %d splits written to %s: %d record starts in %d files, %.1f MB read in %v of CPU.\n",
+		opts.SplitCount, path, st.Starts, st.Files, float64(st.Searched)/1e6, st.CPU.Round(time.Millisecond))
+	return exitOK
 }
 
 func usageError(stderr io.Writer, err error) int {

@@ -111,13 +111,31 @@ func TestSplitProcesses(t *testing.T) {
 		bigRows = n
 	}
 	files, want := splitInputs(t, dir, bigRows)
-	for _, n := range []int{3, 7} {
-		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
+	for _, c := range []struct {
+		n       int
+		planned bool // a --write-split-plan process first, then --split-plan
+	}{{3, false}, {7, false}, {4, true}} {
+		n := c.n
+		name := fmt.Sprintf("N=%d", n)
+		if c.planned {
+			name += ", planned"
+		}
+		t.Run(name, func(t *testing.T) {
 			sim := proctest.StartSim(t, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};"+
 				"CREATE TABLE ks.s (k bigint PRIMARY KEY, v text);", "--nodes", "3")
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute+time.Duration(bigRows/10000)*time.Second)
 			defer cancel()
 			run := t.TempDir()
+			var planArgs []string
+			if c.planned {
+				plan := filepath.Join(run, "plan.json")
+				args := []string{"--table", "ks.s", "--header", "true", "--split", fmt.Sprintf("0/%d", n), "--split-size", "262144", "--write-split-plan", plan}
+				out, err := sim.Cmd(ctx, t, append(args, files...)...).CombinedOutput()
+				if err != nil || !strings.Contains(string(out), "Split plan for") {
+					t.Fatalf("--write-split-plan: %v\n%s", err, out)
+				}
+				planArgs = []string{"--split-plan", plan}
+			}
 			cmds := make([]*exec.Cmd, n)
 			outs := make([]strings.Builder, n)
 			sums := make([]string, n)
@@ -126,6 +144,7 @@ func TestSplitProcesses(t *testing.T) {
 				args := []string{"--table", "ks.s", "--header", "true", "--progress", "none",
 					"--split", fmt.Sprintf("%d/%d", i, n), "--split-size", "262144",
 					"--err-file", filepath.Join(run, "rejected.err"), "--summary-json", sums[i]}
+				args = append(args, planArgs...)
 				cmds[i] = sim.Cmd(ctx, t, append(args, files...)...)
 				cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
 				if err := cmds[i].Start(); err != nil {
@@ -176,6 +195,11 @@ func TestSplitProcesses(t *testing.T) {
 				}
 				parts += s.Files
 				resent += s.Retries * int64(s.BatchRowsMax)
+				// With a plan a split checks the bytes before its cut,
+				// never the prefix of the large file.
+				if c.planned && s.SplitFindBytes > 1<<20 {
+					t.Errorf("%s: with a plan the split read %d bytes to find its start", p, s.SplitFindBytes)
+				}
 			}
 			// One write per record, but for the rows of attempts a
 			// process gave up on and sent again (on a machine this
