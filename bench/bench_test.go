@@ -339,8 +339,8 @@ func TestBenchSmoke(t *testing.T) {
 		t.Errorf("split scenarios %+v, want 1, 2 and 4 processes (and 4 at once on fewer than 4 cores)", rep.Splits)
 	}
 	for _, r := range rep.Splits {
-		if r.Rows != 2*rows || r.CPUS <= 0 {
-			t.Errorf("%d split processes: %d rows, %.2f CPU s; want %d rows", r.Processes, r.Rows, r.CPUS, 2*rows)
+		if r.Rows != 2*rows || r.CPUS <= 0 || r.Planned != (r.PlanCPUS > 0) {
+			t.Errorf("%d split processes (planned %v): %d rows, %.2f CPU s, plan %.3f CPU s; want %d rows", r.Processes, r.Planned, r.Rows, r.CPUS, r.PlanCPUS, 2*rows)
 		}
 	}
 	if fi, err := os.Stat(rep.Capacity.Plot); err != nil || fi.Size() == 0 {
@@ -350,16 +350,16 @@ func TestBenchSmoke(t *testing.T) {
 
 // TestSplitScenarios: processes run at most one per core at a time, each
 // at its share of the cores; four on fewer than four cores also run all
-// at once, as an extra scenario.
+// at once, as an extra scenario; four one per core run again with a plan.
 func TestSplitScenarios(t *testing.T) {
 	tests := []struct {
 		cores int
 		want  []splitScenario
 	}{
-		{1, []splitScenario{{1, 1}, {2, 1}, {4, 1}, {4, 4}}},
-		{2, []splitScenario{{1, 1}, {2, 2}, {4, 2}, {4, 4}}},
-		{4, []splitScenario{{1, 1}, {2, 2}, {4, 4}}},
-		{8, []splitScenario{{1, 1}, {2, 2}, {4, 4}}},
+		{1, []splitScenario{{1, 1, false}, {2, 1, false}, {4, 1, false}, {4, 4, false}, {4, 1, true}}},
+		{2, []splitScenario{{1, 1, false}, {2, 2, false}, {4, 2, false}, {4, 4, false}, {4, 2, true}}},
+		{4, []splitScenario{{1, 1, false}, {2, 2, false}, {4, 4, false}, {4, 4, true}}},
+		{8, []splitScenario{{1, 1, false}, {2, 2, false}, {4, 4, false}, {4, 4, true}}},
 	}
 	for _, tc := range tests {
 		if got := splitScenarios(tc.cores); !slices.Equal(got, tc.want) {
