@@ -250,58 +250,120 @@ func findRecordStart(r io.ReaderAt, size, off int64, d Dialect, maxBack, wMin, w
 // findRecordStartIn is findRecordStart sharing fs with other searches of
 // the same file.
 func findRecordStartIn(fs *fileSearch, size, off int64, d Dialect, maxBack, wMin, wMax int64) (int64, error) {
-	var r io.ReaderAt = fs
 	if off <= 0 {
 		return 0, nil
 	}
 	if off >= size {
 		return size, nil
 	}
-	fail := func(err error) (int64, error) { return 0, &BoundaryError{Offset: off, Err: err} }
-	done := func(p int64, err error) (int64, error) {
-		if err != nil {
-			return fail(err)
-		}
-		return p, nil
+	b, err := boundaryStates(fs, size, off, d, maxBack, wMin, wMax)
+	if err != nil {
+		return 0, &BoundaryError{Offset: off, Err: err}
 	}
+	var p int64
+	switch {
+	case bits.OnesCount8(b.set) == 1:
+		// From off, or from the end of a BOM that off lies in.
+		p, err = walkRecords(fs, size, max(off, b.start), off, b.c, uint8(bits.TrailingZeros8(b.set)))
+	case b.floor == b.start:
+		// The last resort: the Splitter's own scan from the start.
+		p, err = walkRecords(fs, size, b.start, off, b.c, bStart)
+	default:
+		err = ErrUndecidable
+	}
+	if err != nil {
+		return 0, &BoundaryError{Offset: off, Err: err}
+	}
+	return p, nil
+}
+
+// boundaryAt is what the bytes before an offset say about the parse
+// there.
+type boundaryAt struct {
+	c            *codes
+	start, floor int64 // where the parse starts (after a BOM); how far back the search read
+	set          uint8 // the states the parse may be in at the offset
+}
+
+// boundaryStates checks d and the file's head and works out the states
+// the parse may be in at off (0 < off < size), reading no further back
+// than maxBack (< 0: no limit). An offset at or before a BOM's end gives
+// the start state.
+func boundaryStates(fs *fileSearch, size, off int64, d Dialect, maxBack, wMin, wMax int64) (boundaryAt, error) {
 	if !Splittable(d) {
-		return fail(ErrNotSplittable)
+		return boundaryAt{}, ErrNotSplittable
 	}
-	c := compile(d)
+	b := boundaryAt{c: compile(d)}
 	// The parse starts between records at 0, or after a UTF-8 BOM.
-	start := int64(0)
 	enc, _ := lookupEncoding(d.Encoding)
 	if enc == nil {
 		var head [3]byte
-		n, err := r.ReadAt(head[:min(size, 3)], 0)
+		n, err := fs.ReadAt(head[:min(size, 3)], 0)
 		if n < int(min(size, 3)) {
-			return fail(readErr(err))
+			return b, readErr(err)
 		}
 		switch {
 		case n >= 2 && (head[0] == 0xff && head[1] == 0xfe || head[0] == 0xfe && head[1] == 0xff):
-			return fail(ErrNotSplittable)
+			return b, ErrNotSplittable
 		case n == 3 && head == [3]byte{0xef, 0xbb, 0xbf}:
-			start = 3
+			b.start = 3
 		}
 	}
-	if off <= start {
-		return done(walkRecords(r, size, start, off, c, bStart))
+	b.floor = b.start
+	if off <= b.start {
+		b.set = 1 << bStart
+		return b, nil
 	}
-	f := &boundaryFinder{fs: fs, t: newBoundaryTable(c), quote: c.quote, start: start, floor: start, wMin: wMin, wMax: wMax}
 	if maxBack >= 0 {
-		f.floor = max(start, off-maxBack)
+		b.floor = max(b.start, off-maxBack)
 	}
-	set, err := f.statesAt(off)
-	switch {
-	case err != nil:
-		return fail(err)
-	case bits.OnesCount8(set) == 1:
-		return done(walkRecords(r, size, off, off, c, uint8(bits.TrailingZeros8(set))))
-	case f.floor == start:
-		// The last resort: the Splitter's own scan from the start.
-		return done(walkRecords(r, size, start, off, c, bStart))
+	f := &boundaryFinder{fs: fs, t: newBoundaryTable(b.c), quote: b.c.quote, start: b.start, floor: b.floor, wMin: wMin, wMax: wMax}
+	var err error
+	b.set, err = f.statesAt(off)
+	return b, err
+}
+
+// CheckRecordStart reports whether start can be FindRecordStart(r, size,
+// off, d) as far as the maxBack bytes before off and the bytes from off to
+// start tell: where those before off decide the parse state at off, start
+// must be the answer; where they leave several states, start must be
+// where one of them reaches its first record start. A quoted state counts
+// only if its field closes: one running to the end of a file without
+// quotes would allow any start. It reads what FindRecordStartWithin does,
+// and from off up to start only when off's state is not decided.
+func CheckRecordStart(r io.ReaderAt, size, off, start int64, d Dialect, maxBack int64) (bool, error) {
+	fs := newFileSearch(r)
+	got, err := findRecordStartIn(&fs, size, off, d, maxBack, boundaryWindowMin, boundaryWindowMax)
+	if !errors.Is(err, ErrUndecidable) {
+		return err == nil && got == start, err
 	}
-	return fail(ErrUndecidable)
+	if start < off || start > size {
+		return false, nil
+	}
+	// The window again, from memory but for its 64 KiB: what the first
+	// search proved free of quotes is not read twice.
+	b, err := boundaryStates(&fs, size, off, d, maxBack, boundaryWindowMin, boundaryWindowMax)
+	if err != nil {
+		return false, &BoundaryError{Offset: off, Err: err}
+	}
+	// Walk no further than start: past it, the state cannot give start.
+	limit := min(size, start+1)
+	// The unquoted states first: their walk ends at the next line break.
+	for _, quoted := range []bool{false, true} {
+		for st := range bStates {
+			if b.set&(1<<st) == 0 || (quotedStates&(1<<st) != 0) != quoted {
+				continue
+			}
+			got, err := walkRecords(&fs, limit, off, off, b.c, st)
+			if err != nil {
+				return false, &BoundaryError{Offset: off, Err: err}
+			}
+			if got == start && (!quoted || start < size) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // HeaderEnd returns where the file's second record begins (size if it

@@ -877,3 +877,43 @@ func TestUntilNeedsRawOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRecordStart: the right start at any offset is accepted; with
+// the whole prefix to read, no other is. Within a limit that leaves the
+// state open, a file without quotes still accepts only the right start:
+// a quoted state there never closes.
+func TestCheckRecordStart(t *testing.T) {
+	check := func(t *testing.T, name string, data []byte, d Dialect, maxBack int64) {
+		t.Helper()
+		size := int64(len(data))
+		starts := recordStarts(t, data, d)
+		for off := int64(1); off < size; off++ {
+			want := wantStart(starts, size, off)
+			// The right start, the next records', one byte on, and the end.
+			cands := []int64{want, want + 1, size}
+			i, _ := slices.BinarySearch(starts, want+1)
+			cands = append(cands, starts[i:min(len(starts), i+2)]...)
+			for _, c := range cands {
+				ok, err := CheckRecordStart(bytes.NewReader(data), size, off, c, d, maxBack)
+				if err != nil {
+					t.Fatalf("%s, off %d, start %d: %v", name, off, c, err)
+				}
+				if ok != (c == want) {
+					t.Fatalf("%s, off %d: start %d accepted %v; the right one is %d", name, off, c, ok, want)
+				}
+			}
+		}
+	}
+	plain := []byte("\"q\"\n" + strings.Repeat("abc,def\n", 40) + "\n\nlast,x")
+	check(t, "no quotes, a limit", plain, DefaultDialect(), 16)
+	check(t, "no quotes, no limit", plain, DefaultDialect(), -1)
+	r := rand.New(rand.NewPCG(16, 1))
+	for it := range 60 {
+		d := fuzzDialect(uint8(r.IntN(64)))
+		data := trickyCSV(r, d, 1+r.IntN(30))
+		if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+			continue
+		}
+		check(t, fmt.Sprintf("tricky %d", it), data, d, -1)
+	}
+}

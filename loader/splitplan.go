@@ -29,14 +29,13 @@ import (
 // size of every input; for a cut file also its modification time and a
 // hash of its edges, as a checkpoint does) and the options that decide
 // the cuts; a split refuses a plan that does not match its own inputs
-// and options, and checks each start it takes against the bytes just
-// before the cut where those decide it (any quote character nearby).
+// and options, and checks each start it takes against the bytes around
+// the cut (see plannedStarts).
 
 const splitPlanVersion = 1
 
 // planCheckBytes is how far before a cut a split reads to check the
-// plan's record start there: where the parse state is decided by a
-// quote in that stretch the plan must agree with it.
+// plan's record start there (csvparse.CheckRecordStart).
 const planCheckBytes = 256 << 10
 
 type splitPlanFile struct {
@@ -239,7 +238,9 @@ func (p *splitPlan) finder(obj source.Object, d csvparse.Dialect) startFinder {
 }
 
 // plannedStarts is a startFinder that takes its answers from a plan and
-// checks each against the bytes just before its cut.
+// checks each against the file's bytes around its cut
+// (csvparse.CheckRecordStart): the bytes just before it where they
+// decide the parse state, else the answer of a state they leave open.
 type plannedStarts struct {
 	plan     *splitPlan
 	obj      source.Object
@@ -264,26 +265,12 @@ func (s *plannedStarts) At(off int64) (int64, error) {
 		return fail("the record start %d for the cut at byte %d is outside [%d, %d]", start, off, off, s.obj.Size)
 	}
 	r := &countingReaderAt{r: s.obj.ReaderAt, n: &s.searched}
-	if start > off && start < s.obj.Size {
-		// A record begins after a line break (the plan's start is past
-		// the cut, so that break is not the BOM or the file's start).
-		var b [1]byte
-		if _, err := r.ReadAt(b[:], start-1); err != nil {
-			return 0, fmt.Errorf("--split-plan: %s: %w", s.obj.Name, err)
-		}
-		if b[0] != '\n' && b[0] != '\r' {
-			return fail("the plan's record start %d for the cut at byte %d does not follow a line break", start, off)
-		}
-	}
-	got, err := csvparse.FindRecordStartWithin(r, s.obj.Size, off, s.d, planCheckBytes)
-	switch {
-	case errors.Is(err, csvparse.ErrUndecidable):
-		// No quote close enough to decide: the plan's identity checks
-		// stand for the search this run does not make.
-	case err != nil:
+	ok, err := csvparse.CheckRecordStart(r, s.obj.Size, off, start, s.d, planCheckBytes)
+	if err != nil {
 		return 0, fmt.Errorf("--split-plan: %s: %w", s.obj.Name, err)
-	case got != start:
-		return fail("the plan puts the record start for the cut at byte %d at %d, the file's bytes at %d", off, start, got)
+	}
+	if !ok {
+		return fail("the plan's record start %d for the cut at byte %d is not where the file's bytes put it", start, off)
 	}
 	return start, nil
 }

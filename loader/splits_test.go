@@ -494,8 +494,49 @@ func TestSplitPlan(t *testing.T) {
 		t.Fatalf("split 6/7 without a plan: %v, %d bytes searched; want most of plain.csv's %d", err, searched, plain.Len())
 	}
 
-	// Refusals, on quoted.csv alone: its quotes let a split check a
-	// start.
+	// A start in plain.csv moved to the next line: no quote near the cut
+	// decides the parse state there, but a quoted field that never closes
+	// cannot put a record start there either.
+	tamper := func(plan, name string, move func(s *[2]int64)) string {
+		t.Helper()
+		b, err := os.ReadFile(plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pf splitPlanFile
+		if err := json.Unmarshal(b, &pf); err != nil {
+			t.Fatal(err)
+		}
+		for i := range pf.Files {
+			if strings.HasSuffix(pf.Files[i].Name, name) {
+				move(&pf.Files[i].Starts[len(pf.Files[i].Starts)-1])
+			}
+		}
+		out := filepath.Join(dir, "tampered-"+filepath.Base(plan))
+		b, _ = json.Marshal(pf)
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	refusedBy := func(what, plan string, n int) {
+		t.Helper()
+		for i := range n {
+			o := opts(i, n, plan)
+			if _, _, err := splitSources(objs, &o); err != nil {
+				if !strings.Contains(err.Error(), "not where the file's bytes put it") {
+					t.Errorf("%s: split %d/%d: %v", what, i, n, err)
+				}
+				return
+			}
+		}
+		t.Errorf("%s: taken by every split", what)
+	}
+	refusedBy("a start in plain.csv moved a line on", tamper(filepath.Join(dir, "plan-7.json"), "plain.csv", func(s *[2]int64) {
+		s[1] += int64(strings.IndexByte(plain.String()[s[1]:], '\n')) + 1
+	}), 7)
+
+	// Refusals, on quoted.csv alone.
 	paths, objs = paths[1:], objs[1:]
 	plan := filepath.Join(dir, "quoted-plan.json")
 	if _, err := WriteSplitPlan(context.Background(), opts(0, 3, ""), plan); err != nil {
@@ -516,37 +557,11 @@ func TestSplitPlan(t *testing.T) {
 	o.SplitSize = 8 << 10
 	refused("another split size", o, "splitsize")
 
-	// A start moved to the next record of the quoted file: the quotes
-	// before the cut say otherwise.
-	b, err := os.ReadFile(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pf splitPlanFile
-	if err := json.Unmarshal(b, &pf); err != nil {
-		t.Fatal(err)
-	}
-	s := &pf.Files[0].Starts[0]
-	next := strings.Index(quoted.String()[s[1]:], "\n") // a line break inside the record
-	s[1] += int64(next) + 1
-	tampered := filepath.Join(dir, "tampered.json")
-	b, _ = json.Marshal(pf)
-	if err := os.WriteFile(tampered, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var contradicted bool
-	for i := range 3 {
-		o := opts(i, 3, tampered)
-		if _, _, err := splitSources(objs, &o); err != nil {
-			if !strings.Contains(err.Error(), "the file's bytes at") {
-				t.Errorf("split %d/3 with a tampered start: %v", i, err)
-			}
-			contradicted = true
-		}
-	}
-	if !contradicted {
-		t.Error("a start moved into the middle of a quoted record was taken")
-	}
+	// A start in quoted.csv moved into its record, after a line break
+	// inside quotes: the quotes before the cut say otherwise.
+	refusedBy("a start in quoted.csv moved into its record", tamper(plan, "quoted.csv", func(s *[2]int64) {
+		s[1] += int64(strings.IndexByte(quoted.String()[s[1]:], '\n')) + 1
+	}), 3)
 
 	// The cut file changes after the plan was made: same size, other
 	// bytes.
