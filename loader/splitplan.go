@@ -119,13 +119,13 @@ func planSplits(objects []source.Object, o *Options) (splitPlanFile, SplitPlanSt
 	cuts := map[string][]int64{}
 	for _, units := range layout {
 		for _, u := range split.Merge(units) {
-			obj := byName[u.Name]
-			if u.Whole || u.Start == 0 && u.End >= obj.Size {
-				continue
-			}
-			cuts[u.Name] = append(cuts[u.Name], u.Start)
-			if !csvparse.RawOffsets(o.Dialect) {
-				cuts[u.Name] = append(cuts[u.Name], u.End)
+			if !wholeUnit(u, byName[u.Name]) {
+				// What rangeSource asks for: the start, and the end
+				// where the parse cannot find it (RawOffsets).
+				cuts[u.Name] = append(cuts[u.Name], u.Start)
+				if !csvparse.RawOffsets(o.Dialect) {
+					cuts[u.Name] = append(cuts[u.Name], u.End)
+				}
 			}
 		}
 	}
@@ -145,9 +145,7 @@ func planSplits(objects []source.Object, o *Options) (splitPlanFile, SplitPlanSt
 				return p, st, fmt.Errorf("split plan: %w", err)
 			}
 			f.ID = &id
-			// One search of the file for all its cuts: what it proves
-			// free of quotes for one it does not read again for the next.
-			starts := searchStarts(obj, o.Dialect)
+			starts := searchStarts(obj, o.Dialect) // one for all the cuts
 			for _, off := range offs {
 				s, err := starts.At(off)
 				if err != nil {

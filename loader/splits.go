@@ -45,7 +45,7 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 	var out []csvparse.Source
 	for _, u := range split.Merge(plan[o.SplitIndex]) {
 		obj := byName[u.Name]
-		if u.Whole || u.Start == 0 && u.End >= obj.Size {
+		if wholeUnit(u, obj) {
 			out = append(out, obj.Source)
 			continue
 		}
@@ -102,6 +102,12 @@ func layoutSplits(objects []source.Object, o *Options) (byName map[string]source
 		return nil, nil, closeFiles, fmt.Errorf("--split: %w", err)
 	}
 	return byName, plan, closeFiles, nil
+}
+
+// wholeUnit says whether u is all of obj, read as the file is rather
+// than as a range.
+func wholeUnit(u split.Unit, obj source.Object) bool {
+	return u.Whole || u.Start == 0 && u.End >= obj.Size
 }
 
 // startFinder finds, in one file, the first record that begins at or
