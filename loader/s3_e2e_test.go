@@ -2,9 +2,11 @@ package loader
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -235,5 +237,72 @@ func TestS3RequestsPerObject(t *testing.T) {
 		if n := gets.Load() - before; n > perObj*objects {
 			t.Fatalf("resume %v: %d GET requests for %d objects", resume, n, objects)
 		}
+	}
+}
+
+// TestS3SplitPlan: with a split plan, the split holding the last range of
+// an object without quotes asks for none of the prefix before it but the
+// object's first and last 64 KiB (its identity, and the header): the plan
+// was made once, by one search.
+func TestS3SplitPlan(t *testing.T) {
+	backend, log := fakeS3Log(t)
+	const rows = 24000
+	var b bytes.Buffer
+	b.WriteString("k,v\n")
+	filler := strings.Repeat("y", 1000)
+	for k := range rows {
+		fmt.Fprintf(&b, "%d,%s%d\n", k, filler, k)
+	}
+	size := int64(b.Len())
+	if _, err := backend.PutObject("in", "plain.csv", nil, bytes.NewReader(b.Bytes()), size, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.plain (k int PRIMARY KEY, v text);`, nil)
+	const n = 4
+	layout, err := split.Plan([]split.File{{Name: "s3://in/plain.csv", Size: size, Splittable: true}}, n, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := func(i int, plan string) Options {
+		o := testOptions(t, c, "plain", "s3://in/plain.csv")
+		o.Dialect.Header = true
+		o.SplitIndex, o.SplitCount, o.SplitSize, o.SplitPlan = i, n, 1<<20, plan
+		return o
+	}
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	st, err := WriteSplitPlan(context.Background(), opts(0, ""), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Starts != n-1 || st.Searched < size/2 {
+		t.Fatalf("the plan found %d starts reading %d bytes of %d", st.Starts, st.Searched, size)
+	}
+	var total int64
+	for i := range n {
+		log.takeRanges()
+		s, err := runLoad(t, opts(i, plan))
+		if err != nil {
+			t.Fatalf("split %d: %v", i, err)
+		}
+		total += s.RowsWritten
+		if s.SplitFindBytes > 2*planCheckBytes {
+			t.Errorf("split %d with the plan read %d bytes to find its start", i, s.SplitFindBytes)
+		}
+		// Every request starts in the object's first or last 64 KiB,
+		// or at most a check's reach before the split's own range.
+		from := layout[i][0].Start - planCheckBytes
+		for _, r := range log.takeRanges() {
+			first, _, _ := strings.Cut(strings.TrimPrefix(r, "bytes="), "-")
+			off, err := strconv.ParseInt(first, 10, 64)
+			if err != nil {
+				t.Fatalf("split %d asked for %q", i, r)
+			}
+			if off >= 64<<10 && off < size-64<<10 && off < from {
+				t.Errorf("split %d, whose range starts at %d, asked for %q: the prefix", i, layout[i][0].Start, r)
+			}
+		}
+	}
+	if total != rows {
+		t.Fatalf("the splits wrote %d rows of %d", total, rows)
 	}
 }
