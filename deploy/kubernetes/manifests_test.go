@@ -67,9 +67,9 @@ func decode(doc []byte) (any, error) {
 
 // manifests is what the YAML files of this directory hold.
 type manifests struct {
-	loader, summarize *batchv1.Job
-	secrets           map[string]*corev1.Secret
-	claims            map[string]*corev1.PersistentVolumeClaim
+	loader, plan, summarize *batchv1.Job
+	secrets                 map[string]*corev1.Secret
+	claims                  map[string]*corev1.PersistentVolumeClaim
 }
 
 func load(t *testing.T) *manifests {
@@ -115,6 +115,11 @@ func load(t *testing.T) *manifests {
 				t.Fatalf("two summarize jobs: %s and %s", m.summarize.Name, j.Name)
 			}
 			m.summarize = j
+		case slices.ContainsFunc(c.Args, isWriteSplitPlan):
+			if m.plan != nil {
+				t.Fatalf("two split plan jobs: %s and %s", m.plan.Name, j.Name)
+			}
+			m.plan = j
 		default:
 			if m.loader != nil {
 				t.Fatalf("two loader jobs: %s and %s", m.loader.Name, j.Name)
@@ -122,10 +127,16 @@ func load(t *testing.T) *manifests {
 			m.loader = j
 		}
 	}
-	if m.loader == nil || m.summarize == nil {
-		t.Fatal("want a loader Job (cqlload-job.yaml) and a summarize Job (cqlload-summarize.yaml)")
+	if m.loader == nil || m.plan == nil || m.summarize == nil {
+		t.Fatal("want a loader Job (cqlload-job.yaml), a split plan Job (cqlload-plan.yaml) and a summarize Job (cqlload-summarize.yaml)")
 	}
 	return m
+}
+
+// isWriteSplitPlan tells the argument that makes a Job the split plan
+// step: cqlload --write-split-plan writes a plan and loads nothing.
+func isWriteSplitPlan(a string) bool {
+	return a == "--write-split-plan" || strings.HasPrefix(a, "--write-split-plan=")
 }
 
 // completions is N, the loader Job's number of splits.
@@ -186,6 +197,19 @@ func expand(s string, env []corev1.EnvVar, index int) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// expandArgs expands every argument of container c as the kubelet would
+// for the pod of completion index index.
+func expandArgs(c *corev1.Container, index int) ([]string, error) {
+	args := make([]string, len(c.Args))
+	for k, a := range c.Args {
+		var err error
+		if args[k], err = expand(a, c.Env, index); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
 }
 
 // flagSet is what cqlload's --help lists: each long flag, whether it
@@ -469,7 +493,7 @@ func TestLoaderJob(t *testing.T) {
 
 func TestPasswordFromSecretFile(t *testing.T) {
 	m := load(t)
-	for _, j := range []*batchv1.Job{m.loader, m.summarize} {
+	for _, j := range []*batchv1.Job{m.loader, m.plan, m.summarize} {
 		c := &j.Spec.Template.Spec.Containers[0]
 		for _, a := range c.Args {
 			if a == "--password" || strings.HasPrefix(a, "--password=") || strings.HasPrefix(a, "-p") {
@@ -542,7 +566,7 @@ func hasKey(s *corev1.Secret, key string) bool {
 
 func TestPodsHardened(t *testing.T) {
 	m := load(t)
-	for _, j := range []*batchv1.Job{m.loader, m.summarize} {
+	for _, j := range []*batchv1.Job{m.loader, m.plan, m.summarize} {
 		t.Run(j.Name, func(t *testing.T) {
 			pod := &j.Spec.Template.Spec
 			c := &pod.Containers[0]
@@ -674,12 +698,9 @@ func TestLoaderCommandLine(t *testing.T) {
 	}
 	for i := range n {
 		t.Run(fmt.Sprintf("index %d", i), func(t *testing.T) {
-			args := make([]string, len(c.Args))
-			for k, a := range c.Args {
-				var err error
-				if args[k], err = expand(a, c.Env, i); err != nil {
-					t.Fatal(err)
-				}
+			args, err := expandArgs(c, i)
+			if err != nil {
+				t.Fatal(err)
 			}
 			used, inputs, err := flags.parse(args)
 			if err != nil {
@@ -761,6 +782,137 @@ func TestSummarize(t *testing.T) {
 	for k, i := range written {
 		if !seen[k] {
 			t.Errorf("split %d's summary (%s) is not summarized", i, k)
+		}
+	}
+}
+
+// cutOptions are the flags that decide where the splits' ranges and
+// their record starts lie, besides N and the inputs: a split refuses
+// (exit 3) a plan made with other values. The same options set in a
+// COPY statement, a --config-file or a cqlshrc are beyond this test.
+var cutOptions = []string{"split-size", "header", "delimiter", "quote", "escape", "encoding", "skip-rows", "max-rows"}
+
+// TestSplitPlanJob checks the split plan step (cqlload-plan.yaml): cqlload
+// accepts its command line, it writes the plan for the loader Job's N
+// where the loader's pods read it, and it lays the cuts out with the
+// options the loader's pods use. A plan that does not match is refused
+// by every split, so each of these is a load that would not start.
+func TestSplitPlanJob(t *testing.T) {
+	m := load(t)
+	n := m.completions(t)
+	pj, lj := m.plan, m.loader
+	pc, lc := &pj.Spec.Template.Spec.Containers[0], &lj.Spec.Template.Spec.Containers[0]
+	flags, _ := knownFlags(t)
+	for _, f := range []string{"write-split-plan", "split-plan"} {
+		if _, ok := flags.takesValue[f]; !ok {
+			t.Fatalf("cqlload --help (built from this checkout, ../..) lists no --%s: the plan Job, or a loader given its plan, "+
+				"would exit 64 (usage error). This check passes once split plans (--write-split-plan, --split-plan) are in.", f)
+		}
+	}
+
+	// One pod writes the plan: more would read the same files again for
+	// the same answer.
+	if cm := pj.Spec.CompletionMode; cm != nil && *cm == batchv1.IndexedCompletion {
+		t.Errorf("job %s: completionMode Indexed: one pod writes the plan for all the splits", pj.Name)
+	}
+	for _, f := range []struct {
+		name string
+		v    *int32
+	}{{"completions", pj.Spec.Completions}, {"parallelism", pj.Spec.Parallelism}} {
+		if f.v != nil && *f.v != 1 {
+			t.Errorf("job %s: %s %d, want 1 (or unset): one pod writes the plan", pj.Name, f.name, *f.v)
+		}
+	}
+
+	// The plan Job has no completion index: a $(JOB_COMPLETION_INDEX)
+	// copied from the loader fails here, as it would reach cqlload
+	// unexpanded.
+	args, err := expandArgs(pc, 0)
+	if err != nil {
+		t.Fatalf("job %s: %v", pj.Name, err)
+	}
+	used, inputs, err := flags.parse(args)
+	if err != nil {
+		t.Fatalf("cqlload %s: %v", strings.Join(args, " "), err)
+	}
+
+	// --split I/N: N is what the plan is for, and a split refuses a plan
+	// for another N. I is not used, but cqlload wants it below N.
+	if got := values(used, "split"); len(got) != 1 {
+		t.Errorf("job %s: --split %v, want exactly one, I/%d (completions of job %s)", pj.Name, got, n, lj.Name)
+	} else {
+		is, ns, _ := strings.Cut(got[0], "/")
+		i, errI := strconv.Atoi(is)
+		nn, errN := strconv.Atoi(ns)
+		if errI != nil || errN != nil || nn != n || i < 0 || i >= n {
+			t.Errorf("job %s: --split %s, want I/%d with I from 0 to %d (completions of job %s is %d)", pj.Name, got[0], n, n-1, lj.Name, n)
+		}
+	}
+
+	// The plan goes to the shared volume, where the loader's pods, on
+	// other nodes, read the same file at the same path.
+	wp := values(used, "write-split-plan")
+	if len(wp) != 1 {
+		t.Fatalf("job %s: --write-split-plan given %d times, want once", pj.Name, len(wp))
+	}
+	planPath := wp[0]
+	claim, in := m.onClaim(t, pj, planPath, true)
+	lclaim, lin := m.onClaim(t, lj, planPath, false)
+	if claim != lclaim || in != lin {
+		t.Errorf("job %s writes the plan to %s (%s on claim %s), but in job %s's pods that path is %s on claim %s",
+			pj.Name, planPath, in, claim, lj.Name, lin, lclaim)
+	}
+
+	// It writes a plan and nothing else, and connects to nothing: no
+	// checkpoint, no summary, no credentials for the cluster.
+	for _, f := range []string{"resume", "summary-json", "password", "password-file", "username"} {
+		if len(values(used, f)) > 0 {
+			t.Errorf("job %s: --%s given: the plan Job loads nothing and connects to nothing", pj.Name, f)
+		}
+	}
+
+	// Compressed files go to one split whole: they have no cuts, and a
+	// plan of them would be empty. The inputs themselves differ from the
+	// example loader's on purpose (it loads .csv.gz, without a plan), so
+	// they are not compared.
+	if len(inputs) == 0 {
+		t.Errorf("job %s: no input after the flags", pj.Name)
+	}
+	for _, f := range inputs {
+		if l := strings.ToLower(f); strings.HasSuffix(l, ".gz") || strings.HasSuffix(l, ".zst") {
+			t.Errorf("job %s: input %s is compressed: compressed files are not cut, so a plan for them is empty", pj.Name, f)
+		}
+	}
+
+	// Each loader pod given the plan: its command line still parses, and
+	// the options that decide the cuts are the plan's. The first pod that
+	// differs is reported; the others would say the same.
+	for i := range n {
+		largs, err := expandArgs(lc, i)
+		if err != nil {
+			t.Fatalf("job %s: %v", lj.Name, err)
+		}
+		// Once the loader is given the plan (as cqlload-plan.yaml says),
+		// it must be this one; until then, add it.
+		if rawFlag(largs, "split-plan") == "" {
+			largs = append(largs, "--split-plan", planPath)
+		}
+		lused, _, err := flags.parse(largs)
+		if err != nil {
+			t.Fatalf("index %d given the plan: cqlload %s: %v", i, strings.Join(largs, " "), err)
+		}
+		var bad []string
+		if got := values(lused, "split-plan"); len(got) != 1 || got[0] != planPath {
+			bad = append(bad, fmt.Sprintf("--split-plan %q, want exactly one, %s (job %s writes it)", got, planPath, pj.Name))
+		}
+		for _, f := range cutOptions {
+			if p, l := values(used, f), values(lused, f); !slices.Equal(p, l) {
+				bad = append(bad, fmt.Sprintf("--%s: job %s gives %q, job %s %q: every split would refuse the plan (exit 3)", f, pj.Name, p, lj.Name, l))
+			}
+		}
+		if len(bad) > 0 {
+			t.Errorf("job %s, index %d:\n%s", lj.Name, i, strings.Join(bad, "\n"))
+			break
 		}
 	}
 }
