@@ -163,6 +163,18 @@ func planSplits(objects []source.Object, o *Options) (splitPlanFile, SplitPlanSt
 	return p, st, nil
 }
 
+// SplitPlanError is a split plan (--split-plan) that does not fit the
+// run: missing, unreadable as a plan, made for other splits, options or
+// inputs, or with a start the file's bytes contradict. Nothing was
+// loaded; a retry fails the same way until the plan is written again.
+// The CLI reports it as a usage error.
+type SplitPlanError struct {
+	Path   string
+	Reason string
+}
+
+func (e *SplitPlanError) Error() string { return "--split-plan " + e.Path + ": " + e.Reason }
+
 // splitPlan is a split plan read and checked against a run's inputs.
 type splitPlan struct {
 	path   string
@@ -174,11 +186,11 @@ type splitPlan struct {
 // too), the same number of splits and the options that decide the cuts.
 func readSplitPlan(path string, objects []source.Object, o *Options) (*splitPlan, error) {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("--split-plan %s: "+format, append([]any{path}, args...)...)
+		return &SplitPlanError{Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--split-plan: %w", err)
+		return nil, fail("%v", err)
 	}
 	var f splitPlanFile
 	if err := json.Unmarshal(b, &f); err != nil {
@@ -251,7 +263,7 @@ func (s *plannedStarts) Searched() int64 { return s.searched }
 
 func (s *plannedStarts) At(off int64) (int64, error) {
 	fail := func(format string, args ...any) (int64, error) {
-		return 0, fmt.Errorf("--split-plan %s: %s: "+format, append([]any{s.plan.path, s.obj.Name}, args...)...)
+		return 0, &SplitPlanError{Path: s.plan.path, Reason: s.obj.Name + ": " + fmt.Sprintf(format, args...)}
 	}
 	start, ok := s.starts[off]
 	switch {

@@ -31,7 +31,7 @@ const (
 	exitAborted     = 2  // MAXPARSEERRORS or MAXINSERTERRORS was crossed
 	exitFatal       = 3  // the run could not go on: cluster unreachable or silent, schema mismatch, damaged input
 	exitInterrupted = 4  // SIGINT or SIGTERM
-	exitUsage       = 64 // bad command line, or a --resume that cannot be honoured
+	exitUsage       = 64 // bad command line, a --resume that cannot be honoured, or a --split-plan that does not fit
 )
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -442,8 +442,9 @@ func buildVersion() versionInfo {
 func exitStatus(sum loader.Summary, runErr error) int {
 	var ae *loader.AbortError
 	var re *loader.ResumeError
+	var pe *loader.SplitPlanError
 	switch {
-	case errors.As(runErr, &re):
+	case errors.As(runErr, &re), errors.As(runErr, &pe):
 		return exitUsage
 	case errors.Is(runErr, context.Canceled):
 		return exitInterrupted

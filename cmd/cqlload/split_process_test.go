@@ -220,6 +220,17 @@ func TestSplitProcesses(t *testing.T) {
 			if m.RowsRead != int64(len(want)) || m.RowsWritten != int64(len(want)) {
 				t.Fatalf("summarize: %d rows read, %d written; the input has %d records", m.RowsRead, m.RowsWritten, len(want))
 			}
+			if c.planned {
+				// A plan made for other splits is a usage error: a
+				// scheduler must not retry it.
+				args := []string{"--table", "ks.s", "--header", "true", "--progress", "none",
+					"--split", fmt.Sprintf("0/%d", n+1), "--split-size", "262144"}
+				cmd := sim.Cmd(ctx, t, append(append(args, planArgs...), files...)...)
+				out, err := cmd.CombinedOutput()
+				if code := cmd.ProcessState.ExitCode(); code != exitUsage || !strings.Contains(string(out), fmt.Sprintf("made for %d splits", n)) {
+					t.Errorf("a plan for %d splits given to --split 0/%d: exit %d (%v), want %d naming the plan's N\n%s", n, n+1, code, err, exitUsage, out)
+				}
+			}
 		})
 	}
 }
