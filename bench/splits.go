@@ -269,11 +269,13 @@ func printSplits(w io.Writer, runs []splitRun, rows int64, floorMsPerGB float64)
 		if one > 0 {
 			ratio = r.CPUUsPerRow / one
 		}
-		plan := "–"
+		// A planned split reads a few hundred KB to check its start:
+		// its CPU per GB read says nothing of the search's cost.
+		plan, perGB := "–", fmt.Sprintf("%.0f", r.FindMsPerGB)
 		if r.Planned {
-			plan = fmt.Sprintf("%.3f", r.PlanCPUS)
+			plan, perGB = fmt.Sprintf("%.3f", r.PlanCPUS), "–"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.3f\t%.0f\t\n", r.Processes, r.AtOnce, r.GoMaxProcs, plan, r.Rows, r.CPUS, r.CPUUsPerRow, ratio, r.WallS, 100*r.FindShare, r.FindMsPerGB)
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.3f\t%s\t\n", r.Processes, r.AtOnce, r.GoMaxProcs, plan, r.Rows, r.CPUS, r.CPUUsPerRow, ratio, r.WallS, 100*r.FindShare, perGB)
 	}
 	tw.Flush()
 	if floorMsPerGB > 0 {
