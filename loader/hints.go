@@ -82,7 +82,7 @@ func splitSearchHint(searched int64, sources []csvparse.Source) string {
 	if searched < 1<<30 || searched < 4*own || own == 0 {
 		return ""
 	}
-	return fmt.Sprintf("to find where its ranges begin, this split scanned %.1f GB of the input before them, %.0f times its own %.1f GB: in a file without quote characters every byte before a range must be read to prove the range does not begin inside a quoted field. Many files of a few GB each, rather than a few large ones, spare that",
+	return fmt.Sprintf("to find where its ranges begin, this split scanned %.1f GB of the input before them, %.0f times its own %.1f GB: in a file without quote characters every byte before a range must be read to prove the range does not begin inside a quoted field. A split plan written once (--write-split-plan, then --split-plan in every split) spares the splits that scan; so do many files of a few GB each rather than a few large ones",
 		float64(searched)/1e9, float64(searched)/float64(own), float64(own)/1e9)
 }
 

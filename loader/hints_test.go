@@ -25,6 +25,7 @@ func TestSplitSearchHint(t *testing.T) {
 		{"small search", gb / 2, ranges(gb / 100), ""},
 		{"search near its own size", 3 * gb, ranges(gb), ""},
 		{"big search, small range", 7 * gb, ranges(gb), "7.5 GB of the input before them, 7 times its own 1.1 GB"},
+		{"names the plan", 7 * gb, ranges(gb), "--write-split-plan"},
 		{"ranges add up", 10 * gb, ranges(gb, gb, gb), ""},
 		{"nothing of its own", 5 * gb, ranges(0), ""},
 	} {

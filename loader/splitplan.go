@@ -134,7 +134,7 @@ func planSplits(objects []source.Object, o *Options) (splitPlanFile, SplitPlanSt
 		// The farthest cut first: its search proves what it reads free
 		// of quotes (or finds the last quote), and the nearer cuts are
 		// then answered from that without reading the file again.
-		offs := slices.DeleteFunc(cuts[obj.Name], func(off int64) bool { return off <= 0 })
+		offs := slices.DeleteFunc(cuts[obj.Name], func(off int64) bool { return off <= 0 || off >= obj.Size })
 		slices.Sort(offs)
 		offs = slices.Compact(offs)
 		slices.Reverse(offs)
@@ -269,6 +269,8 @@ func (s *plannedStarts) At(off int64) (int64, error) {
 	switch {
 	case off <= 0:
 		return 0, nil
+	case off >= s.obj.Size:
+		return s.obj.Size, nil
 	case !ok:
 		return fail("no record start for the cut at byte %d", off)
 	case start < off || start > s.obj.Size:

@@ -577,3 +577,54 @@ func TestSplitPlan(t *testing.T) {
 	}
 	refused("a longer file", opts(1, 3, plan), "had")
 }
+
+// TestSplitPlanEncodings: in latin-1 and cp1252 a range's end is searched
+// for as well as its start, so the plan holds both; splits that take them
+// read the records of the whole file.
+func TestSplitPlanEncodings(t *testing.T) {
+	dir := t.TempDir()
+	for _, enc := range []string{"latin-1", "cp1252"} {
+		var b strings.Builder
+		b.WriteString("k,v\n")
+		for i := range 3000 {
+			fmt.Fprintf(&b, "%d,\"caf\xe9 %d\n\xe9t\xe9, \"\"%d\"\"\"\n", i, i, i)
+		}
+		path := filepath.Join(dir, enc+".csv")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := source.ExpandObjects(context.Background(), []string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := func(i int, plan string) Options {
+			o := DefaultOptions()
+			o.Files = []string{path}
+			o.Dialect.Header, o.Dialect.Encoding = true, enc
+			o.SplitIndex, o.SplitCount, o.SplitSize, o.SplitPlan = i, 5, 1<<10, plan
+			return o
+		}
+		whole := readRecords(t, sourcesOf(objs), opts(0, "").Dialect)
+		plan := filepath.Join(dir, enc+".plan")
+		st, err := WriteSplitPlan(context.Background(), opts(0, ""), plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Four cuts, each the end of one range and the start of the next.
+		if st.Starts != 4 {
+			t.Errorf("%s: the plan has %d starts, want 4", enc, st.Starts)
+		}
+		var got [][]string
+		for i := range 5 {
+			o := opts(i, plan)
+			srcs, _, err := splitSources(objs, &o)
+			if err != nil {
+				t.Fatalf("%s, split %d: %v", enc, i, err)
+			}
+			got = append(got, readRecords(t, srcs, o.Dialect)...)
+		}
+		if len(whole) != 3000 || !slices.EqualFunc(got, whole, slices.Equal) {
+			t.Fatalf("%s, 5 planned splits: %d records, want the whole file's %d", enc, len(got), len(whole))
+		}
+	}
+}
