@@ -125,6 +125,22 @@ func fakeS3Log(t *testing.T) (*s3mem.Backend, *s3Log) {
 	return backend, log
 }
 
+// putPlainObject stores s3://in/plain.csv: a header and rows records of
+// about 1 KB without a quote character. It returns the object's size.
+func putPlainObject(t *testing.T, backend *s3mem.Backend, rows int) int64 {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("k,v\n")
+	filler := strings.Repeat("x", 1000)
+	for k := range rows {
+		fmt.Fprintf(&b, "%d,%s%d\n", k, filler, k)
+	}
+	if _, err := backend.PutObject("in", "plain.csv", nil, bytes.NewReader(b.Bytes()), int64(b.Len()), nil); err != nil {
+		t.Fatal(err)
+	}
+	return int64(b.Len())
+}
+
 // TestS3SplitsOfObjectWithoutQuotes: the splits of an object without a
 // quote character load it exactly, and the last one finds its start by
 // streaming the prefix in a few requests, not one per MiB of it.
@@ -132,16 +148,7 @@ func TestS3SplitsOfObjectWithoutQuotes(t *testing.T) {
 	backend, log := fakeS3Log(t)
 	gets := &log.gets
 	const rows = 24000
-	var b bytes.Buffer
-	b.WriteString("k,v\n")
-	filler := strings.Repeat("x", 1000)
-	for k := range rows {
-		fmt.Fprintf(&b, "%d,%s%d\n", k, filler, k)
-	}
-	size := b.Len()
-	if _, err := backend.PutObject("in", "plain.csv", nil, bytes.NewReader(b.Bytes()), int64(size), nil); err != nil {
-		t.Fatal(err)
-	}
+	size := int(putPlainObject(t, backend, rows))
 	c := startCluster(t, 1, 1, `CREATE TABLE ks.plain (k int PRIMARY KEY, v text);`, nil)
 	const n = 4
 	plan, err := split.Plan([]split.File{{Name: "s3://in/plain.csv", Size: int64(size), Splittable: true}}, n, 1<<20)
@@ -247,16 +254,7 @@ func TestS3RequestsPerObject(t *testing.T) {
 func TestS3SplitPlan(t *testing.T) {
 	backend, log := fakeS3Log(t)
 	const rows = 24000
-	var b bytes.Buffer
-	b.WriteString("k,v\n")
-	filler := strings.Repeat("y", 1000)
-	for k := range rows {
-		fmt.Fprintf(&b, "%d,%s%d\n", k, filler, k)
-	}
-	size := int64(b.Len())
-	if _, err := backend.PutObject("in", "plain.csv", nil, bytes.NewReader(b.Bytes()), size, nil); err != nil {
-		t.Fatal(err)
-	}
+	size := putPlainObject(t, backend, rows)
 	c := startCluster(t, 1, 1, `CREATE TABLE ks.plain (k int PRIMARY KEY, v text);`, nil)
 	const n = 4
 	layout, err := split.Plan([]split.File{{Name: "s3://in/plain.csv", Size: size, Splittable: true}}, n, 1<<20)
