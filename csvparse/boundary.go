@@ -260,17 +260,7 @@ func findRecordStartIn(fs *fileSearch, size, off int64, d Dialect, maxBack, wMin
 	if err != nil {
 		return 0, &BoundaryError{Offset: off, Err: err}
 	}
-	var p int64
-	switch {
-	case bits.OnesCount8(b.set) == 1:
-		// From off, or from the end of a BOM that off lies in.
-		p, err = walkRecords(fs, size, max(off, b.start), off, b.c, uint8(bits.TrailingZeros8(b.set)))
-	case b.floor == b.start:
-		// The last resort: the Splitter's own scan from the start.
-		p, err = walkRecords(fs, size, b.start, off, b.c, bStart)
-	default:
-		err = ErrUndecidable
-	}
+	p, err := b.decide(fs, size, off)
 	if err != nil {
 		return 0, &BoundaryError{Offset: off, Err: err}
 	}
@@ -283,6 +273,21 @@ type boundaryAt struct {
 	c            *codes
 	start, floor int64 // where the parse starts (after a BOM); how far back the search read
 	set          uint8 // the states the parse may be in at the offset
+}
+
+// decide walks to the first record start at or after off when the
+// states decide it: one state left, or none read past, so that the walk
+// from the start is exact. Else it returns ErrUndecidable.
+func (b boundaryAt) decide(fs *fileSearch, size, off int64) (int64, error) {
+	switch {
+	case bits.OnesCount8(b.set) == 1:
+		// From off, or from the end of a BOM that off lies in.
+		return walkRecords(fs, size, max(off, b.start), off, b.c, uint8(bits.TrailingZeros8(b.set)))
+	case b.floor == b.start:
+		// The last resort: the Splitter's own scan from the start.
+		return walkRecords(fs, size, b.start, off, b.c, bStart)
+	}
+	return 0, ErrUndecidable
 }
 
 // boundaryStates checks d and the file's head and works out the states
@@ -323,42 +328,47 @@ func boundaryStates(fs *fileSearch, size, off int64, d Dialect, maxBack, wMin, w
 	return b, err
 }
 
-// CheckRecordStart reports whether start can be FindRecordStart(r, size,
-// off, d) as far as the maxBack bytes before off and the bytes from off to
-// start tell: where those before off decide the parse state at off, start
-// must be the answer; where they leave several states, start must be
-// where one of them reaches its first record start. A quoted state counts
-// only if its field closes: one running to the end of a file without
-// quotes would allow any start. It reads what FindRecordStartWithin does,
-// and from off up to start only when off's state is not decided.
-func CheckRecordStart(r io.ReaderAt, size, off, start int64, d Dialect, maxBack int64) (bool, error) {
-	fs := newFileSearch(r)
-	got, err := findRecordStartIn(&fs, size, off, d, maxBack, boundaryWindowMin, boundaryWindowMax)
-	if !errors.Is(err, ErrUndecidable) {
-		return err == nil && got == start, err
+// Check reports whether start can be At(off) as far as the maxBack
+// bytes before off (< 0: no limit) and the bytes from off to start tell:
+// where those before off decide the parse state at off, start must be
+// the answer; where they leave several states, start must be where one of
+// them reaches its first record start. A quoted state counts only if its
+// field closes: one running to the end of a file without quotes would
+// allow any start. It reads what FindRecordStartWithin does, and from off
+// up to start only when off's state is not decided; Searched counts it.
+func (rs *RecordStarts) Check(off, start, maxBack int64) (bool, error) {
+	rs.fs.open = rs.OpenRange
+	if off <= 0 || off >= rs.size {
+		got, err := rs.At(off)
+		return got == start, err
 	}
-	if start < off || start > size {
+	fail := func(err error) (bool, error) { return false, &BoundaryError{Offset: off, Err: err} }
+	b, err := boundaryStates(&rs.fs, rs.size, off, rs.d, maxBack, boundaryWindowMin, boundaryWindowMax)
+	if err != nil {
+		return fail(err)
+	}
+	got, err := b.decide(&rs.fs, rs.size, off)
+	switch {
+	case err == nil:
+		return got == start, nil
+	case !errors.Is(err, ErrUndecidable):
+		return fail(err)
+	case start < off || start > rs.size:
 		return false, nil
 	}
-	// The window again, from memory but for its 64 KiB: what the first
-	// search proved free of quotes is not read twice.
-	b, err := boundaryStates(&fs, size, off, d, maxBack, boundaryWindowMin, boundaryWindowMax)
-	if err != nil {
-		return false, &BoundaryError{Offset: off, Err: err}
-	}
 	// Walk no further than start: past it, the state cannot give start.
-	limit := min(size, start+1)
+	limit := min(rs.size, start+1)
 	// The unquoted states first: their walk ends at the next line break.
 	for _, quoted := range []bool{false, true} {
 		for st := range bStates {
 			if b.set&(1<<st) == 0 || (quotedStates&(1<<st) != 0) != quoted {
 				continue
 			}
-			got, err := walkRecords(&fs, limit, off, off, b.c, st)
+			got, err := walkRecords(&rs.fs, limit, off, off, b.c, st)
 			if err != nil {
-				return false, &BoundaryError{Offset: off, Err: err}
+				return fail(err)
 			}
-			if got == start && (!quoted || start < size) {
+			if got == start && (!quoted || start < rs.size) {
 				return true, nil
 			}
 		}

@@ -878,11 +878,11 @@ func TestUntilNeedsRawOffsets(t *testing.T) {
 	}
 }
 
-// TestCheckRecordStart: the right start at any offset is accepted; with
+// TestRecordStartsCheck: the right start at any offset is accepted; with
 // the whole prefix to read, no other is. Within a limit that leaves the
 // state open, a file without quotes still accepts only the right start:
 // a quoted state there never closes.
-func TestCheckRecordStart(t *testing.T) {
+func TestRecordStartsCheck(t *testing.T) {
 	check := func(t *testing.T, name string, data []byte, d Dialect, maxBack int64) {
 		t.Helper()
 		size := int64(len(data))
@@ -894,7 +894,7 @@ func TestCheckRecordStart(t *testing.T) {
 			i, _ := slices.BinarySearch(starts, want+1)
 			cands = append(cands, starts[i:min(len(starts), i+2)]...)
 			for _, c := range cands {
-				ok, err := CheckRecordStart(bytes.NewReader(data), size, off, c, d, maxBack)
+				ok, err := NewRecordStarts(bytes.NewReader(data), size, d).Check(off, c, maxBack)
 				if err != nil {
 					t.Fatalf("%s, off %d, start %d: %v", name, off, c, err)
 				}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"os"
 	"slices"
 	"time"
@@ -35,7 +33,7 @@ import (
 const splitPlanVersion = 1
 
 // planCheckBytes is how far before a cut a split reads to check the
-// plan's record start there (csvparse.CheckRecordStart).
+// plan's record start there (csvparse.RecordStarts.Check).
 const planCheckBytes = 256 << 10
 
 type splitPlanFile struct {
@@ -202,11 +200,8 @@ func readSplitPlan(path string, objects []source.Object, o *Options) (*splitPlan
 	if f.Splits != o.SplitCount {
 		return nil, fail("made for %d splits, this run is --split %d/%d", f.Splits, o.SplitIndex, o.SplitCount)
 	}
-	want := planOptions(o)
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		if f.Options[k] != want[k] {
-			return nil, fail("made with %s %q, this run has %q", k, f.Options[k], want[k])
-		}
+	if d := describeDiff(nil, nil, f.Options, planOptions(o)); d != "" {
+		return nil, fail("made with other options: %s", d)
 	}
 	if len(f.Files) != len(objects) {
 		return nil, fail("made for %d inputs, this run has %d", len(f.Files), len(objects))
@@ -230,8 +225,8 @@ func readSplitPlan(path string, objects []source.Object, o *Options) (*splitPlan
 		if err != nil {
 			return nil, fmt.Errorf("--split-plan: %w", err)
 		}
-		if id.Path != pf.ID.Path || id.Size != pf.ID.Size || !id.MTime.Equal(pf.ID.MTime) || id.Hash != pf.ID.Hash {
-			return nil, fail("%s changed since the plan was made (path, size, modification time or content)", obj.Name)
+		if d := describeDiff([]inputID{*pf.ID}, []inputID{id}, nil, nil); d != "" {
+			return nil, fail("made for another %s: %s", obj.Name, d)
 		}
 		m := map[int64]int64{}
 		for _, s := range pf.Starts {
@@ -244,22 +239,21 @@ func readSplitPlan(path string, objects []source.Object, o *Options) (*splitPlan
 
 // finder gives obj's record starts from the plan.
 func (p *splitPlan) finder(obj source.Object, d csvparse.Dialect) startFinder {
-	return &plannedStarts{plan: p, obj: obj, d: d, starts: p.starts[obj.Name]}
+	return &plannedStarts{plan: p, obj: obj, starts: p.starts[obj.Name], check: searchStarts(obj, d)}
 }
 
 // plannedStarts is a startFinder that takes its answers from a plan and
 // checks each against the file's bytes around its cut
-// (csvparse.CheckRecordStart): the bytes just before it where they
+// (csvparse.RecordStarts.Check): the bytes just before it where they
 // decide the parse state, else the answer of a state they leave open.
 type plannedStarts struct {
-	plan     *splitPlan
-	obj      source.Object
-	d        csvparse.Dialect
-	starts   map[int64]int64
-	searched int64
+	plan   *splitPlan
+	obj    source.Object
+	starts map[int64]int64
+	check  *csvparse.RecordStarts
 }
 
-func (s *plannedStarts) Searched() int64 { return s.searched }
+func (s *plannedStarts) Searched() int64 { return s.check.Searched() }
 
 func (s *plannedStarts) At(off int64) (int64, error) {
 	fail := func(format string, args ...any) (int64, error) {
@@ -276,8 +270,7 @@ func (s *plannedStarts) At(off int64) (int64, error) {
 	case start < off || start > s.obj.Size:
 		return fail("the record start %d for the cut at byte %d is outside [%d, %d]", start, off, off, s.obj.Size)
 	}
-	r := &countingReaderAt{r: s.obj.ReaderAt, n: &s.searched}
-	ok, err := csvparse.CheckRecordStart(r, s.obj.Size, off, start, s.d, planCheckBytes)
+	ok, err := s.check.Check(off, start, planCheckBytes)
 	if err != nil {
 		return 0, fmt.Errorf("--split-plan: %s: %w", s.obj.Name, err)
 	}
@@ -285,16 +278,4 @@ func (s *plannedStarts) At(off int64) (int64, error) {
 		return fail("the plan's record start %d for the cut at byte %d is not where the file's bytes put it", start, off)
 	}
 	return start, nil
-}
-
-// countingReaderAt counts the bytes read through it.
-type countingReaderAt struct {
-	r io.ReaderAt
-	n *int64
-}
-
-func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.r.ReadAt(p, off)
-	*c.n += int64(n)
-	return n, err
 }

@@ -119,7 +119,7 @@ type startFinder interface {
 }
 
 // searchStarts finds record starts in obj by searching it.
-func searchStarts(obj source.Object, d csvparse.Dialect) startFinder {
+func searchStarts(obj source.Object, d csvparse.Dialect) *csvparse.RecordStarts {
 	starts := csvparse.NewRecordStarts(obj.ReaderAt, obj.Size, d)
 	// A long scan for quotes streams the file in a few requests (for a
 	// local file, opens) rather than one read per MiB.

@@ -552,7 +552,7 @@ func TestSplitPlan(t *testing.T) {
 	refused("another number of splits", opts(0, 4, plan), "made for 3 splits")
 	o = opts(1, 3, plan)
 	o.Dialect.Delimiter = ';'
-	refused("another delimiter", o, `delimiter ","`)
+	refused("another delimiter", o, `option delimiter was ",", now ";"`)
 	o = opts(1, 3, plan)
 	o.SplitSize = 8 << 10
 	refused("another split size", o, "splitsize")
@@ -569,7 +569,7 @@ func TestSplitPlan(t *testing.T) {
 	write("quoted.csv", changed)
 	later := time.Now().Add(time.Minute)
 	os.Chtimes(paths[0], later, later)
-	refused("a changed file", opts(1, 3, plan), "changed since the plan was made")
+	refused("a changed file", opts(1, 3, plan), "has other content")
 	write("quoted.csv", changed+"6000,x\n")
 	objs, err = source.ExpandObjects(context.Background(), paths, nil)
 	if err != nil {
