@@ -38,7 +38,8 @@ test-short:
 
 # The split process test at the issue's size: N = 3 and N = 7 cqlload
 # processes on inputs with a 250 MB file of quoted multi-line records
-# (make test runs it on 6 MB). About 3 minutes on 2 cores; CI runs it.
+# (make test runs it on 6 MB), and 4 processes with a split plan. About
+# 4 minutes on 2 cores; CI runs it.
 test-large:
 	CQLLOAD_SPLIT_ROWS=6000000 $(GO) test -count=1 -timeout 20m -run '^TestSplitProcesses$$' ./cmd/cqlload
 

@@ -99,6 +99,7 @@ func WriteSplitPlan(ctx context.Context, o Options, path string) (SplitPlanStats
 		return st, fmt.Errorf("split plan: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return st, fmt.Errorf("split plan: %w", err)
 	}
 	return st, nil

@@ -628,3 +628,99 @@ func TestSplitPlanEncodings(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitPlanDamaged: a plan file that is missing, not a plan, of
+// another format, or whose inputs or starts were edited is refused with a
+// SplitPlanError (the CLI's usage error, never retried) saying what is
+// wrong, and no split loads from it.
+func TestSplitPlanDamaged(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("k,v\n")
+	for i := range 4000 {
+		fmt.Fprintf(&b, "%d,value %d\n", i, i)
+	}
+	path := filepath.Join(dir, "plain.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := source.ExpandObjects(context.Background(), []string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := func(i int, plan string) Options {
+		o := DefaultOptions()
+		o.Files = []string{path}
+		o.Dialect.Header = true
+		o.SplitIndex, o.SplitCount, o.SplitSize, o.SplitPlan = i, 3, 4<<10, plan
+		return o
+	}
+	good := filepath.Join(dir, "plan.json")
+	if _, err := WriteSplitPlan(context.Background(), opts(0, ""), good); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(good + ".tmp"); !os.IsNotExist(err) {
+		t.Errorf("the plan's temporary file is left: %v", err)
+	}
+	raw, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(change func(pf *splitPlanFile)) []byte {
+		var pf splitPlanFile
+		if err := json.Unmarshal(raw, &pf); err != nil {
+			t.Fatal(err)
+		}
+		if len(pf.Files) != 1 || len(pf.Files[0].Starts) != 2 {
+			t.Fatalf("the plan has %d files, want 1 with 2 starts: %s", len(pf.Files), raw)
+		}
+		change(&pf)
+		out, _ := json.Marshal(pf)
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		plan []byte // nil: no plan file at all
+		want string
+		// refusers: the splits that must refuse it; the others take it.
+		// A plan that does not fit the run is refused by every split,
+		// a wrong start by the split that starts there (in UTF-8 a
+		// range's end is where the Splitter reading it gets to, not a
+		// start the plan gives).
+		refusers []int
+	}{
+		{"missing", nil, "no such file", []int{0, 1, 2}},
+		{"not JSON", []byte("{\"version\": 1, "), "not a split plan", []int{0, 1, 2}},
+		{"another format", edit(func(pf *splitPlanFile) { pf.Version++ }), "format 2, this cqlload reads 1", []int{0, 1, 2}},
+		{"no inputs", edit(func(pf *splitPlanFile) { pf.Files = nil }), "made for 0 inputs, this run has 1", []int{0, 1, 2}},
+		{"another input", edit(func(pf *splitPlanFile) { pf.Files[0].Name += ".old" }), "made without " + path, []int{0, 1, 2}},
+		{"another size", edit(func(pf *splitPlanFile) { pf.Files[0].Size-- }), "bytes; it has", []int{0, 1, 2}},
+		{"a cut without its start", edit(func(pf *splitPlanFile) { pf.Files[0].Starts = pf.Files[0].Starts[1:] }), "no record start for the cut at byte", []int{1}},
+		{"a start before its cut", edit(func(pf *splitPlanFile) { pf.Files[0].Starts[0][1] = pf.Files[0].Starts[0][0] - 1 }), "is outside", []int{1}},
+		{"a start past the file", edit(func(pf *splitPlanFile) { pf.Files[0].Starts[1][1] = int64(b.Len()) + 1 }), "is outside", []int{2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plan := filepath.Join(t.TempDir(), "plan.json")
+			if c.plan != nil {
+				if err := os.WriteFile(plan, c.plan, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range 3 {
+				o := opts(i, plan)
+				_, _, err := splitSources(objs, &o)
+				var pe *SplitPlanError
+				switch {
+				case !slices.Contains(c.refusers, i):
+					if err != nil {
+						t.Errorf("split %d/3: %v; its range does not depend on what was changed", i, err)
+					}
+				case err == nil:
+					t.Errorf("split %d/3 took the plan", i)
+				case !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want):
+					t.Errorf("split %d/3: %v, want a SplitPlanError saying %q", i, err, c.want)
+				}
+			}
+		})
+	}
+}
