@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -134,7 +135,13 @@ func expand(item string) ([]Source, error) {
 func expandPath(item, path string) ([]Source, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: no such file or directory: %w", item, err)
+		// The cause alone ("no such file or directory", "permission
+		// denied"): the PathError would name the path a second time.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", item, err)
 	}
 	if !fi.IsDir() {
 		size := fi.Size()

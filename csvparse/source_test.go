@@ -1,7 +1,9 @@
 package csvparse
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,5 +121,15 @@ func TestSourcesHomeAndFilesOnDisk(t *testing.T) {
 	}
 	if got := sumInput(chunks); got != s.TotalBytes() || got <= int64(len(plain)) {
 		t.Errorf("InputBytes add up to %d, TotalBytes %d", got, s.TotalBytes())
+	}
+}
+
+// TestSourcesMissingMessage: a missing input is named once, with the
+// cause, and stays an fs.ErrNotExist for callers that test for it.
+func TestSourcesMissingMessage(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "nope.csv")
+	_, err := Sources([]string{name}, nil)
+	if want := name + ": no such file or directory"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("got %v, want %q (an fs.ErrNotExist)", err, want)
 	}
 }

@@ -58,10 +58,14 @@ const (
 	errDenied                  // access denied
 	errInvalid                 // a request the store refuses as such
 	errChanged                 // the object is no longer the version listed
+	// The request never reached the store: getting credentials failed.
+	// A retry may help (an instance role's metadata service may answer
+	// again), so it is not permanent, but it is not the store's answer.
+	errCredentials
 )
 
 // permanent reports whether a retry cannot help.
-func (k errKind) permanent() bool { return k != errOther }
+func (k errKind) permanent() bool { return k != errOther && k != errCredentials }
 
 // errNoObject is a missing object in the stores of this file.
 var errNoObject = errors.New("no such object")

@@ -274,6 +274,8 @@ func describe(err error, k errKind) error {
 		cause = "object changed since it was listed"
 	case code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch":
 		cause = "credentials rejected"
+	case k == errCredentials:
+		cause = "no credentials (the environment, the profile's files, web identity and an instance role gave none)"
 	case k == errNotFound:
 		cause = "not found"
 	case k == errDenied:

@@ -190,6 +190,10 @@ func (*s3Bucket) kind(err error) errKind {
 		status = re.HTTPStatusCode()
 	}
 	switch {
+	case credentialsFailed(err):
+		// Before the status: a 403 or 404 here is the metadata
+		// service's, not the bucket's.
+		return errCredentials
 	case code == "NoSuchBucket" || code == "NoSuchKey" || code == "NotFound" || status == 404:
 		return errNotFound
 	case code == "AccessDenied" || status == 403:
@@ -200,4 +204,17 @@ func (*s3Bucket) kind(err error) errKind {
 		return errInvalid
 	}
 	return errOther
+}
+
+// credentialsFailed reports whether err is the SDK failing to get
+// credentials before it sent the request: an operation of another
+// service (the instance metadata service, STS, SSO) inside the S3
+// operation's error.
+func credentialsFailed(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if op, ok := e.(*smithy.OperationError); ok && op.Service() != "S3" {
+			return true
+		}
+	}
+	return false
 }

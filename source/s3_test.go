@@ -28,6 +28,7 @@ type fakeS3 struct {
 	srv     *httptest.Server
 
 	mu     sync.Mutex
+	all    int                 // requests of any kind
 	lists  int                 // ListObjects requests
 	gets   map[string][]string // path → the Range header of each GET
 	drops  map[string][]int64  // path → for each of the next GETs, the bytes to send before dropping
@@ -43,6 +44,7 @@ func newFakeS3(t *testing.T) *fakeS3 {
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bucket, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		f.mu.Lock()
+		f.all++
 		if f.denied[bucket] {
 			f.mu.Unlock()
 			w.Header().Set("Content-Type", "application/xml")
@@ -606,5 +608,41 @@ func TestIPOrLocalhost(t *testing.T) {
 		if got := ipOrLocalhost(tc.endpoint); got != tc.want {
 			t.Errorf("ipOrLocalhost(%q) = %v, want %v", tc.endpoint, got, tc.want)
 		}
+	}
+}
+
+// TestS3NoCredentials: when no source gives credentials the request never
+// reaches the store, and the error says so: not "access denied", which the
+// instance metadata service's 403 on a host without a role used to read
+// as, nor the SDK's chain of messages alone.
+func TestS3NoCredentials(t *testing.T) {
+	// An instance metadata service that refuses everything, as on a host
+	// that blocks it.
+	imds := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	defer imds.Close()
+	for _, c := range []struct{ name, imdsOff string }{
+		{"metadata service off", "true"},
+		{"metadata service answers 403", "false"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeS3(t)
+			f.bucket("bkt")
+			f.put("bkt", "a.csv", []byte("a\n"))
+			t.Setenv("AWS_ACCESS_KEY_ID", "")
+			t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+			t.Setenv("AWS_EC2_METADATA_DISABLED", c.imdsOff)
+			t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.URL)
+			_, err := ExpandObjects(context.Background(), []string{"s3://bkt/a.csv"}, nil)
+			if err == nil || !strings.HasPrefix(err.Error(), "s3://bkt/a.csv: no credentials (") {
+				t.Fatalf("got %v, want an error saying there are no credentials", err)
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.all != 0 {
+				t.Errorf("the store got %d requests", f.all)
+			}
+		})
 	}
 }
