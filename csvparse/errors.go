@@ -12,16 +12,20 @@ var (
 	ErrQuote = errors.New(`extraneous or missing " in quoted field`)
 	// ErrBareQuote: a quote inside an unquoted field, with StrictQuotes.
 	ErrBareQuote = errors.New(`bare " in non-quoted field`)
-	// ErrRecordTooLong: a record exceeds Dialect.MaxRecordBytes, usually
+	// ErrRecordTooLong: a record exceeds Dialect.MaxRecordBytes, often
 	// because a quote is unbalanced and the rest of the file looks like
-	// one quoted field. The record is not parsed; Chunk.OpenRecord streams
-	// it whole.
-	ErrRecordTooLong = errors.New("record longer than the record size limit, not parsed (an unbalanced quote makes the rest of the file one record)")
+	// one quoted field (then the error says so). The record is not
+	// parsed; Chunk.OpenRecord streams it whole.
+	ErrRecordTooLong = errors.New("record longer than the record size limit, not parsed")
 	// ErrIncompleteRecord: the input became unreadable (truncated,
 	// damaged, a read error) inside this record, so it is only the part
 	// before the cut (an Incomplete chunk). An *InputError follows.
 	ErrIncompleteRecord = errors.New("record cut short where the input became unreadable (truncated or damaged file); not parsed")
 )
+
+// errTooLongUnclosed is ErrRecordTooLong for a record that runs to the
+// end of the input inside a quoted field (Chunk.Unclosed).
+var errTooLongUnclosed = fmt.Errorf("%w: a quoted field in it is never closed, so it runs to the end of the file", ErrRecordTooLong)
 
 // InputError is a source that could not be read to its end: it could
 // not be opened or read, or its compressed data is damaged (a checksum

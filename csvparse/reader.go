@@ -74,11 +74,13 @@ type Reader struct {
 	pos     int
 	line    int64
 	tooLong bool
-	cut     bool // Chunk.Incomplete
-	done    bool
-	plain   bool    // Chunk.plain, for this Reader's quote
-	ends    []int32 // Chunk.ends, with plain
-	k       int     // records parsed, an index into ends
+	// unclosed: Chunk.Unclosed
+	unclosed bool
+	cut      bool // Chunk.Incomplete
+	done     bool
+	plain    bool    // Chunk.plain, for this Reader's quote
+	ends     []int32 // Chunk.ends, with plain
+	k        int     // records parsed, an index into ends
 
 	rec Record
 	buf []byte // unescaped field contents of the current record
@@ -98,7 +100,7 @@ func NewReader(c *Chunk, d Dialect) *Reader {
 }
 
 func newReader(c *Chunk, cd *codes) *Reader {
-	r := &Reader{c: cd, file: c.File, data: c.Data, base: c.Offset, line: c.FirstLine, tooLong: c.TooLong, cut: c.Incomplete,
+	r := &Reader{c: cd, file: c.File, data: c.Data, base: c.Offset, line: c.FirstLine, tooLong: c.TooLong, unclosed: c.Unclosed, cut: c.Incomplete,
 		plain: c.plain && c.plainQuote == cd.quote}
 	if r.plain && len(c.ends) == c.Records {
 		r.ends = c.ends
@@ -127,8 +129,11 @@ func (r *Reader) Next() (*Record, error) {
 		r.raw = raw
 		r.rec = Record{Line: r.line, Offset: r.base, Raw: raw, Fields: r.rec.Fields[:0], Quoted: r.rec.Quoted[:0], data: raw, starts: r.rec.starts[:0]}
 		err := ErrRecordTooLong
-		if r.cut {
+		switch {
+		case r.cut:
 			err = ErrIncompleteRecord
+		case r.unclosed:
+			err = errTooLongUnclosed
 		}
 		return &r.rec, &ParseError{File: r.file, Line: r.line, Column: 1, Err: err}
 	}

@@ -82,6 +82,9 @@ type Chunk struct {
 	// Data is only its first MaxRecordBytes bytes, and OpenRecord streams
 	// all RecordBytes of it from a temporary file that Release removes.
 	TooLong bool
+	// Unclosed, with TooLong: the record ends with the input, inside a
+	// quoted field; a quote that is never closed made it this long.
+	Unclosed bool
 	// RecordBytes is, with TooLong, the length of the whole record
 	// without its final line break: what OpenRecord streams.
 	RecordBytes int64
@@ -384,7 +387,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 				f.pending, f.hasPending = rec, true
 				break
 			}
-			ch.Data, ch.TooLong, ch.Incomplete = rec.data, true, rec.incomplete
+			ch.Data, ch.TooLong, ch.Incomplete, ch.Unclosed = rec.data, true, rec.incomplete, rec.unclosed
 			ch.spill, ch.RecordBytes = rec.spill, rec.spill.n
 			chunkStart, ch.FirstLine = rec.start, rec.line
 			ch.Records = 1
@@ -487,6 +490,7 @@ type recSpan struct {
 	data       []byte // with tooLong: the record's first MaxRecordBytes bytes
 	spill      *spill // with tooLong and overSpill: the whole record
 	incomplete bool   // cut short by an input error (fileState.inErr)
+	unclosed   bool   // it ends with the input, inside a quoted field
 }
 
 // overMode says what readRecord does with a record over the limit.
@@ -724,6 +728,7 @@ func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bo
 		f.line += f.sc.lines
 		rec.end = f.pos
 		rec.incomplete = brk == 0 && f.inErr != nil
+		rec.unclosed = brk == 0 && (f.sc.st == stQuoted || f.sc.st == stQuotedEsc)
 		if rec.spill != nil {
 			if err := rec.spill.write(f.slice(spilled, f.pos-brk)); err != nil {
 				rec.spill.close()

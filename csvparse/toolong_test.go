@@ -241,3 +241,45 @@ func TestRecordTooLongSpillDirMissing(t *testing.T) {
 		t.Fatalf("got %v, want the spill error naming the file and line", err)
 	}
 }
+
+// TestRecordTooLongUnclosed: a record over the limit that runs to the end
+// of the input inside a quoted field is reported as an unclosed quote; one
+// whose quotes close is reported as long, without blaming a quote.
+func TestRecordTooLongUnclosed(t *testing.T) {
+	d := dialect(func(d *Dialect) { d.MaxRecordBytes = 16 })
+	long := "\"" + strings.Repeat("x", 30) + "\n" + strings.Repeat("y", 30) + "\""
+	for _, c := range []struct {
+		name, in string
+		unclosed bool
+	}{
+		{"closed, in the middle", "a,b\n" + long + ",1\nc,d\n", false},
+		{"closed, at the end", "a,b\n" + long, false},
+		{"unquoted", strings.Repeat("u", 40) + "\nz\n", false},
+		{"never closed", "a,b\n\"open,1\n2,2\n3,3\n4,4\n5,5\n", true},
+		{"never closed, after an escaped quote", "a,b\n\"open \"\" ,1\n2,2\n3,3\n4,4\n5,5", true},
+	} {
+		for _, gz := range []bool{false, true} {
+			data, file := []byte(c.in), "x.csv"
+			if gz {
+				data, file = gzipped(t, c.in), "x.csv.gz"
+			}
+			s := NewSplitter([]Source{memSource(file, data, false)}, d, 100, 0)
+			s.SpillDir = t.TempDir()
+			var errs []error
+			eachChunk(t, s, func(ch *Chunk) {
+				defer ch.Release()
+				if !ch.TooLong {
+					return
+				}
+				_, err := NewReader(ch, d).Next()
+				errs = append(errs, err)
+			})
+			if len(errs) != 1 || !errors.Is(errs[0], ErrRecordTooLong) {
+				t.Fatalf("%s (gz %v): errors %v, want one ErrRecordTooLong", c.name, gz, errs)
+			}
+			if got := strings.Contains(errs[0].Error(), "never closed"); got != c.unclosed {
+				t.Errorf("%s (gz %v): %v; want it to blame an unclosed quote: %v", c.name, gz, errs[0], c.unclosed)
+			}
+		}
+	}
+}
