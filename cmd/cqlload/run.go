@@ -293,6 +293,12 @@ func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Wr
 	sum, runErr := l.Run(ctx)
 	rep.stop()
 
+	if cause := context.Cause(ctx); errors.Is(runErr, context.Canceled) && cause != nil && cause != runErr {
+		runErr = cause // what stopped the run: a signal (interruptError)
+		if opts.Resume != "" {
+			runErr = fmt.Errorf("%w; the same command with --resume %s loads the rest", runErr, opts.Resume)
+		}
+	}
 	if runErr != nil && sum.Aborted == "" {
 		sum.Aborted = runErr.Error()
 	}
@@ -465,18 +471,19 @@ func exitStatus(sum loader.Summary, runErr error) int {
 // stops the run in an orderly way (rows in flight settle, rows not sent
 // go to the error file); a second signal exits at once.
 func interruptContext(stderr io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
+		var sig os.Signal
 		select {
-		case <-sigs:
+		case sig = <-sigs:
 		case <-done:
 			return
 		}
 		fmt.Fprintln(stderr, "cqlload: interrupted: settling the rows in flight; interrupt again to exit at once")
-		cancel()
+		cancel(&interruptError{sig: sig})
 		select {
 		case <-sigs:
 			fmt.Fprintln(stderr, "cqlload: interrupted again: exiting without settling")
@@ -487,9 +494,21 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 	return ctx, func() {
 		signal.Stop(sigs)
 		close(done)
-		cancel()
+		cancel(nil)
 	}
 }
+
+// interruptError is the cause of a run stopped by a signal: what the
+// summary and the last line say instead of "context canceled". It is a
+// context.Canceled, which exitStatus maps to exitInterrupted.
+type interruptError struct{ sig os.Signal }
+
+func (e *interruptError) Error() string {
+	name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[e.sig]
+	return "interrupted by " + name
+}
+
+func (e *interruptError) Unwrap() error { return context.Canceled }
 
 // softMemoryLimit is 44 MiB for the driver, buffers and the collector's
 // slack, plus 4 MiB per worker (a chunk, its converted slabs and batches).
