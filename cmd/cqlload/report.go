@@ -22,11 +22,12 @@ func isTerminal(w io.Writer) bool {
 // Log lines carry the interval's figures too, from their own
 // IntervalReader, as cassandra-stress and YCSB print them.
 type reporter struct {
-	done chan struct{}
-	wg   sync.WaitGroup
-	bar  *progressbar.ProgressBar
-	ivs  *loader.IntervalReader
-	l    *loader.Loader
+	done  chan struct{}
+	final bool // draw once more when done (see stop)
+	wg    sync.WaitGroup
+	bar   *progressbar.ProgressBar
+	ivs   *loader.IntervalReader
+	l     *loader.Loader
 }
 
 func startReporter(l *loader.Loader, mode string, every time.Duration, w io.Writer) *reporter {
@@ -56,6 +57,9 @@ func startReporter(l *loader.Loader, mode string, every time.Duration, w io.Writ
 		for {
 			select {
 			case <-r.done:
+				if !r.final {
+					return
+				}
 				r.draw(l.Progress(), w)
 				if r.bar != nil {
 					_ = r.bar.Finish()
@@ -100,7 +104,11 @@ func (r *reporter) draw(p loader.Progress, w io.Writer) {
 		iv.Errors, errShare, iv.Retries, iv.Limit)
 }
 
-func (r *reporter) stop() {
+// stop ends the reports, with a last one if final: not for a run that
+// failed before it read anything (no cluster, no such table or file),
+// where a line of zeros would only stand before the error.
+func (r *reporter) stop(final bool) {
+	r.final = final
 	close(r.done)
 	r.wg.Wait()
 }

@@ -291,7 +291,10 @@ func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Wr
 	}
 	rep := startReporter(l, mode, reportEvery(&opts, mode), stderr)
 	sum, runErr := l.Run(ctx)
-	rep.stop()
+	// A run that failed before opening its input (no cluster, no such
+	// table) has nothing to report or summarise: the error says it all.
+	started := sum.Files > 0 || runErr == nil
+	rep.stop(started)
 
 	if cause := context.Cause(ctx); errors.Is(runErr, context.Canceled) && cause != nil && cause != runErr {
 		runErr = cause // what stopped the run: a signal (interruptError)
@@ -308,9 +311,7 @@ func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Wr
 	if c.summaryJSON == "-" {
 		human = stderr
 	}
-	if sum.Files > 0 || runErr == nil {
-		// A run that failed before opening its input (no cluster, no
-		// such table) has nothing to summarise: the error says it all.
+	if started {
 		printSummary(human, sum, runErr)
 	}
 	if c.count && runErr == nil {

@@ -270,3 +270,32 @@ func TestPasswordNeverPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressOfRunsThatNeverStarted: a run that fails before it reads
+// anything prints its error alone, without a progress line of zeros; a run
+// that reads prints its last progress line.
+func TestProgressOfRunsThatNeverStarted(t *testing.T) {
+	c := startSim(t)
+	host, port := "127.0.0.1", strconv.Itoa(c.Port())
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.csv")
+	os.WriteFile(good, []byte("k,v,n\n1,a,1\n"), 0o644)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		lines int // progress lines wanted
+	}{
+		{"no such file", []string{"--table", "ks.t", filepath.Join(dir, "nope.csv")}, exitFatal, 0},
+		{"no such table", []string{"--table", "ks.nope", good}, exitFatal, 0},
+		{"loaded", []string{"--table", "ks.t", "--header", "true", good}, exitOK, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--hosts", host, "--port", port, "--progress", "log", "--report-frequency", "60", "--err-file", filepath.Join(dir, "e.err")}, tc.args...)
+			code, _, stderr := runCLI(t, "", args...)
+			if n := strings.Count(stderr, "Processed: "); code != tc.code || n != tc.lines {
+				t.Fatalf("exit %d with %d progress lines, want %d with %d:\n%s", code, n, tc.code, tc.lines, stderr)
+			}
+		})
+	}
+}
