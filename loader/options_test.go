@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -157,4 +158,72 @@ func TestCharEscapes(t *testing.T) {
 	if err := cs.Apply(&o, ""); err != nil || o.Dialect.Delimiter != '\t' {
 		t.Errorf("WITH DELIMITER = '\\t': err %v, delimiter %q", err, o.Dialect.Delimiter)
 	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		err  string
+	}{
+		{"0", 0, ""},
+		{" 4096 ", 4096, ""},
+		{"-1", -1, ""},
+		{"512B", 512, ""},
+		{"64K", 64 << 10, ""},
+		{"64k", 64 << 10, ""},
+		{"64KiB", 64 << 10, ""},
+		{"64Ki", 64 << 10, ""},
+		{"64kB", 64000, ""},
+		{"16MiB", 16 << 20, ""},
+		{"16 MiB", 16 << 20, ""},
+		{"16M", 16 << 20, ""},
+		{"16mb", 16_000_000, ""},
+		{"2G", 2 << 30, ""},
+		{"2GB", 2_000_000_000, ""},
+		{"1TiB", 1 << 40, ""},
+		{"", 0, "not a number of bytes"},
+		{"MiB", 0, "not a number of bytes"},
+		{"1.5M", 0, "units"},
+		{"16 MiBs", 0, "units"},
+		{"16P", 0, "units"},
+		{"0x10", 0, "units"},
+		{"9223372036854775807K", 0, "too many bytes"},
+	} {
+		got, err := parseBytes(c.in)
+		switch {
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("parseBytes(%q) = %d, %v; want an error saying %q", c.in, got, err, c.err)
+		}
+	}
+	// Through the options: every byte option takes units, and an int
+	// field refuses what does not fit it.
+	o := DefaultOptions()
+	for name, v := range map[string]string{"SPLITSIZE": "1GiB", "VERIFYBUFFER": "4MiB", "MAXRECORDBYTES": "32MiB", "MAXBATCHBYTES": "32KiB"} {
+		if err := o.SetOption(name, v); err != nil {
+			t.Fatalf("%s = %s: %v", name, v, err)
+		}
+	}
+	if o.SplitSize != 1<<30 || o.VerifyBuffer != 4<<20 || o.Dialect.MaxRecordBytes != 32<<20 || o.MaxBatchBytes != 32<<10 {
+		t.Errorf("got split size %d, verify buffer %d, max record %d, max batch %d", o.SplitSize, o.VerifyBuffer, o.Dialect.MaxRecordBytes, o.MaxBatchBytes)
+	}
+}
+
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"0", "64K", "16 MiB", "2GB", "-1", "1TiB", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseBytes(s)
+		if err != nil {
+			return
+		}
+		// A plain integer reads as itself; with a unit, as that many
+		// whole units.
+		if p, perr := strconv.ParseInt(strings.TrimSpace(s), 10, 64); perr == nil && p != n {
+			t.Fatalf("parseBytes(%q) = %d, want %d", s, n, p)
+		}
+	})
 }

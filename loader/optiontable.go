@@ -3,6 +3,7 @@ package loader
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -216,6 +217,62 @@ func setInt(p *int, v string) error {
 	return nil
 }
 
+// parseBytes reads a byte count: an integer with an optional unit, as
+// GNU split and dd read them: K, M, G, T and KiB … TiB are powers of
+// 1024, kB, MB, GB, TB powers of 1000, B is one; case does not matter.
+func parseBytes(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '-' && r != '+' })
+	if i < 0 {
+		i = len(s)
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number of bytes", v)
+	}
+	unit := strings.ToLower(strings.TrimSpace(s[i:]))
+	scale := int64(1)
+	if unit != "" && unit != "b" {
+		p := strings.IndexByte("kmgt", unit[0]) + 1
+		rest := unit[1:]
+		base := int64(1024)
+		switch rest {
+		case "", "i", "ib":
+		case "b":
+			base = 1000
+		default:
+			p = 0
+		}
+		if p == 0 {
+			return 0, fmt.Errorf("%q is not a number of bytes (units: K, M, G, T or KiB … TiB, powers of 1024; kB … TB, powers of 1000)", v)
+		}
+		for range p {
+			scale *= base
+		}
+	}
+	if n > math.MaxInt64/scale || n < math.MinInt64/scale {
+		return 0, fmt.Errorf("%q is too many bytes", v)
+	}
+	return n * scale, nil
+}
+
+// bytesOpt is an option holding a byte count (parseBytes).
+func bytesOpt[T int | int64](field func(*Options) *T) accessor {
+	return accessor{func(o *Options, v string) error {
+		n, err := parseBytes(v)
+		if err != nil {
+			return err
+		}
+		if int64(T(n)) != n {
+			return fmt.Errorf("%q is too many bytes", v)
+		}
+		*field(o) = T(n)
+		return nil
+	}, func(o *Options) string {
+		return strconv.FormatInt(int64(*field(o)), 10)
+	}}
+}
+
 func intOpt(field func(*Options) *int) accessor {
 	return accessor{func(o *Options, v string) error {
 		return setInt(field(o), v)
@@ -378,22 +435,15 @@ func optionTable() []Option {
 		with(Option{Name: "SPLITSIZE", Flag: "split-size", Value: "bytes", Section: SectionInput,
 			Help:    "with --split, the size up to which an uncompressed file goes to one split whole; larger ones are cut where the splits' shares meet, so that the splits' bytes balance (compressed files go whole)",
 			Differs: "cqlload extension"},
-			accessor{func(o *Options, v string) error {
-				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-				if err != nil {
-					return fmt.Errorf("%q is not a number of bytes", v)
-				}
-				o.SplitSize = n
-				return nil
-			}, func(o *Options) string { return strconv.FormatInt(o.SplitSize, 10) }}),
+			bytesOpt(func(o *Options) *int64 { return &o.SplitSize })),
 		with(Option{Name: "SPLITPLAN", Flag: "split-plan", Value: "path", Section: SectionInput,
 			Help:    "with --split, take the record starts at the cuts from this split plan (written by --write-split-plan with the same inputs and options) instead of searching each cut file's prefix for them",
 			Differs: "cqlload extension: in a file without quotes the split holding its last range otherwise reads (N-1)/N of it first"},
 			textOpt(func(o *Options) *string { return &o.SplitPlan })),
-		with(Option{Name: "VERIFYBUFFER", Flag: "verify-buffer", Value: "int", Section: SectionInput,
+		with(Option{Name: "VERIFYBUFFER", Flag: "verify-buffer", Value: "bytes", Section: SectionInput,
 			Help:    "compressed bytes of a gzip member or zstd frame checked before its rows are sent; 0 = none",
 			Differs: "cqlload extension: a damaged file stores no altered row; rows of a larger member that then fails are named suspect in the error log"},
-			intOpt(func(o *Options) *int { return &o.VerifyBuffer })),
+			bytesOpt(func(o *Options) *int { return &o.VerifyBuffer })),
 
 		// CSV dialect.
 		with(Option{Name: "HEADER", Flag: "header", Value: "true|false", Section: SectionDialect, Cqlsh: true,
@@ -421,10 +471,10 @@ func optionTable() []Option {
 					}
 					return o.Dialect.Encoding
 				}}),
-		with(Option{Name: "MAXRECORDBYTES", Flag: "max-record-bytes", Value: "int", Section: SectionDialect,
+		with(Option{Name: "MAXRECORDBYTES", Flag: "max-record-bytes", Value: "bytes", Section: SectionDialect,
 			Help:    "a record longer than this is rejected whole, its bytes streamed to the error file intact",
 			Differs: "cqlload extension (cqlsh reads any length into memory)"},
-			accessor{func(o *Options, v string) error { return setInt(&o.Dialect.MaxRecordBytes, v) },
+			accessor{bytesOpt(func(o *Options) *int { return &o.Dialect.MaxRecordBytes }).set,
 				func(o *Options) string {
 					if o.Dialect.MaxRecordBytes == 0 {
 						return strconv.Itoa(csvparse.DefaultMaxRecordBytes)
@@ -524,10 +574,10 @@ func optionTable() []Option {
 			Help:    "rows per batch at most",
 			Differs: "given alone below MINBATCHSIZE's default (`MAXBATCHSIZE = 1`), it lowers MINBATCHSIZE to it; only both given and contradictory are an error"},
 			intOpt(func(o *Options) *int { return &o.MaxBatchSize })),
-		with(Option{Name: "MAXBATCHBYTES", Flag: "max-batch-bytes", Value: "int", Section: SectionBatching,
+		with(Option{Name: "MAXBATCHBYTES", Flag: "max-batch-bytes", Value: "bytes", Section: SectionBatching,
 			Help:    "serialized value bytes per batch at most",
 			Differs: "cqlload extension: keeps multi-partition batches under Cassandra's 50 KiB failure threshold"},
-			intOpt(func(o *Options) *int { return &o.MaxBatchBytes })),
+			bytesOpt(func(o *Options) *int { return &o.MaxBatchBytes })),
 		with(Option{Name: "MAXINFLIGHT", Flag: "max-in-flight", Value: "int", Section: SectionBatching,
 			Help:    "requests awaiting one node at once at most (the ceiling of the adaptive limit)",
 			Differs: "cqlload extension (cqlsh: one request per worker process)"},
