@@ -95,6 +95,24 @@ func summarize(args []string, stdout, stderr io.Writer) int {
 	return merged.ExitStatus
 }
 
+// addLimits adds a run's in-flight limits to the runs' so far, host by
+// host: the runs' processes each kept their own limit towards a node, so
+// together they allowed the sum (and paced it at the sum of their rates).
+// Hosts keep the order in which they first appear.
+func addLimits(sum, run []loader.HostLimit) []loader.HostLimit {
+	for _, h := range run {
+		i := slices.IndexFunc(sum, func(s loader.HostLimit) bool { return s.Host == h.Host })
+		if i < 0 {
+			sum = append(sum, h)
+			continue
+		}
+		sum[i].Limit += h.Limit
+		sum[i].InFlight += h.InFlight
+		sum[i].Paced += h.Paced
+	}
+	return sum
+}
+
 // mergeSummaries adds up the runs' summaries; names label errors.
 func mergeSummaries(parts []jsonSummary, names []string) (jsonSummary, error) {
 	var m jsonSummary
@@ -146,7 +164,7 @@ func mergeSummaries(parts []jsonSummary, names []string) (jsonSummary, error) {
 				t.Hints = append(t.Hints, h)
 			}
 		}
-		t.Limits = append(t.Limits, s.Limits...)
+		t.Limits = addLimits(t.Limits, s.Limits)
 		// All the runs' or none: adaptive and dry only if every run was.
 		t.Adaptive = s.Adaptive && (i == 0 || t.Adaptive)
 		t.DryRun = s.DryRun && (i == 0 || t.DryRun)

@@ -67,6 +67,20 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("merged runs from %v to %v (%.3f s); the runs: %v–%v, %v–%v", s.StartedAt, s.EndedAt, s.ElapsedS,
 			parts[0].StartedAt, parts[0].EndedAt, parts[1].StartedAt, parts[1].EndedAt)
 	}
+	// Each node once, its limit the sum of the runs' limits towards it.
+	want := map[string]int{}
+	for _, p := range parts {
+		for _, l := range p.Limits {
+			want[l.Host] += l.Limit
+		}
+	}
+	got := map[string]int{}
+	for _, l := range s.Limits {
+		got[l.Host] += l.Limit
+	}
+	if len(want) == 0 || len(s.Limits) != len(want) || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("merged in-flight limits %+v, want one per node: %v", s.Limits, want)
+	}
 	h, err := hdrhistogram.Decode([]byte(s.LatencyHistogram))
 	if err != nil || h.TotalCount() != s.Requests {
 		t.Fatalf("merged histogram: %v, %d latencies for %d requests", err, h.TotalCount(), s.Requests)
