@@ -71,24 +71,31 @@ func runSplits(ctx context.Context, cfg config, rep *report, d dataset, file, wo
 		return err
 	}
 	rep.ScanFloorMsPerGB = floor
-	for _, c := range splitScenarios(runtime.NumCPU()) {
-		var best splitRun
-		for rep := range max(cfg.repeat, 1) {
+	// Round by round, every scenario once a round, so that a slow spell
+	// of the machine (its speed changes from minute to minute) weighs on
+	// all of them and not on the one whose runs it met; the targets
+	// compare scenarios with each other.
+	scenarios := splitScenarios(runtime.NumCPU())
+	best := make([]splitRun, len(scenarios))
+	for round := range max(cfg.repeat, 1) {
+		for i, c := range scenarios {
 			r, err := splitOnce(ctx, cfg, s, d.table, file, work, c)
 			if err != nil {
 				return err
 			}
-			if rep == 0 || r.CPUUsPerRow < best.CPUUsPerRow {
-				best = r
+			if round == 0 || r.CPUUsPerRow < best[i].CPUUsPerRow {
+				best[i] = r
 			}
 		}
-		rep.Splits = append(rep.Splits, best)
+	}
+	for i, c := range scenarios {
 		with := ""
 		if c.planned {
 			with = ", with a plan"
 		}
-		logf("splits: %d processes, %d at once%s, %.2f CPU µs per row, split finding %.3f%% of a process's CPU", c.n, c.atOnce, with, best.CPUUsPerRow, 100*best.FindShare)
+		logf("splits: %d processes, %d at once%s, %.2f CPU µs per row, split finding %.3f%% of a process's CPU", c.n, c.atOnce, with, best[i].CPUUsPerRow, 100*best[i].FindShare)
 	}
+	rep.Splits = append(rep.Splits, best...)
 	return nil
 }
 
