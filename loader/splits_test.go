@@ -129,14 +129,7 @@ func TestSplitLeadingFEFF(t *testing.T) {
 		for i := range 3000 {
 			fmt.Fprintf(&b, "\ufeff%d,\"v\n%d\"\n", i, i)
 		}
-		path := filepath.Join(dir, fmt.Sprintf("feff-%v.csv", header))
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		objs, err := source.ExpandObjects(context.Background(), []string{path}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, objs := localObject(t, filepath.Join(dir, fmt.Sprintf("feff-%v.csv", header)), b.String())
 		d := DefaultOptions().Dialect
 		d.Header = header
 		whole := readRecords(t, sourcesOf(objs), d)
@@ -186,14 +179,7 @@ func TestSplitEncodings(t *testing.T) {
 		if enc == "utf-8" {
 			data = strings.ReplaceAll(data, "\xe9", "é")
 		}
-		path := filepath.Join(dir, enc+".csv")
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		objs, err := source.ExpandObjects(context.Background(), []string{path}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, objs := localObject(t, filepath.Join(dir, enc+".csv"), data)
 		d := DefaultOptions().Dialect
 		d.Header, d.Encoding = true, enc
 		whole := readRecords(t, sourcesOf(objs), d)
@@ -589,14 +575,7 @@ func TestSplitPlanEncodings(t *testing.T) {
 		for i := range 3000 {
 			fmt.Fprintf(&b, "%d,\"caf\xe9 %d\n\xe9t\xe9, \"\"%d\"\"\"\n", i, i, i)
 		}
-		path := filepath.Join(dir, enc+".csv")
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		objs, err := source.ExpandObjects(context.Background(), []string{path}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, objs := localObject(t, filepath.Join(dir, enc+".csv"), b.String())
 		opts := func(i int, plan string) Options {
 			o := DefaultOptions()
 			o.Files = []string{path}
@@ -640,14 +619,7 @@ func TestSplitPlanDamaged(t *testing.T) {
 	for i := range 4000 {
 		fmt.Fprintf(&b, "%d,value %d\n", i, i)
 	}
-	path := filepath.Join(dir, "plain.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	objs, err := source.ExpandObjects(context.Background(), []string{path}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, objs := localObject(t, filepath.Join(dir, "plain.csv"), b.String())
 	opts := func(i int, plan string) Options {
 		o := DefaultOptions()
 		o.Files = []string{path}
@@ -723,4 +695,18 @@ func TestSplitPlanDamaged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// localObject writes data to path and returns path and the file as the
+// loader's inputs list it.
+func localObject(t *testing.T, path, data string) (string, []source.Object) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := source.ExpandObjects(context.Background(), []string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, objs
 }
