@@ -29,6 +29,10 @@ func TestDryRun(t *testing.T) {
 	if w := c.Stats().Total().RowsWritten - before; w != 0 {
 		t.Fatalf("a dry run wrote %d rows", w)
 	}
+	// Nothing was sent: no request figures or in-flight limits.
+	if !strings.Contains(out, "4 rows read.\n") || strings.Contains(out, "latency") || strings.Contains(out, "In-flight limits") {
+		t.Errorf("a dry run's summary reports requests:\n%s", out)
+	}
 	if b, _ := os.ReadFile(errFile); string(b) != "2,b,x\n" {
 		t.Fatalf("error file %q", b)
 	}

@@ -656,8 +656,13 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 		fmt.Fprintf(w, "%d rows not written: %d failed to parse, %d failed to insert, %d unknown (may have been applied), %d not sent (the run stopped); see %s and %s\n",
 			rej, s.RowsFailedParse, s.RowsFailedInsert, s.RowsUnknown, s.RowsNotSent, files, s.ErrLog)
 	}
-	fmt.Fprintf(w, "%d rows read, %.0f rows/s, %d requests, %d retries; latency ms p50 %.2f p95 %.2f p99 %.2f max %.2f\n",
-		s.RowsRead, s.RowsPerSec, s.Requests, s.Retries, s.Latency.P50, s.Latency.P95, s.Latency.P99, s.Latency.Max)
+	if s.DryRun {
+		// Nothing was sent: no rates, latencies or limits to report.
+		fmt.Fprintf(w, "%d rows read.\n", s.RowsRead)
+	} else {
+		fmt.Fprintf(w, "%d rows read, %.0f rows/s, %d requests, %d retries; latency ms p50 %.2f p95 %.2f p99 %.2f max %.2f\n",
+			s.RowsRead, s.RowsPerSec, s.Requests, s.Retries, s.Latency.P50, s.Latency.P95, s.Latency.P99, s.Latency.Max)
+	}
 	if r := s.LatencyRaw; r != nil {
 		fmt.Fprintf(w, "Latency above is from each request's place on the INGESTRATE schedule; as sent: p50 %.2f p95 %.2f p99 %.2f max %.2f\n",
 			r.P50, r.P95, r.P99, r.Max)
@@ -665,7 +670,7 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if s.RowsNotSentByDuration > 0 {
 		fmt.Fprintf(w, "--duration ended the run: %d rows read were not sent (skipped).\n", s.RowsNotSentByDuration)
 	}
-	if len(s.Limits) > 0 {
+	if len(s.Limits) > 0 && !s.DryRun {
 		var parts []string
 		for _, h := range s.Limits {
 			part := fmt.Sprintf("%s %d", h.Host, h.Limit)
