@@ -308,10 +308,25 @@ func (l *Loader) watchCluster() {
 		return
 	}
 	last := max(l.lastActivity.Load(), l.tracker.lastSuccess.Load())
-	idle := time.Duration(now - last)
-	if idle < l.opts.RetryWindow {
-		return
+	if idle := time.Duration(now - last); idle >= l.opts.RetryWindow {
+		l.clusterSilent(idle)
 	}
+}
+
+// silence is how long no request of the run has been answered.
+func (l *Loader) silence() time.Duration {
+	return time.Duration(time.Now().UnixNano() - l.tracker.lastSuccess.Load())
+}
+
+// clusterSilent stops the run because no node answered for idle, at
+// least the retry window, while requests were waiting: a frozen or
+// vanished cluster, not a fault of the rows in flight (fatal, exit 3;
+// they settle as not sent or unknown, and a resumed run loads those not
+// sent).
+// watchCluster finds it, or a batch whose retry window closes with no
+// request of the run answered since its first failure (writeRows),
+// whichever comes first.
+func (l *Loader) clusterSilent(idle time.Duration) {
 	why := "no request was answered"
 	if e := l.tracker.lastErr.Load(); e != nil {
 		why = "last error: " + *e

@@ -114,7 +114,9 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 // retry window closes. A batch is retried on timeouts, overload,
 // unavailable replicas and lost connections for RetryWindow from its first
 // failure (and at most MaxAttempts times when that is set), with
-// exponential backoff and full jitter. Inserts are idempotent, so a write
+// exponential backoff and full jitter; past the window, for as long as
+// the whole cluster is quiet, since a silent cluster stops the run
+// instead of failing its rows (clusterSilent). Inserts are idempotent, so a write
 // that may have been applied is sent again; a counter update is not, and
 // is reported unknown.
 //
@@ -207,10 +209,30 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		case !we.Retryable:
 			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts)", err, attempt), mayBeApplied)
 			return
-		case l.opts.MaxAttempts > 0 && attempt >= l.opts.MaxAttempts,
-			time.Since(firstFailure) >= l.opts.RetryWindow:
+		case l.opts.MaxAttempts > 0 && attempt >= l.opts.MaxAttempts:
 			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied)
 			return
+		case time.Since(firstFailure) >= l.opts.RetryWindow:
+			switch silent := l.silence(); {
+			case silent >= l.opts.RetryWindow:
+				// No node answered any request for a whole window: the
+				// cluster is frozen or gone, and these rows are not at
+				// fault. The run stops as watchCluster stops it; they
+				// are not sent (or unknown), never insert errors, and a
+				// resumed run loads those not sent.
+				l.clusterSilent(silent)
+				l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped: no node answered (%v)", err))
+				return
+			case silent < min(l.opts.RetryWindow/2, l.opts.MaxBackoff):
+				// The cluster answers others: the failure is this
+				// batch's own.
+				l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied)
+				return
+			}
+			// The cluster has gone quiet since: an outage that began
+			// after this batch's first failure. It is retried on until
+			// a node answers again (then judged as above) or the
+			// silence lasts a window.
 		case ctx.Err() != nil || l.stopped():
 			l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped while this row was being retried (%v)", err))
 			return
