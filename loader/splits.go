@@ -62,6 +62,13 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 	return out, searched, nil
 }
 
+// SplitError is a --split the inputs cannot be split by: a stream, an
+// input given twice. Nothing was loaded; a retry fails the same way, so
+// the CLI reports it as a usage error.
+type SplitError struct{ Reason string }
+
+func (e *SplitError) Error() string { return "--split: " + e.Reason }
+
 // layoutSplits checks that objects can be split and deals them to the
 // splits (package split): every split's units, and the objects by name.
 // closeFiles closes the local files it opened for the searches' reads;
@@ -85,10 +92,10 @@ func layoutSplits(objects []source.Object, o *Options) (byName map[string]source
 			}
 		}
 		if obj.Size < 0 || obj.ReaderAt == nil {
-			return nil, nil, closeFiles, fmt.Errorf("--split: %s is a stream, which only one process can read", obj.Name)
+			return nil, nil, closeFiles, &SplitError{Reason: obj.Name + " is a stream, which only one process can read"}
 		}
 		if _, dup := byName[obj.Name]; dup {
-			return nil, nil, closeFiles, fmt.Errorf("--split: %s is given twice", obj.Name)
+			return nil, nil, closeFiles, &SplitError{Reason: obj.Name + " is given twice"}
 		}
 		byName[obj.Name] = obj
 		ok, err := rangeable(obj, o)
@@ -99,7 +106,7 @@ func layoutSplits(objects []source.Object, o *Options) (byName map[string]source
 	}
 	plan, err = split.Plan(files, o.SplitCount, o.SplitSize)
 	if err != nil {
-		return nil, nil, closeFiles, fmt.Errorf("--split: %w", err)
+		return nil, nil, closeFiles, &SplitError{Reason: err.Error()}
 	}
 	return byName, plan, closeFiles, nil
 }

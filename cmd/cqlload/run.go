@@ -450,8 +450,9 @@ func exitStatus(sum loader.Summary, runErr error) int {
 	var ae *loader.AbortError
 	var re *loader.ResumeError
 	var pe *loader.SplitPlanError
+	var se *loader.SplitError
 	switch {
-	case errors.As(runErr, &re), errors.As(runErr, &pe):
+	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se):
 		return exitUsage
 	case errors.Is(runErr, context.Canceled):
 		return exitInterrupted

@@ -299,3 +299,36 @@ func TestProgressOfRunsThatNeverStarted(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitUsageErrors: inputs that --split cannot share out are a usage
+// error (64: a Kubernetes Job does not retry it), named, before anything
+// is loaded.
+func TestSplitUsageErrors(t *testing.T) {
+	c := startSim(t)
+	host, port := "127.0.0.1", strconv.Itoa(c.Port())
+	dir := t.TempDir()
+	f := filepath.Join(dir, "a.csv")
+	os.WriteFile(f, []byte("1,a,1\n"), 0o644)
+	before := c.Stats().Total().RowsWritten
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"standard input", "1,a,1\n", []string{"-"}, "--split: - is a stream, which only one process can read"},
+		{"a file twice", "", []string{f, f}, "--split: " + f + " is given twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--hosts", host, "--port", port, "--progress", "none", "--table", "ks.t", "--columns", "k,v,n",
+				"--err-file", filepath.Join(dir, "e.err"), "--split", "0/2"}, tc.args...)
+			code, _, stderr := runCLI(t, tc.stdin, args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want %d with %q:\n%s", code, exitUsage, tc.want, stderr)
+			}
+		})
+	}
+	if w := c.Stats().Total().RowsWritten - before; w != 0 {
+		t.Errorf("%d rows written", w)
+	}
+}
