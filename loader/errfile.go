@@ -90,6 +90,26 @@ type errFiles struct {
 	err     error   // sticky: once a write failed nothing more is written
 }
 
+// CheckCreatable reports, as an error naming the directory, whether a
+// file can be created at path: its directory exists and takes new files.
+// It creates and removes a probe file there. The error files are created
+// only when a first row is rejected, so without this check a bad path
+// would end a run part way, with that row's reason nowhere.
+func CheckCreatable(path string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".cqlload-probe-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot create files in %s: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
 func newErrFiles(path string) *errFiles {
 	return &errFiles{path: path, sync: (*os.File).Sync}
 }

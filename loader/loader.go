@@ -113,6 +113,9 @@ func New(opts Options) (*Loader, error) {
 		ext := filepath.Ext(opts.ErrFile)
 		opts.ErrFile = fmt.Sprintf("%s.%d%s", strings.TrimSuffix(opts.ErrFile, ext), opts.SplitIndex, ext)
 	}
+	if err := CheckCreatable(opts.ErrFile); err != nil {
+		return nil, fmt.Errorf("ERRFILE %s: %w", opts.ErrFile, err)
+	}
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{})}
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release

@@ -266,6 +266,13 @@ func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Wr
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	if c.summaryJSON != "" && c.summaryJSON != "-" {
+		// Written at the end: a path that cannot take it must fail the
+		// run before it loads, not after.
+		if err := loader.CheckCreatable(c.summaryJSON); err != nil {
+			return usageError(stderr, fmt.Errorf("--summary-json %s: %w", c.summaryJSON, err))
+		}
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The pipeline's working set is bounded (chunks are capped at
 		// loader.MaxChunkBytes), but on a busy machine the collector gets too

@@ -332,3 +332,39 @@ func TestSplitUsageErrors(t *testing.T) {
 		t.Errorf("%d rows written", w)
 	}
 }
+
+// TestUnwritableOutputs: an error file or summary path whose directory
+// cannot take files is a usage error before anything is loaded, not an
+// abort at the first rejected row (whose reason would then be nowhere) or
+// a summary lost at the end.
+func TestUnwritableOutputs(t *testing.T) {
+	c := startSim(t)
+	host, port := "127.0.0.1", strconv.Itoa(c.Port())
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, []byte("1,a,1\nx,b,2\n"), 0o644)
+	missing := filepath.Join(dir, "no", "such", "dir")
+	before := c.Stats().Total().RowsWritten
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"error file", []string{"--err-file", filepath.Join(missing, "e.err")}, "ERRFILE " + filepath.Join(missing, "e.err") + ": cannot create files in " + missing},
+		{"summary", []string{"--err-file", filepath.Join(dir, "e.err"), "--summary-json", filepath.Join(missing, "s.json")}, "--summary-json " + filepath.Join(missing, "s.json") + ": cannot create files in " + missing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--hosts", host, "--port", port, "--progress", "none", "--table", "ks.t", "--columns", "k,v,n", in}, tc.args...)
+			code, _, stderr := runCLI(t, "", args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want %d with %q:\n%s", code, exitUsage, tc.want, stderr)
+			}
+		})
+	}
+	if w := c.Stats().Total().RowsWritten - before; w != 0 {
+		t.Errorf("%d rows written", w)
+	}
+	if probes, _ := filepath.Glob(filepath.Join(dir, ".cqlload-probe-*")); len(probes) != 0 {
+		t.Errorf("probe files left: %v", probes)
+	}
+}
