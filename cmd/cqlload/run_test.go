@@ -300,15 +300,19 @@ func TestProgressOfRunsThatNeverStarted(t *testing.T) {
 	}
 }
 
-// TestSplitUsageErrors: inputs that --split cannot share out are a usage
-// error (64: a Kubernetes Job does not retry it), named, before anything
-// is loaded.
-func TestSplitUsageErrors(t *testing.T) {
+// TestRefusedBeforeLoading: what cannot work is a usage error (64: a
+// Kubernetes Job does not retry it), named, before any row is sent: inputs
+// --split cannot share out, and an error file or summary whose directory
+// cannot take files (else a run would abort at its first rejected row,
+// with that row's reason nowhere, or lose its summary after the load).
+func TestRefusedBeforeLoading(t *testing.T) {
 	c := startSim(t)
 	host, port := "127.0.0.1", strconv.Itoa(c.Port())
 	dir := t.TempDir()
-	f := filepath.Join(dir, "a.csv")
-	os.WriteFile(f, []byte("1,a,1\n"), 0o644)
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, []byte("1,a,1\nx,b,2\n"), 0o644)
+	errFile := filepath.Join(dir, "e.err")
+	missing := filepath.Join(dir, "no", "such", "dir")
 	before := c.Stats().Total().RowsWritten
 	for _, tc := range []struct {
 		name  string
@@ -316,46 +320,14 @@ func TestSplitUsageErrors(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		{"standard input", "1,a,1\n", []string{"-"}, "--split: - is a stream, which only one process can read"},
-		{"a file twice", "", []string{f, f}, "--split: " + f + " is given twice"},
+		{"split of standard input", "1,a,1\n", []string{"--err-file", errFile, "--split", "0/2", "-"}, "--split: - is a stream, which only one process can read"},
+		{"split of a file given twice", "", []string{"--err-file", errFile, "--split", "0/2", in, in}, "--split: " + in + " is given twice"},
+		{"error file", "", []string{"--err-file", filepath.Join(missing, "e.err"), in}, "ERRFILE " + filepath.Join(missing, "e.err") + ": cannot create files in " + missing},
+		{"summary", "", []string{"--err-file", errFile, "--summary-json", filepath.Join(missing, "s.json"), in}, "--summary-json " + filepath.Join(missing, "s.json") + ": cannot create files in " + missing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"--hosts", host, "--port", port, "--progress", "none", "--table", "ks.t", "--columns", "k,v,n",
-				"--err-file", filepath.Join(dir, "e.err"), "--split", "0/2"}, tc.args...)
+			args := append([]string{"--hosts", host, "--port", port, "--progress", "none", "--table", "ks.t", "--columns", "k,v,n"}, tc.args...)
 			code, _, stderr := runCLI(t, tc.stdin, args...)
-			if code != exitUsage || !strings.Contains(stderr, tc.want) {
-				t.Fatalf("exit %d, want %d with %q:\n%s", code, exitUsage, tc.want, stderr)
-			}
-		})
-	}
-	if w := c.Stats().Total().RowsWritten - before; w != 0 {
-		t.Errorf("%d rows written", w)
-	}
-}
-
-// TestUnwritableOutputs: an error file or summary path whose directory
-// cannot take files is a usage error before anything is loaded, not an
-// abort at the first rejected row (whose reason would then be nowhere) or
-// a summary lost at the end.
-func TestUnwritableOutputs(t *testing.T) {
-	c := startSim(t)
-	host, port := "127.0.0.1", strconv.Itoa(c.Port())
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.csv")
-	os.WriteFile(in, []byte("1,a,1\nx,b,2\n"), 0o644)
-	missing := filepath.Join(dir, "no", "such", "dir")
-	before := c.Stats().Total().RowsWritten
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"error file", []string{"--err-file", filepath.Join(missing, "e.err")}, "ERRFILE " + filepath.Join(missing, "e.err") + ": cannot create files in " + missing},
-		{"summary", []string{"--err-file", filepath.Join(dir, "e.err"), "--summary-json", filepath.Join(missing, "s.json")}, "--summary-json " + filepath.Join(missing, "s.json") + ": cannot create files in " + missing},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"--hosts", host, "--port", port, "--progress", "none", "--table", "ks.t", "--columns", "k,v,n", in}, tc.args...)
-			code, _, stderr := runCLI(t, "", args...)
 			if code != exitUsage || !strings.Contains(stderr, tc.want) {
 				t.Fatalf("exit %d, want %d with %q:\n%s", code, exitUsage, tc.want, stderr)
 			}
