@@ -307,15 +307,17 @@ func (l *Loader) watchCluster() {
 		l.lastActivity.Store(now)
 		return
 	}
-	last := max(l.lastActivity.Load(), l.tracker.lastSuccess.Load())
-	if idle := time.Duration(now - last); idle >= l.opts.RetryWindow {
+	if idle := l.silence(); idle >= l.opts.RetryWindow {
 		l.clusterSilent(idle)
 	}
 }
 
-// silence is how long no request of the run has been answered.
+// silence is how long no request has been answered while some were
+// waiting: since the last answer, or since requests began to wait again
+// after a pause in the input (lastActivity).
 func (l *Loader) silence() time.Duration {
-	return time.Duration(time.Now().UnixNano() - l.tracker.lastSuccess.Load())
+	last := max(l.lastActivity.Load(), l.tracker.lastSuccess.Load())
+	return time.Duration(time.Now().UnixNano() - last)
 }
 
 // clusterSilent stops the run because no node answered for idle, at
