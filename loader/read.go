@@ -325,9 +325,8 @@ func (l *Loader) silence() time.Duration {
 // vanished cluster, not a fault of the rows in flight (fatal, exit 3;
 // they settle as not sent or unknown, and a resumed run loads those not
 // sent).
-// watchCluster finds it, or a batch whose retry window closes with no
-// request of the run answered since its first failure (writeRows),
-// whichever comes first.
+// watchCluster finds it, or a batch whose retry window closes while the
+// silence has lasted a window (writeRows), whichever comes first.
 func (l *Loader) clusterSilent(idle time.Duration) {
 	why := "no request was answered"
 	if e := l.tracker.lastErr.Load(); e != nil {
