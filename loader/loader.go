@@ -152,7 +152,8 @@ const readGrace = 300 * time.Millisecond
 
 // Run loads all input. It returns an *AbortError (with the summary so far)
 // when a limit was crossed or the run could not go on, a *ResumeError when
-// --resume cannot be honoured, the context's error when cancelled, and nil
+// --resume cannot be honoured, a *LockedError when another run holds its
+// checkpoint or error file, the context's error when cancelled, and nil
 // when every row was written, rejected into an error file, or skipped.
 func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	objects, err := source.ExpandObjects(ctx, l.opts.Files, l.opts.Stdin)
@@ -177,6 +178,13 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	if sources, err = repeatSources(sources, l.opts.Repeat); err != nil {
 		return Summary{}, err
 	}
+	// Held until the error files and the checkpoint are closed: see
+	// lock.go.
+	locks, err := lockOutputs(l.opts.Resume, l.opts.ErrFile)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer locks.release()
 	// The checkpoint identifies the inputs whole; the split, if any, is
 	// one of the options it records.
 	done, err := l.openLedger(objects)

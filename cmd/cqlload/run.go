@@ -29,7 +29,7 @@ const (
 	exitOK          = 0
 	exitRejected    = 1  // finished, but some rows were rejected or their outcome is unknown
 	exitAborted     = 2  // MAXPARSEERRORS or MAXINSERTERRORS was crossed
-	exitFatal       = 3  // the run could not go on: cluster unreachable or silent, schema mismatch, damaged input
+	exitFatal       = 3  // the run could not go on: cluster unreachable or silent, schema mismatch, damaged input, outputs held by another run
 	exitInterrupted = 4  // SIGINT or SIGTERM
 	exitUsage       = 64 // bad command line, a --resume that cannot be honoured, or a --split-plan that does not fit
 )
