@@ -307,7 +307,7 @@ func (l *Loader) watchCluster() {
 		l.lastActivity.Store(now)
 		return
 	}
-	if idle := l.silence(); idle >= l.opts.RetryWindow {
+	if idle := l.silence(); atWindowEnd(idle, l.opts.RetryWindow, l.opts.MaxBackoff) == clusterIsSilent {
 		l.clusterSilent(idle)
 	}
 }
@@ -326,7 +326,8 @@ func (l *Loader) silence() time.Duration {
 // they settle as not sent or unknown, and a resumed run loads those not
 // sent).
 // watchCluster finds it, or a batch whose retry window closes while the
-// silence has lasted a window (writeRows), whichever comes first.
+// silence has lasted a window (writeRows), whichever comes first; both
+// judge by atWindowEnd.
 func (l *Loader) clusterSilent(idle time.Duration) {
 	why := "no request was answered"
 	if e := l.tracker.lastErr.Load(); e != nil {

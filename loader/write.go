@@ -213,26 +213,15 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied)
 			return
 		case time.Since(firstFailure) >= l.opts.RetryWindow:
-			switch silent := l.silence(); {
-			case silent >= l.opts.RetryWindow:
-				// No node answered any request for a whole window: the
-				// cluster is frozen or gone, and these rows are not at
-				// fault. The run stops as watchCluster stops it; they
-				// are not sent (or unknown), never insert errors, and a
-				// resumed run loads those not sent.
+			switch silent := l.silence(); atWindowEnd(silent, l.opts.RetryWindow, l.opts.MaxBackoff) {
+			case clusterIsSilent:
 				l.clusterSilent(silent)
 				l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped: no node answered (%v)", err))
 				return
-			case silent < min(l.opts.RetryWindow/2, l.opts.MaxBackoff):
-				// The cluster answers others: the failure is this
-				// batch's own.
+			case batchAtFault:
 				l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied)
 				return
 			}
-			// The cluster has gone quiet since: an outage that began
-			// after this batch's first failure. It is retried on until
-			// a node answers again (then judged as above) or the
-			// silence lasts a window.
 		case ctx.Err() != nil || l.stopped():
 			l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped while this row was being retried (%v)", err))
 			return
@@ -243,6 +232,38 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			return
 		}
 	}
+}
+
+// windowEnd is what a batch does when its retry window closes.
+type windowEnd int
+
+const (
+	// retryOn: the cluster went quiet after the batch first failed (an
+	// outage that began since). The batch is retried until a node
+	// answers again, then judged anew, or the silence lasts a window.
+	retryOn windowEnd = iota
+	// clusterIsSilent: no node answered any request for a whole window.
+	// The cluster is frozen or gone and the rows are not at fault: the
+	// run stops as watchCluster stops it, and they are not sent (or
+	// unknown), never insert errors; a resumed run loads those not sent.
+	clusterIsSilent
+	// batchAtFault: the cluster answers others, so the failures are the
+	// batch's own: its rows are insert errors.
+	batchAtFault
+)
+
+// atWindowEnd decides, from how long no request has been answered
+// (silent), what a batch whose retry window has closed does. A silence
+// shorter than one backoff (and than half a window) is the cluster
+// answering others between this batch's attempts.
+func atWindowEnd(silent, window, maxBackoff time.Duration) windowEnd {
+	switch {
+	case silent >= window:
+		return clusterIsSilent
+	case silent < min(window/2, maxBackoff):
+		return batchAtFault
+	}
+	return retryOn
 }
 
 // outcome is what a failed attempt tells the in-flight limit: a node

@@ -75,6 +75,31 @@ func TestAttemptTimeout(t *testing.T) {
 	}
 }
 
+func TestAtWindowEnd(t *testing.T) {
+	const s = time.Second
+	tests := []struct {
+		name                       string
+		silent, window, maxBackoff time.Duration
+		want                       windowEnd
+	}{
+		{"others answered just now", 0, 60 * s, 2 * s, batchAtFault},
+		{"quiet for less than a backoff", 1900 * time.Millisecond, 60 * s, 2 * s, batchAtFault},
+		{"quiet for a backoff: an outage that began since", 2 * s, 60 * s, 2 * s, retryOn},
+		{"quiet for most of a window", 59 * s, 60 * s, 2 * s, retryOn},
+		{"quiet for a whole window", 60 * s, 60 * s, 2 * s, clusterIsSilent},
+		{"quiet for longer", 5 * time.Minute, 60 * s, 2 * s, clusterIsSilent},
+		// A window shorter than two backoffs: half the window decides.
+		{"short window, quiet under half of it", 1400 * time.Millisecond, 3 * s, 2 * s, batchAtFault},
+		{"short window, quiet for half of it", 1500 * time.Millisecond, 3 * s, 2 * s, retryOn},
+		{"short window, quiet for all of it", 3 * s, 3 * s, 2 * s, clusterIsSilent},
+	}
+	for _, tc := range tests {
+		if got := atWindowEnd(tc.silent, tc.window, tc.maxBackoff); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestOneStatement(t *testing.T) {
 	ins := &plan{stmt: "INSERT INTO ks.t (k,v) VALUES (?,?)"}
 	cnt := &plan{stmt: "UPDATE ks.c SET n=n+? WHERE k=?", counter: true}
