@@ -220,6 +220,10 @@ func sigName(s syscall.Signal) string {
 		return "SIGKILL"
 	case syscall.SIGINT:
 		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
 	}
 	return s.String()
 }
@@ -329,7 +333,8 @@ func waitStopPoint(t *testing.T, sim *proctest.Sim, at stopAt, base int64, done 
 // within 2 s of the signal, with a summary that accounts for every row it
 // read and whole error files.
 type stopLoop struct {
-	sigs    []syscall.Signal
+	sigs    []syscall.Signal // taken in turn
+	drawn   int              // stop points drawn so far
 	stops   int
 	rate    int // --ingest-rate, to size the delays to the work left
 	records int // input records
@@ -341,7 +346,8 @@ type stopLoop struct {
 	afterStop func(t *testing.T, n int, cp *checkpoint)
 }
 
-// stopPoint draws the next stop point: one in five during the start (the
+// stopPoint draws the next stop point, its signal the next of l.sigs
+// in turn: one in five during the start (the
 // connection, the checkpoint read, the error files cut back), one in five
 // within 50 ms of the first write (as a resumed run takes up the chunks
 // the stopped one left), the others while rows are being written, early
@@ -351,7 +357,8 @@ type stopLoop struct {
 // process, and on a busy machine a binary built with -race can take more
 // than 100 ms to get there. The connection comes after the handler.
 func (l *stopLoop) stopPoint(rng *rand.Rand, cp *checkpoint) stopAt {
-	sig := l.sigs[rng.IntN(len(l.sigs))]
+	sig := l.sigs[l.drawn%len(l.sigs)]
+	l.drawn++
 	left := int64(l.records)
 	if cp != nil {
 		left -= cp.RowsDone
@@ -365,7 +372,7 @@ func (l *stopLoop) stopPoint(rng *rand.Rand, cp *checkpoint) stopAt {
 		// At startup, or while it sends (connecting takes some 100 ms
 		// before the first row goes).
 		from := fromStart
-		if sig == syscall.SIGINT {
+		if sig != syscall.SIGKILL {
 			from = fromConnect
 		}
 		latest := min(800*time.Millisecond, 100*time.Millisecond+window)
@@ -401,7 +408,7 @@ func (l *stopLoop) run(t *testing.T, rng *rand.Rand, sim *proctest.Sim, dir stri
 		stopped++
 		stops[at.sig]++
 		l.files.read(t, after) // what the checkpoint names as written is whole
-		if at.sig == syscall.SIGINT {
+		if at.sig != syscall.SIGKILL {
 			l.checkInterrupted(t, n, at, res)
 		}
 		if l.afterStop != nil {
@@ -413,7 +420,8 @@ func (l *stopLoop) run(t *testing.T, rng *rand.Rand, sim *proctest.Sim, dir stri
 	}
 }
 
-// checkInterrupted checks a run stopped by SIGINT: an orderly stop.
+// checkInterrupted checks a run stopped by SIGINT, SIGTERM or SIGHUP: an
+// orderly stop.
 func (l *stopLoop) checkInterrupted(t *testing.T, n int, at stopAt, res runResult) {
 	t.Helper()
 	if res.killed {
@@ -421,10 +429,10 @@ func (l *stopLoop) checkInterrupted(t *testing.T, n int, at stopAt, res runResul
 		return
 	}
 	if res.exitAfter > 2*time.Second {
-		t.Errorf("run %d: exited %v after SIGINT, want within 2 s", n, res.exitAfter.Round(time.Millisecond))
+		t.Errorf("run %d: exited %v after %s, want within 2 s", n, res.exitAfter.Round(time.Millisecond), sigName(at.sig))
 	}
 	// Its last line names the signal and how to go on, not the context.
-	if want := "interrupted by SIG"; !strings.Contains(res.stderr, want) || !strings.Contains(res.stderr, "--resume "+l.ckpt+" loads the rest") {
+	if want := "interrupted by " + sigName(at.sig); !strings.Contains(res.stderr, want) || !strings.Contains(res.stderr, "--resume "+l.ckpt+" loads the rest") {
 		t.Errorf("run %d: stderr does not say it was interrupted by a signal and how to resume:\n%s", n, res.stderr)
 	}
 	s := readSummary(t, l.summary)
@@ -892,9 +900,12 @@ func TestResumeAfterKill(t *testing.T) {
 	})
 }
 
+// Each interrupting signal: SIGINT (Ctrl-C), SIGTERM (a scheduler,
+// Kubernetes), SIGHUP (the terminal closed).
 func TestResumeAfterInterrupt(t *testing.T) {
 	testResumeAfterStops(t, syscall.SIGINT, []stopCase{
-		{name: "chunks of 1000", rows: 36_000, bad: 50, chunk: 1000, rate: 12000, stops: 6},
+		{name: "chunks of 1000", rows: 36_000, bad: 50, chunk: 1000, rate: 12000, stops: 6,
+			sigs: []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}},
 	})
 }
 
@@ -904,6 +915,9 @@ type stopCase struct {
 	chunk, rate int
 	stops       int
 	args        []string
+	// sigs, when set, are the signals stops draw from instead of the
+	// test's one.
+	sigs []syscall.Signal
 }
 
 func testResumeAfterStops(t *testing.T, sig syscall.Signal, cases []stopCase) {
@@ -921,7 +935,11 @@ func testResumeAfterStops(t *testing.T, sig syscall.Signal, cases []stopCase) {
 				"--chunk-size", strconv.Itoa(tc.chunk), "--ingest-rate", strconv.Itoa(tc.rate)}, tc.args...)
 			args = append(args, in.path)
 			files := errFileSet{path: errf, inputs: map[string]*input{in.path: &in.input}}
-			loop := stopLoop{sigs: []syscall.Signal{sig}, stops: tc.stops, rate: tc.rate, records: in.records(), ckpt: ckpt, summary: sum, files: files,
+			sigs := tc.sigs
+			if sigs == nil {
+				sigs = []syscall.Signal{sig}
+			}
+			loop := stopLoop{sigs: sigs, stops: tc.stops, rate: tc.rate, records: in.records(), ckpt: ckpt, summary: sum, files: files,
 				afterStop: func(t *testing.T, n int, cp *checkpoint) {
 					// A chunk the checkpoint names as settled is done:
 					// its good rows are in the table, its bad rows in the
@@ -944,7 +962,16 @@ func testResumeAfterStops(t *testing.T, sig syscall.Signal, cases []stopCase) {
 					}
 				}}
 			res, stops := loop.run(t, rng, sim, dir, args)
-			total += stops[sig]
+			for _, s := range sigs {
+				total += stops[s]
+			}
+			if len(sigs) > 1 {
+				for _, s := range sigs {
+					if stops[s] == 0 {
+						t.Errorf("no stop by %s", sigName(s))
+					}
+				}
+			}
 			s := readSummary(t, sum)
 			if res.code != wantExit(s) {
 				t.Errorf("final run: exit %d, want %d for its summary %+v\n%s", res.code, wantExit(s), s, res.stderr)
@@ -963,11 +990,11 @@ func testResumeAfterStops(t *testing.T, sig syscall.Signal, cases []stopCase) {
 				}
 			}
 			checkKV(t, in, readKV(t, sess), onceEach(t, rows)[in.path], in.bad)
-			t.Logf("%d stops; final run: exit %d, %d read, %d written, %d resumed, %d rejected; the error file holds %d rows",
-				stops[sig], res.code, s.RowsRead, s.RowsWritten, s.RowsResumed, s.rejected(), len(rows))
+			t.Logf("%v stops; final run: exit %d, %d read, %d written, %d resumed, %d rejected; the error file holds %d rows",
+				stops, res.code, s.RowsRead, s.RowsWritten, s.RowsResumed, s.rejected(), len(rows))
 		})
 	}
-	t.Logf("%d %v stop points in all", total, sigName(sig))
+	t.Logf("%d stop points in all", total)
 	if sig == syscall.SIGKILL && ran == len(cases) && total < 20 {
 		t.Errorf("only %d kill points, want at least 20", total)
 	}

@@ -30,7 +30,7 @@ const (
 	exitRejected    = 1  // finished, but some rows were rejected or their outcome is unknown
 	exitAborted     = 2  // MAXPARSEERRORS or MAXINSERTERRORS was crossed
 	exitFatal       = 3  // the run could not go on: cluster unreachable or silent, schema mismatch, damaged input, outputs held by another run
-	exitInterrupted = 4  // SIGINT or SIGTERM
+	exitInterrupted = 4  // SIGINT, SIGTERM or SIGHUP
 	exitUsage       = 64 // bad command line, a --resume that cannot be honoured, or a --split-plan that does not fit
 )
 
@@ -476,13 +476,19 @@ func exitStatus(sum loader.Summary, runErr error) int {
 	return exitOK
 }
 
-// interruptContext is cancelled by the first SIGINT or SIGTERM, which
-// stops the run in an orderly way (rows in flight settle, rows not sent
-// go to the error file); a second signal exits at once.
+// interruptContext is cancelled by the first SIGINT, SIGTERM or SIGHUP,
+// which stops the run in an orderly way (rows in flight settle, rows not
+// sent go to the error file); a second signal exits at once. SIGHUP is
+// the terminal going away, whose default action would end the process
+// as kill -9 does; under nohup, which ignores it, it stays ignored
+// (Notify would undo that).
 func interruptContext(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	if !signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(sigs, syscall.SIGHUP)
+	}
 	done := make(chan struct{})
 	go func() {
 		var sig os.Signal
@@ -513,7 +519,7 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 type interruptError struct{ sig os.Signal }
 
 func (e *interruptError) Error() string {
-	name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[e.sig]
+	name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[e.sig]
 	return "interrupted by " + name
 }
 
