@@ -119,7 +119,7 @@ func (c *catalog) table(ks, name string) (*table, error) {
 	}
 	t := k.tables[name]
 	if t == nil {
-		return nil, invalidf("table %s does not exist", name)
+		return nil, invalidf("unconfigured table %s", name) // Cassandra's words
 	}
 	return t, nil
 }

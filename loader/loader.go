@@ -81,6 +81,10 @@ type Loader struct {
 	// keyspace.
 	statementBatches bool
 
+	// schemaCheck: whether the table is still there when requests are
+	// refused as invalid (schemacheck.go).
+	schemaCheck schemaCheck
+
 	abortOnce sync.Once
 	abortErr  atomic.Pointer[AbortError]
 	// stopping is closed when no new request may be sent (the run was

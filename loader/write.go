@@ -195,6 +195,14 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		if firstFailure.IsZero() {
 			firstFailure = time.Now()
 		}
+		if we.Invalid {
+			if gone := l.tableGone(ctx, b.plan); gone != "" {
+				l.abort(gone, true)
+				l.stop()
+				l.giveUp(b, rows, mayBeApplied, "the run stopped: "+gone)
+				return
+			}
+		}
 		if we.Invalid && len(rows) > 1 {
 			// Bisect: only the rows that are really bad get rejected.
 			half := len(rows) / 2
