@@ -302,6 +302,7 @@ func writeCheckpoint(path string, f *checkpointFile, sync func(*os.File) error) 
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
+		_ = os.Remove(tmp) // a disk that filled up: the old checkpoint stands
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	if dir, err := os.Open(filepath.Dir(path)); err == nil {

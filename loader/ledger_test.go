@@ -353,3 +353,29 @@ func TestSettledChunks(t *testing.T) {
 		t.Fatal("has disagrees with the ranges")
 	}
 }
+
+// TestWriteCheckpointFails: a checkpoint that cannot be written whole (a
+// full disk fails the write or the sync) leaves the previous one as it
+// was, and no temporary file beside it.
+func TestWriteCheckpointFails(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ckpt")
+	old := &checkpointFile{Version: checkpointVersion, RowsDone: 1000}
+	if err := writeCheckpoint(p, old, (*os.File).Sync); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := errors.New("no space left on device")
+	err = writeCheckpoint(p, &checkpointFile{Version: checkpointVersion, RowsDone: 2000}, func(*os.File) error { return full })
+	if !errors.Is(err, full) {
+		t.Fatalf("got %v, want the sync's error", err)
+	}
+	if after, err := os.ReadFile(p); err != nil || string(after) != string(before) {
+		t.Errorf("the previous checkpoint changed (%v):\n%s", err, after)
+	}
+	if _, err := os.Stat(p + ".tmp"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s.tmp is left (%v)", p, err)
+	}
+}
