@@ -180,12 +180,23 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 			errs = append(errs, fmt.Errorf("resume: cut %s back to %d bytes: %w", p, size, err))
 		}
 	}
-	e.mu.Lock()
+	// Nothing is cut before every file is known to hold what the
+	// checkpoint recorded: a file someone removed or shortened would
+	// otherwise be recreated with its recorded length of zero bytes in
+	// front of the resumed run's rows.
 	for i, f := range files {
 		if f.Path != e.name(i) {
-			e.mu.Unlock()
 			return fmt.Errorf("resume: the checkpoint's error file %d is %s, but this run's would be %s: give the same ERRFILE", i+1, f.Path, e.name(i))
 		}
+		if err := holdsRecorded(f.Path, f.Bytes, fmt.Sprintf("%d rows", f.Rows)); err != nil {
+			return err
+		}
+	}
+	if err := holdsRecorded(e.path+".log", logSize, "the error files' log"); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	for _, f := range files {
 		e.headers = append(e.headers, f.Header)
 		e.files = append(e.files, nil)
 		e.sizes = append(e.sizes, f.Bytes)
@@ -206,6 +217,25 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// holdsRecorded checks that the error file at p is at least the size a
+// checkpoint recorded for it (what follows is the stopped run's, which
+// the resumed one cuts). what says what those bytes are.
+func holdsRecorded(p string, size int64, what string) error {
+	if size == 0 {
+		return nil
+	}
+	st, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &ResumeError{Reason: fmt.Sprintf("%s is gone, but the checkpoint records %s in it (%d bytes): put it back to resume, or remove the checkpoint to start over", p, what, size)}
+	case err != nil:
+		return fmt.Errorf("resume: %w", err)
+	case st.Size() < size:
+		return &ResumeError{Reason: fmt.Sprintf("%s holds %d bytes, fewer than the %d of %s the checkpoint records: put the file back as it was to resume, or remove the checkpoint to start over", p, st.Size(), size, what)}
+	}
+	return nil
 }
 
 // errFileState is what a checkpoint records of one error file.

@@ -1,0 +1,101 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestResumeErrorFileGone: a resumed run whose error file someone removed
+// or shortened since the checkpoint is refused before anything is cut or
+// loaded; it used to recreate the file with the recorded length of zero
+// bytes in front of its own rows. With the file put back, it resumes.
+func TestResumeErrorFileGone(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.e (k int PRIMARY KEY, v text);`, nil)
+	const rows = 20000
+	path := writeCSV(t, "rows.csv", rows, func(i int) string {
+		if i%10 == 0 {
+			return fmt.Sprintf("x%d,bad\n", i)
+		}
+		return fmt.Sprintf("%d,v%d\n", i, i)
+	})
+	o := testOptions(t, c, "e", path)
+	o.Resume = filepath.Join(t.TempDir(), "ckpt")
+	o.ChunkSize = 500
+	o.IngestRate = 20000
+	o.MaxParseErrors = -1
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for l.Progress().RowsWritten < rows/3 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := l.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	cp, err := os.ReadFile(o.Resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := map[string][]byte{}
+	for _, p := range []string{o.ErrFile, o.ErrFile + ".log"} {
+		if saved[p], err = os.ReadFile(p); err != nil || len(saved[p]) == 0 {
+			t.Fatalf("%s: %d bytes (%v), want the rejected rows", p, len(saved[p]), err)
+		}
+	}
+
+	o.IngestRate = 0
+	for _, tc := range []struct {
+		name, file string
+		damage     func(p string) error
+		want       string
+	}{
+		{"error file removed", o.ErrFile, os.Remove, "is gone, but the checkpoint records"},
+		{"log shortened", o.ErrFile + ".log", func(p string) error { return os.Truncate(p, 10) }, "holds 10 bytes, fewer than"},
+	} {
+		if err := tc.damage(tc.file); err != nil {
+			t.Fatal(err)
+		}
+		_, err := runLoad(t, o)
+		var re *ResumeError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.file+" "+tc.want) {
+			t.Fatalf("%s: %v, want a *ResumeError saying %s %s", tc.name, err, tc.file, tc.want)
+		}
+		// Refused before anything changed.
+		if now, _ := os.ReadFile(o.Resume); string(now) != string(cp) {
+			t.Errorf("%s: the checkpoint changed", tc.name)
+		}
+		for p, b := range saved {
+			now, _ := os.ReadFile(p)
+			if p != tc.file && string(now) != string(b) {
+				t.Errorf("%s: %s changed", tc.name, p)
+			}
+		}
+		if err := os.WriteFile(tc.file, saved[tc.file], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatalf("resumed run with the files put back: %v", err)
+	}
+	checkAccounting(t, s)
+	data, err := os.ReadFile(o.ErrFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsRune(string(data), 0) || strings.Count(string(data), "\n") != rows/10 {
+		t.Errorf("the error file holds %d lines (NUL bytes: %v), want the %d bad rows", strings.Count(string(data), "\n"), strings.ContainsRune(string(data), 0), rows/10)
+	}
+}
