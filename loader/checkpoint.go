@@ -44,10 +44,14 @@ type checkpointFile struct {
 	// not settled: their rows not known to be acknowledged may have been
 	// applied, so a resumed run reports them unknown instead of counting
 	// them again.
-	InDoubt  []inDoubtChunk `json:"in_doubt,omitempty"`
-	ErrFiles []errFileState `json:"error_files"`
-	LogBytes int64          `json:"error_log_bytes"`
-	Saved    time.Time      `json:"saved"`
+	InDoubt []inDoubtChunk `json:"in_doubt,omitempty"`
+	// JournalBytes is how long the counter journal (FILE.sent) was known
+	// to be: a resumed run refuses one that is shorter or gone, since it
+	// could not tell the updates sent from those never sent.
+	JournalBytes int64          `json:"counter_journal_bytes,omitempty"`
+	ErrFiles     []errFileState `json:"error_files"`
+	LogBytes     int64          `json:"error_log_bytes"`
+	Saved        time.Time      `json:"saved"`
 }
 
 const checkpointVersion = 2

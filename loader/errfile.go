@@ -188,11 +188,11 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 		if f.Path != e.name(i) {
 			return fmt.Errorf("resume: the checkpoint's error file %d is %s, but this run's would be %s: give the same ERRFILE", i+1, f.Path, e.name(i))
 		}
-		if err := holdsRecorded(f.Path, f.Bytes, fmt.Sprintf("%d rows", f.Rows)); err != nil {
+		if err := holdsRecorded(f.Path, f.Bytes, fmt.Sprintf("%d rows", f.Rows), restoreErrFile); err != nil {
 			return err
 		}
 	}
-	if err := holdsRecorded(e.path+".log", logSize, "the error files' log"); err != nil {
+	if err := holdsRecorded(e.path+".log", logSize, "the error files' log", restoreErrFile); err != nil {
 		return err
 	}
 	e.mu.Lock()
@@ -219,21 +219,25 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 	return errors.Join(errs...)
 }
 
-// holdsRecorded checks that the error file at p is at least the size a
-// checkpoint recorded for it (what follows is the stopped run's, which
-// the resumed one cuts). what says what those bytes are.
-func holdsRecorded(p string, size int64, what string) error {
+// restoreErrFile is what a user whose error file is gone can do.
+const restoreErrFile = "put it back to resume, or remove the checkpoint to start over"
+
+// holdsRecorded checks that the file at p (an error file, the counter
+// journal) is at least the size a checkpoint recorded for it; what
+// follows is the stopped run's, which the resumed one cuts or ignores.
+// what says what those bytes are, remedy what the user can do.
+func holdsRecorded(p string, size int64, what, remedy string) error {
 	if size == 0 {
 		return nil
 	}
 	st, err := os.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return &ResumeError{Reason: fmt.Sprintf("%s is gone, but the checkpoint records %s in it (%d bytes): put it back to resume, or remove the checkpoint to start over", p, what, size)}
+		return &ResumeError{Reason: fmt.Sprintf("%s is gone, but the checkpoint records %s in it (%d bytes): %s", p, what, size, remedy)}
 	case err != nil:
 		return fmt.Errorf("resume: %w", err)
 	case st.Size() < size:
-		return &ResumeError{Reason: fmt.Sprintf("%s holds %d bytes, fewer than the %d of %s the checkpoint records: put the file back as it was to resume, or remove the checkpoint to start over", p, st.Size(), size, what)}
+		return &ResumeError{Reason: fmt.Sprintf("%s holds %d bytes, fewer than the %d of %s the checkpoint records: %s", p, st.Size(), size, what, remedy)}
 	}
 	return nil
 }

@@ -99,3 +99,56 @@ func TestResumeErrorFileGone(t *testing.T) {
 		t.Errorf("the error file holds %d lines (NUL bytes: %v), want the %d bad rows", strings.Count(string(data), "\n"), strings.ContainsRune(string(data), 0), rows/10)
 	}
 }
+
+// TestResumeJournalGone: a counter load's journal of sent updates
+// (FILE.sent) removed after the run stopped is refused: without it, the
+// resumed run would take updates sent after the last checkpoint for
+// updates never sent and count them twice. Put back, it resumes.
+func TestResumeJournalGone(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.n (k int PRIMARY KEY, c counter);`, nil)
+	const rows = 20000
+	path := writeCSV(t, "incr.csv", rows, func(i int) string { return fmt.Sprintf("%d,1\n", i%100) })
+	o := testOptions(t, c, "n", path)
+	o.Resume = filepath.Join(t.TempDir(), "ckpt")
+	o.ChunkSize = 500
+	o.IngestRate = 20000
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for l.Progress().RowsWritten < rows/3 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := l.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	journal := o.Resume + ".sent"
+	saved, err := os.ReadFile(journal)
+	if err != nil || len(saved) == 0 {
+		t.Fatalf("journal: %d bytes (%v)", len(saved), err)
+	}
+	if err := os.Remove(journal); err != nil {
+		t.Fatal(err)
+	}
+	o.IngestRate = 0
+	_, err = runLoad(t, o)
+	var re *ResumeError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), journal+" is gone") || !strings.Contains(err.Error(), "count them twice") {
+		t.Fatalf("resume without the journal: %v, want a *ResumeError naming it", err)
+	}
+	if err := os.WriteFile(journal, saved, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := runLoad(t, o)
+	if err != nil && !errors.As(err, new(*AbortError)) {
+		t.Fatalf("resume with the journal put back: %v", err)
+	}
+	checkAccounting(t, s)
+	if s.RowsResumed+s.RowsRead != rows {
+		t.Errorf("resumed %d + read %d != %d", s.RowsResumed, s.RowsRead, rows)
+	}
+}

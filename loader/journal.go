@@ -26,6 +26,7 @@ type sentJournal struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	f       *os.File
+	base    int64 // bytes a stopped run left in the file, which this one appends to
 	size    int64 // bytes written
 	synced  int64 // bytes known durable
 	syncing bool
@@ -110,6 +111,15 @@ func journalLine(prefix []byte, seq int64, idx []int32) []byte {
 	return append(line, '\n')
 }
 
+// durable is how long the file is known to be: what a stopped run left
+// and what this one synced. A checkpoint records it, so that a resumed
+// run can tell the file lost or cut short (resumeFrom).
+func (j *sentJournal) durable() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.base + j.synced
+}
+
 func (j *sentJournal) close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -137,14 +147,16 @@ func (j *sentJournal) remove() error {
 // machine crash is dropped. That is safe both ways: a request is sent
 // only after its whole line is synced, and a dropped acknowledgement only
 // leaves its rows unknown (a torn one could name the wrong row).
-func readSentJournal(path string) (sent, acked map[int64][]int, err error) {
+// size is the file's length (0 when there is none).
+func readSentJournal(path string) (sent, acked map[int64][]int, size int64, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil, 0, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("resume: counter journal: %w", err)
+		return nil, nil, 0, fmt.Errorf("resume: counter journal: %w", err)
 	}
+	size = int64(len(b))
 	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
 		b = b[:i+1]
 	} else {
@@ -172,5 +184,5 @@ func readSentJournal(path string) (sent, acked map[int64][]int, err error) {
 			out[seq] = append(out[seq], i)
 		}
 	}
-	return sent, acked, nil
+	return sent, acked, size, nil
 }

@@ -64,9 +64,9 @@ func TestSentJournalGroupCommit(t *testing.T) {
 	if n := syncs.Load(); n > 400 || n < 1 {
 		t.Fatalf("%d syncs for 400 marks", n)
 	}
-	sent, _, err := readSentJournal(path)
-	if err != nil {
-		t.Fatal(err)
+	sent, _, size, err := readSentJournal(path)
+	if err != nil || size != st.Size() {
+		t.Fatalf("read %d bytes of %d: %v", size, st.Size(), err)
 	}
 	for w := range 8 {
 		if len(sent[int64(w)]) != 50 {
@@ -100,7 +100,7 @@ func TestSentJournalAcks(t *testing.T) {
 	if err := j.close(); err != nil {
 		t.Fatal(err)
 	}
-	sent, acked, err := readSentJournal(path)
+	sent, acked, _, err := readSentJournal(path)
 	if err != nil || fmt.Sprint(sent[4]) != "[1 2 45]" || fmt.Sprint(acked[4]) != "[1 45]" {
 		t.Fatalf("sent %v acked %v err %v", sent, acked, err)
 	}
@@ -108,7 +108,7 @@ func TestSentJournalAcks(t *testing.T) {
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("a 4 2 4")
 	f.Close()
-	_, acked, _ = readSentJournal(path)
+	_, acked, _, _ = readSentJournal(path)
 	if fmt.Sprint(acked[4]) != "[1 45]" {
 		t.Fatalf("a torn acknowledgement was read: %v", acked[4])
 	}

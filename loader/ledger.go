@@ -373,6 +373,9 @@ func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 		}
 	}
 	slices.SortFunc(f.InDoubt, func(a, b inDoubtChunk) int { return int(a.Seq - b.Seq) })
+	if lg.journal != nil && !complete {
+		f.JournalBytes = lg.journal.durable()
+	}
 	return f
 }
 
@@ -406,10 +409,16 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 	if lg.journal != nil {
 		// The journal knows what was sent, and acknowledged, since the
 		// checkpoint was written.
-		sent, acked, err := readSentJournal(lg.journal.path)
+		err := holdsRecorded(lg.journal.path, f.JournalBytes, "the counter updates the stopped run sent",
+			"put it back to resume: without it, updates sent after the checkpoint was written cannot be told from updates never sent, and sending them again would count them twice")
 		if err != nil {
 			return err
 		}
+		sent, acked, size, err := readSentJournal(lg.journal.path)
+		if err != nil {
+			return err
+		}
+		lg.journal.base = size // this run appends to it
 		for seq, idx := range acked {
 			pd, ok := lg.priorDoubt[seq]
 			if !ok {
