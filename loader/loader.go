@@ -157,11 +157,15 @@ const readGrace = 300 * time.Millisecond
 // Run loads all input. It returns an *AbortError (with the summary so far)
 // when a limit was crossed or the run could not go on, a *ResumeError when
 // --resume cannot be honoured, a *LockedError when another run holds its
-// checkpoint or error file, the context's error when cancelled, and nil
+// checkpoint or error file, an *InputClashError when an output is an
+// input, the context's error when cancelled, and nil
 // when every row was written, rejected into an error file, or skipped.
 func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	objects, err := source.ExpandObjects(ctx, l.opts.Files, l.opts.Stdin)
 	if err != nil {
+		return Summary{}, err
+	}
+	if err := checkOutputs(objects, outputFiles(&l.opts)); err != nil {
 		return Summary{}, err
 	}
 	var sources []csvparse.Source

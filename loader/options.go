@@ -133,6 +133,10 @@ type Options struct {
 
 	ReportFrequency time.Duration // REPORTFREQUENCY, default 0.25s
 	RateFile        string        // RATEFILE: progress lines are appended here too
+	// OtherOutputs are files the caller writes during or after the run
+	// (the CLI's --summary-json): like the run's own outputs, Run refuses
+	// to take one of them for an input.
+	OtherOutputs []Output
 
 	// Backoff is the first retry delay; it doubles per attempt with full
 	// jitter, capped at MaxBackoff.

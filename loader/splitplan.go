@@ -84,6 +84,10 @@ func WriteSplitPlan(ctx context.Context, o Options, path string) (SplitPlanStats
 	if err != nil {
 		return st, err
 	}
+	plan := []outputFile{{"--write-split-plan", path, false}, {"--write-split-plan", path + ".tmp", false}}
+	if err := checkOutputs(objects, plan); err != nil {
+		return st, err
+	}
 	var p splitPlanFile
 	st.CPU = cpuOf(func() { p, st, err = planSplits(objects, &o) })
 	if err != nil {

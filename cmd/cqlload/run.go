@@ -72,6 +72,10 @@ func writeSplitPlan(ctx context.Context, opts loader.Options, path string, stdou
 		return usageError(stderr, errors.New("--write-split-plan needs --split I/N (the index does not matter)"))
 	}
 	st, err := loader.WriteSplitPlan(ctx, opts, path)
+	var ie *loader.InputClashError
+	if errors.As(err, &ie) {
+		return usageError(stderr, err)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cqlload: %v\n", err)
 		return exitFatal
@@ -262,6 +266,9 @@ func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven boo
 // load runs the load with its progress display, then prints the summary
 // and returns the exit status.
 func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Writer) int {
+	if c.summaryJSON != "" && c.summaryJSON != "-" {
+		opts.OtherOutputs = append(opts.OtherOutputs, loader.Output{Option: "--summary-json", Path: c.summaryJSON})
+	}
 	l, err := loader.New(opts)
 	if err != nil {
 		return usageError(stderr, err)
@@ -330,7 +337,8 @@ func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Wr
 		}
 	}
 	code := exitStatus(sum, runErr)
-	if c.summaryJSON != "" {
+	// Not over an input: the summary file may be the one that clashed.
+	if c.summaryJSON != "" && !errors.As(runErr, new(*loader.InputClashError)) {
 		if err := writeJSON(c.summaryJSON, stdout, jsonSummary{sum, buildVersion(), code}); err != nil {
 			fmt.Fprintf(stderr, "cqlload: %v\n", err)
 		}
@@ -458,8 +466,9 @@ func exitStatus(sum loader.Summary, runErr error) int {
 	var re *loader.ResumeError
 	var pe *loader.SplitPlanError
 	var se *loader.SplitError
+	var ie *loader.InputClashError
 	switch {
-	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se):
+	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se), errors.As(runErr, &ie):
 		return exitUsage
 	case errors.Is(runErr, context.Canceled):
 		return exitInterrupted

@@ -313,6 +313,10 @@ func TestRefusedBeforeLoading(t *testing.T) {
 	os.WriteFile(in, []byte("1,a,1\nx,b,2\n"), 0o644)
 	errFile := filepath.Join(dir, "e.err")
 	missing := filepath.Join(dir, "no", "such", "dir")
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
 	before := c.Stats().Total().RowsWritten
 	for _, tc := range []struct {
 		name  string
@@ -324,6 +328,12 @@ func TestRefusedBeforeLoading(t *testing.T) {
 		{"split of a file given twice", "", []string{"--err-file", errFile, "--split", "0/2", in, in}, "--split: " + in + " is given twice"},
 		{"error file", "", []string{"--err-file", filepath.Join(missing, "e.err"), in}, "ERRFILE " + filepath.Join(missing, "e.err") + ": cannot create files in " + missing},
 		{"summary", "", []string{"--err-file", errFile, "--summary-json", filepath.Join(missing, "s.json"), in}, "--summary-json " + filepath.Join(missing, "s.json") + ": cannot create files in " + missing},
+		// Outputs that are inputs: the run would have removed or
+		// overwritten them.
+		{"error file is the input", "", []string{"--err-file", in, in}, "ERRFILE would write or remove " + in + ", which is the input " + in},
+		{"checkpoint is the input", "", []string{"--err-file", errFile, "--resume", in, in}, "--resume would write or remove " + in},
+		{"summary is a link to the input", "", []string{"--err-file", errFile, "--summary-json", link, in}, "--summary-json would write or remove " + link + ", which is the input " + in},
+		{"split plan is the input", "", []string{"--err-file", errFile, "--split", "0/2", "--write-split-plan", in, in}, "--write-split-plan would write or remove " + in},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--hosts", host, "--port", port, "--progress", "none", "--table", "ks.t", "--columns", "k,v,n"}, tc.args...)
@@ -335,6 +345,9 @@ func TestRefusedBeforeLoading(t *testing.T) {
 	}
 	if w := c.Stats().Total().RowsWritten - before; w != 0 {
 		t.Errorf("%d rows written", w)
+	}
+	if b, err := os.ReadFile(in); err != nil || string(b) != "1,a,1\nx,b,2\n" {
+		t.Errorf("the input is now %q (%v)", b, err)
 	}
 	if probes, _ := filepath.Glob(filepath.Join(dir, ".cqlload-probe-*")); len(probes) != 0 {
 		t.Errorf("probe files left: %v", probes)
