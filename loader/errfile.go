@@ -147,7 +147,7 @@ var numberedErrFile = regexp.MustCompile(`^\.[0-9]+$`)
 func (e *errFiles) clear() error {
 	var errs []error
 	rm := func(p string) {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeFile(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("remove stale error file: %w", err))
 		}
 	}
@@ -162,6 +162,20 @@ func (e *errFiles) clear() error {
 	return errors.Join(errs...)
 }
 
+// removeFile removes p if it is a file or a link; anything else (a
+// device, a directory) is an error, never removed (see checkReplaceable,
+// which refuses such paths before a run begins).
+func removeFile(p string) error {
+	st, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() && st.Mode()&os.ModeSymlink == 0 {
+		return fmt.Errorf("%s is not a regular file: not removed", p)
+	}
+	return os.Remove(p)
+}
+
 // restore cuts the error files back to what a checkpoint recorded: what
 // was written after it belongs to chunks the resumed run does again.
 // Files it does not list are removed. Headers are recorded with sizes, so
@@ -172,7 +186,7 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 	cut := func(p string, size int64) {
 		var err error
 		if size == 0 {
-			err = os.Remove(p)
+			err = removeFile(p)
 		} else {
 			err = os.Truncate(p, size)
 		}

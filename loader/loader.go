@@ -120,6 +120,9 @@ func New(opts Options) (*Loader, error) {
 	if err := CheckCreatable(opts.ErrFile); err != nil {
 		return nil, fmt.Errorf("ERRFILE %s: %w", opts.ErrFile, err)
 	}
+	if err := checkReplaceable(outputFiles(&opts)); err != nil {
+		return nil, err
+	}
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{})}
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release

@@ -35,25 +35,35 @@ type Output struct{ Option, Path string }
 
 // outputFile is a file a run writes or removes; numbered stands for the
 // path followed by .2, .3, … (the error files of further headers).
+// replaced: the run removes the file, or renames another over it, so it
+// must be a regular file if it exists (see checkReplaceable).
 type outputFile struct {
 	what, path string
 	numbered   bool
+	replaced   bool
 }
 
 // outputFiles lists the files a run with o writes or removes, others
 // (a summary, a plan) included.
 func outputFiles(o *Options, others ...outputFile) []outputFile {
 	e := o.ErrFile
-	outs := []outputFile{{"ERRFILE", e, false}, {"ERRFILE", e, true}, {"ERRFILE", e + ".log", false}, {"ERRFILE", e + ".lock", false}}
+	outs := []outputFile{
+		{what: "ERRFILE", path: e, replaced: true},
+		{what: "ERRFILE", path: e, numbered: true, replaced: true},
+		{what: "ERRFILE", path: e + ".log", replaced: true},
+		{what: "ERRFILE", path: e + ".lock", replaced: true},
+	}
 	if r := o.Resume; r != "" {
-		outs = append(outs, outputFile{"--resume", r, false}, outputFile{"--resume", r + ".tmp", false},
-			outputFile{"--resume", r + ".sent", false}, outputFile{"--resume", r + ".lock", false})
+		for _, p := range []string{r, r + ".tmp", r + ".sent", r + ".lock"} {
+			outs = append(outs, outputFile{what: "--resume", path: p, replaced: true})
+		}
 	}
 	if o.RateFile != "" {
-		outs = append(outs, outputFile{"RATEFILE", o.RateFile, false})
+		// Appended to: a device or a pipe will do.
+		outs = append(outs, outputFile{what: "RATEFILE", path: o.RateFile})
 	}
 	for _, out := range o.OtherOutputs {
-		outs = append(outs, outputFile{out.Option, out.Path, false})
+		outs = append(outs, outputFile{what: out.Option, path: out.Path})
 	}
 	return append(outs, others...)
 }
@@ -93,4 +103,43 @@ func checkOutputs(objects []source.Object, outs []outputFile) error {
 		}
 	}
 	return nil
+}
+
+// checkReplaceable refuses outputs that the run would remove or rename
+// over while they are not regular files: --err-file /dev/null, removed
+// as a stale error file, deleted the device (as root), and --resume
+// /dev/null renamed a checkpoint over it; an empty directory given as
+// ERRFILE was deleted too.
+func checkReplaceable(outs []outputFile) error {
+	for _, out := range outs {
+		if !out.replaced || out.numbered {
+			continue
+		}
+		st, err := os.Stat(out.path)
+		if err != nil || st.Mode().IsRegular() {
+			continue // none yet, or a file (through a link or not)
+		}
+		return &OutputKindError{What: out.what, Path: out.path, Mode: st.Mode()}
+	}
+	return nil
+}
+
+// OutputKindError is an output path that is not a regular file (a
+// device, a directory, a pipe) where the run removes or replaces files.
+type OutputKindError struct {
+	What, Path string
+	Mode       os.FileMode
+}
+
+func (e *OutputKindError) Error() string {
+	kind := "not a regular file"
+	switch {
+	case e.Mode.IsDir():
+		kind = "a directory"
+	case e.Mode&os.ModeDevice != 0:
+		kind = "a device"
+	case e.Mode&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	}
+	return fmt.Sprintf("%s %s is %s: cqlload removes, truncates and replaces such files, so it must name a file (or nothing yet)", e.What, e.Path, kind)
 }

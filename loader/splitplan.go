@@ -84,7 +84,10 @@ func WriteSplitPlan(ctx context.Context, o Options, path string) (SplitPlanStats
 	if err != nil {
 		return st, err
 	}
-	plan := []outputFile{{"--write-split-plan", path, false}, {"--write-split-plan", path + ".tmp", false}}
+	plan := []outputFile{{what: "--write-split-plan", path: path, replaced: true}, {what: "--write-split-plan", path: path + ".tmp", replaced: true}}
+	if err := checkReplaceable(plan); err != nil {
+		return st, err
+	}
 	if err := checkOutputs(objects, plan); err != nil {
 		return st, err
 	}

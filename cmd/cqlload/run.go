@@ -72,8 +72,7 @@ func writeSplitPlan(ctx context.Context, opts loader.Options, path string, stdou
 		return usageError(stderr, errors.New("--write-split-plan needs --split I/N (the index does not matter)"))
 	}
 	st, err := loader.WriteSplitPlan(ctx, opts, path)
-	var ie *loader.InputClashError
-	if errors.As(err, &ie) {
+	if errors.As(err, new(*loader.InputClashError)) || errors.As(err, new(*loader.OutputKindError)) {
 		return usageError(stderr, err)
 	}
 	if err != nil {
