@@ -120,6 +120,11 @@ func New(opts Options) (*Loader, error) {
 	if err := CheckCreatable(opts.ErrFile); err != nil {
 		return nil, fmt.Errorf("ERRFILE %s: %w", opts.ErrFile, err)
 	}
+	if opts.Resume != "" {
+		if err := CheckCreatable(opts.Resume); err != nil {
+			return nil, fmt.Errorf("--resume %s: %w", opts.Resume, err)
+		}
+	}
 	if err := checkReplaceable(outputFiles(&opts)); err != nil {
 		return nil, err
 	}

@@ -328,6 +328,7 @@ func TestRefusedBeforeLoading(t *testing.T) {
 		{"split of a file given twice", "", []string{"--err-file", errFile, "--split", "0/2", in, in}, "--split: " + in + " is given twice"},
 		{"error file", "", []string{"--err-file", filepath.Join(missing, "e.err"), in}, "ERRFILE " + filepath.Join(missing, "e.err") + ": cannot create files in " + missing},
 		{"summary", "", []string{"--err-file", errFile, "--summary-json", filepath.Join(missing, "s.json"), in}, "--summary-json " + filepath.Join(missing, "s.json") + ": cannot create files in " + missing},
+		{"checkpoint", "", []string{"--err-file", errFile, "--resume", filepath.Join(missing, "ck"), in}, "--resume " + filepath.Join(missing, "ck") + ": cannot create files in " + missing},
 		// Outputs that are inputs: the run would have removed or
 		// overwritten them.
 		{"error file is the input", "", []string{"--err-file", in, in}, "ERRFILE would write or remove " + in + ", which is the input " + in},
