@@ -98,6 +98,7 @@ type Loader struct {
 	busy         atomic.Int64       // batches being sent or retried
 	lastActivity atomic.Int64       // unix ns: a request succeeded, or none was outstanding
 	files        int
+	split        *SplitOf      // which split of which load, with --split
 	splitFind    time.Duration // --split's search for record starts
 	// splitSearched is the input that search read.
 	splitSearched int64
@@ -176,6 +177,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	if err := checkOutputs(objects, outputFiles(&l.opts)); err != nil {
 		return Summary{}, err
 	}
+	l.split = splitOf(objects, &l.opts)
 	var sources []csvparse.Source
 	// CPU time: on a busy machine the wall clock would count other
 	// processes' turns.
@@ -373,6 +375,7 @@ func (l *Loader) summary() Summary {
 	s := Summary{Progress: p, Files: l.files, ElapsedS: p.Elapsed.Seconds()}
 	s.Latency, s.LatencyRaw = l.tracker.latency()
 	s.LatencyHistogram = l.tracker.encodedLatency()
+	s.Split = l.split
 	s.SplitFindS = l.splitFind.Seconds()
 	s.SplitFindBytes = l.splitSearched
 	s.StartedAt = time.Unix(0, l.tracker.start.Load()).UTC()

@@ -2,10 +2,14 @@ package loader
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/source"
@@ -296,4 +300,42 @@ func (t *twoRequests) Close() error {
 		return nil
 	}
 	return t.rc.Close()
+}
+
+// SplitOf is the split a run loaded: Index of Count, of the load Load
+// identifies.
+type SplitOf struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// Load identifies the load the splits share: a hash of the inputs'
+	// names and sizes and of the options that cut them into splits and
+	// rows (not of the split's index, nor of its error file's name).
+	Load string `json:"load"`
+}
+
+// splitOf is the SplitOf of a --split run over objects; nil without one.
+func splitOf(objects []source.Object, o *Options) *SplitOf {
+	if o.SplitCount <= 1 {
+		return nil
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\n", o.SplitCount)
+	names := make([]string, 0, len(objects))
+	sizes := map[string]int64{}
+	for _, obj := range objects {
+		names = append(names, obj.Name)
+		sizes[obj.Name] = obj.Size
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(h, "%q %d\n", n, sizes[n])
+	}
+	shape := shapeOptions(o, MaxChunkBytes)
+	delete(shape, "split")
+	delete(shape, "errfile")
+	keys := slices.Sorted(maps.Keys(shape))
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%q\n", k, shape[k])
+	}
+	return &SplitOf{Index: o.SplitIndex, Count: o.SplitCount, Load: hex.EncodeToString(h.Sum(nil)[:8])}
 }

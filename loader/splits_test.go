@@ -710,3 +710,52 @@ func localObject(t *testing.T, path, data string) (string, []source.Object) {
 	}
 	return path, objs
 }
+
+// TestSplitOf: every split of one load names the same load, whatever its
+// index and error file; other inputs, sizes, N or cutting options name
+// another.
+func TestSplitOf(t *testing.T) {
+	objs := func(sizes ...int64) []source.Object {
+		var out []source.Object
+		for i, n := range sizes {
+			out = append(out, source.Object{Source: csvparse.Source{Name: fmt.Sprintf("in%d.csv", i), Size: n}})
+		}
+		return out
+	}
+	opts := func(i, n int, set func(*Options)) *Options {
+		o := DefaultOptions()
+		o.Keyspace, o.Table, o.SplitIndex, o.SplitCount = "ks", "t", i, n
+		o.ErrFile = fmt.Sprintf("e.%d.err", i)
+		if set != nil {
+			set(&o)
+		}
+		return &o
+	}
+	if s := splitOf(objs(10), opts(0, 1, nil)); s != nil {
+		t.Fatalf("a run without --split: %+v", s)
+	}
+	base := splitOf(objs(10, 20), opts(0, 3, nil))
+	same := []*SplitOf{
+		splitOf(objs(10, 20), opts(2, 3, nil)),
+		splitOf([]source.Object{objs(10, 20)[1], objs(10, 20)[0]}, opts(1, 3, nil)), // the order given
+	}
+	for i, s := range same {
+		if s.Load != base.Load {
+			t.Errorf("same load %d: %s, want %s", i, s.Load, base.Load)
+		}
+	}
+	if same[0].Index != 2 || same[0].Count != 3 {
+		t.Errorf("split %+v, want 2 of 3", same[0])
+	}
+	for name, s := range map[string]*SplitOf{
+		"another size":   splitOf(objs(10, 21), opts(0, 3, nil)),
+		"another input":  splitOf(objs(10, 20, 5), opts(0, 3, nil)),
+		"another N":      splitOf(objs(10, 20), opts(0, 4, nil)),
+		"another table":  splitOf(objs(10, 20), opts(0, 3, func(o *Options) { o.Table = "u" })),
+		"another header": splitOf(objs(10, 20), opts(0, 3, func(o *Options) { o.Dialect.Header = true })),
+	} {
+		if s.Load == base.Load {
+			t.Errorf("%s: the same load %s", name, s.Load)
+		}
+	}
+}

@@ -236,6 +236,9 @@ type Summary struct {
 	// through a map: the prefix before a range of a file without quote
 	// characters, a window otherwise.
 	SplitFindBytes int64 `json:"split_find_bytes,omitempty"`
+	// Split, with --split, says which split of which load the run was,
+	// so that cqlload summarize can tell a split missing or given twice.
+	Split *SplitOf `json:"split,omitempty"`
 	// StartedAt and EndedAt bound the run on the wall clock.
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`

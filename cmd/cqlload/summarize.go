@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -77,6 +78,9 @@ func summarize(args []string, stdout, stderr io.Writer) int {
 		parts = append(parts, s)
 	}
 	merged, err := mergeSummaries(parts, fs.Args())
+	if err == nil {
+		err = checkSplits(parts, fs.Args())
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cqlload summarize: %v\n", err)
 		return exitUsage
@@ -93,6 +97,47 @@ func summarize(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return merged.ExitStatus
+}
+
+// checkSplits checks that summaries of --split runs are those of every
+// split of one load, once each: a total that misses a split, or counts
+// one twice, must not pass for the load's. Summaries of runs without
+// --split merge as they are.
+func checkSplits(parts []jsonSummary, names []string) error {
+	first := -1
+	for i, p := range parts {
+		if p.Split != nil {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	want := parts[first].Split
+	seen := make([]string, want.Count)
+	for i, p := range parts {
+		s := p.Split
+		switch {
+		case s == nil:
+			return fmt.Errorf("%s is the summary of a run without --split, %s of split %d/%d: not the splits of one load", names[i], names[first], want.Index, want.Count)
+		case s.Count != want.Count || s.Load != want.Load || s.Index < 0 || s.Index >= s.Count:
+			return fmt.Errorf("%s is split %d/%d of another load than %s (split %d/%d): other inputs or options", names[i], s.Index, s.Count, names[first], want.Index, want.Count)
+		case seen[s.Index] != "":
+			return fmt.Errorf("%s and %s are both split %d/%d: each split's summary once", seen[s.Index], names[i], s.Index, s.Count)
+		}
+		seen[s.Index] = names[i]
+	}
+	var missing []string
+	for i, n := range seen {
+		if n == "" {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("no summary of split %s of %d: the load is not known to be complete (a split that never ran, or was killed before it wrote one)", strings.Join(missing, ", "), want.Count)
+	}
+	return nil
 }
 
 // addLimits adds a run's in-flight limits to the runs' so far, host by

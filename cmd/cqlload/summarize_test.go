@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cqlload/cqlload/loader"
 )
 
 // TestSummarize: the summaries of two runs merge into one whose counts are
@@ -93,5 +95,43 @@ func TestSummarize(t *testing.T) {
 	os.WriteFile(badPath, bad, 0o644)
 	if code, _, stderr := runCLI(t, "", "summarize", badPath, sums[1]); code != exitUsage || !strings.Contains(stderr, "add up") {
 		t.Fatalf("a damaged summary: exit %d, %s", code, stderr)
+	}
+	parts[0].RowsWritten++
+
+	// Summaries of --split runs: every split of one load, once each.
+	write := func(name string, p jsonSummary, split *loader.SplitOf) string {
+		p.Split = split
+		b, _ := json.Marshal(p)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	s0 := write("s0.json", parts[0], &loader.SplitOf{Index: 0, Count: 3, Load: "L"})
+	s1 := write("s1.json", parts[1], &loader.SplitOf{Index: 1, Count: 3, Load: "L"})
+	s2 := write("s2.json", parts[0], &loader.SplitOf{Index: 2, Count: 3, Load: "L"})
+	other := write("other.json", parts[1], &loader.SplitOf{Index: 1, Count: 3, Load: "M"})
+	four := write("four.json", parts[1], &loader.SplitOf{Index: 1, Count: 4, Load: "L"})
+	for _, tc := range []struct {
+		name  string
+		files []string
+		code  int
+		want  string
+	}{
+		{"every split", []string{s2, s0, s1}, exitRejected, "9000 rows imported"},
+		{"a split missing", []string{s0, s2}, exitUsage, "no summary of split 1 of 3: the load is not known to be complete"},
+		{"a split twice", []string{s0, s1, s1, s2}, exitUsage, s1 + " and " + s1 + " are both split 1/3"},
+		{"another load", []string{s0, other, s2}, exitUsage, other + " is split 1/3 of another load"},
+		{"another N", []string{s0, four, s2}, exitUsage, four + " is split 1/4 of another load"},
+		{"a run without --split", []string{s0, s1, s2, sums[0]}, exitUsage, sums[0] + " is the summary of a run without --split"},
+	} {
+		code, out, stderr := runCLI(t, "", append([]string{"summarize"}, tc.files...)...)
+		if code != tc.code || !strings.Contains(out+stderr, tc.want) {
+			t.Errorf("%s: exit %d, want %d with %q:\n%s%s", tc.name, code, tc.code, tc.want, out, stderr)
+		}
+		if tc.code == exitUsage && strings.Contains(out, "rows imported") {
+			t.Errorf("%s: a total was printed:\n%s", tc.name, out)
+		}
 	}
 }
