@@ -23,6 +23,12 @@ var (
 	ErrIncompleteRecord = errors.New("record cut short where the input became unreadable (truncated or damaged file); not parsed")
 )
 
+// ErrShrank: a file (or a range of one) ended before the bytes it held
+// when it was opened, because it was truncated or replaced while it was
+// read. The records read before the end are handed out; the rows the
+// file held after it are not, and the InputError says so.
+var ErrShrank = errors.New("the file ended early: it was truncated or replaced while it was read")
+
 // errTooLongUnclosed is ErrRecordTooLong for a record that runs to the
 // end of the input inside a quoted field (Chunk.Unclosed).
 var errTooLongUnclosed = fmt.Errorf("%w: a quoted field in it is never closed, so it runs to the end of the file", ErrRecordTooLong)

@@ -623,6 +623,9 @@ func (f *fileState) more(keep int64) error {
 		}
 		if err == io.EOF {
 			f.eof = true
+			if want := f.expected(); f.in.count.n < want {
+				f.inErr = fmt.Errorf("%w (%d bytes read of %d)", ErrShrank, f.in.count.n, want)
+			}
 			return nil
 		}
 		if err != nil && streaming && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -642,6 +645,19 @@ func (f *fileState) more(keep int64) error {
 		}
 	}
 	return io.ErrNoProgress
+}
+
+// expected is how many raw bytes f's input must yield before its end:
+// the size the file had when it was listed (compressed or not), or for
+// a range of a file read up to Until, as far as that; 0 when unknown.
+func (f *fileState) expected() int64 {
+	switch {
+	case f.src.Size < 0:
+		return 0
+	case f.src.Until > 0:
+		return min(f.src.Until, f.src.Size)
+	}
+	return f.src.Size
 }
 
 // waits reports whether reading more would wait FlushInterval in vain:
