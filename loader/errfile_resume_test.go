@@ -29,20 +29,7 @@ func TestResumeErrorFileGone(t *testing.T) {
 	o.ChunkSize = 500
 	o.IngestRate = 20000
 	o.MaxParseErrors = -1
-	l, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for l.Progress().RowsWritten < rows/3 {
-			time.Sleep(time.Millisecond)
-		}
-		cancel()
-	}()
-	if _, err := l.Run(ctx); !errors.Is(err, context.Canceled) {
-		t.Fatalf("interrupted run: %v", err)
-	}
+	runInterrupted(t, o, rows/3)
 	cp, err := os.ReadFile(o.Resume)
 	if err != nil {
 		t.Fatal(err)
@@ -112,20 +99,7 @@ func TestResumeJournalGone(t *testing.T) {
 	o.Resume = filepath.Join(t.TempDir(), "ckpt")
 	o.ChunkSize = 500
 	o.IngestRate = 20000
-	l, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for l.Progress().RowsWritten < rows/3 {
-			time.Sleep(time.Millisecond)
-		}
-		cancel()
-	}()
-	if _, err := l.Run(ctx); !errors.Is(err, context.Canceled) {
-		t.Fatalf("interrupted run: %v", err)
-	}
+	runInterrupted(t, o, rows/3)
 	journal := o.Resume + ".sent"
 	saved, err := os.ReadFile(journal)
 	if err != nil || len(saved) == 0 {
@@ -151,4 +125,27 @@ func TestResumeJournalGone(t *testing.T) {
 	if s.RowsResumed+s.RowsRead != rows {
 		t.Errorf("resumed %d + read %d != %d", s.RowsResumed, s.RowsRead, rows)
 	}
+}
+
+// runInterrupted runs a load with o and cancels it, as SIGINT does, once
+// it has written after rows.
+func runInterrupted(t *testing.T, o Options, after int64) Summary {
+	t.Helper()
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for l.Progress().RowsWritten < after && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	s, err := l.Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	return s
 }
