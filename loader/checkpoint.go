@@ -209,8 +209,14 @@ func decideResume(path string, ids []inputID, opts map[string]string) (resumeAct
 		return 0, nil, fmt.Errorf("resume: %w", err)
 	}
 	var f checkpointFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s is not a cqlload checkpoint (%v): remove it to start over", path, err)}
+	err = json.Unmarshal(b, &f)
+	if err == nil && f.Version == 0 {
+		err = errors.New("no format version") // JSON, but another program's
+	}
+	if err != nil {
+		// Not "remove it": it may be a file of the user's given by
+		// mistake.
+		return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s is not a cqlload checkpoint (%v): give --resume the path of a checkpoint, or of a file that does not exist yet (if it is a damaged checkpoint, remove it to start over)", path, err)}
 	}
 	if f.Version != checkpointVersion {
 		return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s was written by another version of cqlload (format %d, this one reads %d): remove it to start over", path, f.Version, checkpointVersion)}

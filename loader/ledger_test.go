@@ -219,6 +219,14 @@ func TestDecideResume(t *testing.T) {
 		return p
 	}
 	otherOpts := map[string]string{"chunksize": "100", "table": "ks.t"}
+	// Files of the user's given as --resume by mistake.
+	notOurs := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	tests := []struct {
 		name    string
 		path    string
@@ -232,6 +240,8 @@ func TestDecideResume(t *testing.T) {
 		{"unfinished, other content", writeSettled(other, opts), 0, "/data/users.csv has other content"},
 		{"unfinished, other options", writeSettled(ids, otherOpts), 0, `option chunksize was "100", now "5000"`},
 		{"stopped before any progress, other input", write(false, other, opts), startFresh, ""},
+		{"a CSV file", notOurs("users.csv", "1,a\n"), 0, "is not a cqlload checkpoint"},
+		{"another program's JSON", notOurs("summary.json", `{"rows_read": 3}`), 0, "is not a cqlload checkpoint (no format version): give --resume the path of a checkpoint"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
