@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // outcome is how a row left the pipeline; every row read gets exactly one.
@@ -142,24 +143,58 @@ func (e *errFiles) fileFor(header string) int {
 
 var numberedErrFile = regexp.MustCompile(`^\.[0-9]+$`)
 
-// clear removes the error files an earlier run left, so that a fresh run
-// neither appends to them nor leaves them behind when it rejects nothing.
-func (e *errFiles) clear() error {
-	var errs []error
-	rm := func(p string) {
-		if err := removeFile(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("remove stale error file: %w", err))
-		}
-	}
-	rm(e.path)
-	rm(e.path + ".log")
+// keep renames the error files an earlier run left, as cqlsh does
+// ("Renaming existing ERRFILE to ERRFILE.20241204_101500"): a fresh run
+// neither appends to them nor loses the rows they hold, which nobody may
+// have looked at yet (last night's rejected rows, when tonight's run
+// starts fresh). Every file of the set (ERRFILE, its log, its numbered
+// files) gets the same suffix, the time at, with _2, _3, … when a name
+// is taken. It returns the new names.
+func (e *errFiles) keep(at time.Time) ([]string, error) {
+	olds := []string{e.path, e.path + ".log"}
 	matches, _ := filepath.Glob(e.path + ".*")
 	for _, m := range matches {
 		if numberedErrFile.MatchString(strings.TrimPrefix(m, e.path)) {
-			rm(m)
+			olds = append(olds, m)
 		}
 	}
-	return errors.Join(errs...)
+	var present []string
+	for _, p := range olds {
+		st, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("earlier error file: %w", err)
+		case !st.Mode().IsRegular() && st.Mode()&os.ModeSymlink == 0:
+			return nil, fmt.Errorf("earlier error file %s is not a regular file: not renamed", p)
+		}
+		present = append(present, p)
+	}
+	if len(present) == 0 {
+		return nil, nil
+	}
+	suffix := at.Format(".20060102_150405")
+	for n := 2; ; n++ {
+		taken := false
+		for _, p := range present {
+			if _, err := os.Lstat(p + suffix); err == nil {
+				taken = true
+			}
+		}
+		if !taken {
+			break
+		}
+		suffix = at.Format(".20060102_150405") + "_" + strconv.Itoa(n)
+	}
+	var kept []string
+	for _, p := range present {
+		if err := os.Rename(p, p+suffix); err != nil {
+			return kept, fmt.Errorf("keep earlier error file: %w", err)
+		}
+		kept = append(kept, p+suffix)
+	}
+	return kept, nil
 }
 
 // removeFile removes p if it is a file or a link; anything else (a

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
 )
@@ -387,5 +388,47 @@ func TestWriteCheckpointFails(t *testing.T) {
 	}
 	if _, err := os.Stat(p + ".tmp"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s.tmp is left (%v)", p, err)
+	}
+}
+
+// TestKeepErrFiles: a fresh run renames the error files an earlier run
+// left (ERRFILE, its log, its numbered files), all with one suffix, as
+// cqlsh renames ERRFILE; a second run in the same second gets _2.
+func TestKeepErrFiles(t *testing.T) {
+	dir := t.TempDir()
+	e := newErrFiles(filepath.Join(dir, "rows.err"))
+	at := time.Date(2026, 12, 4, 20, 17, 43, 0, time.Local)
+	if kept, err := e.keep(at); err != nil || kept != nil {
+		t.Fatalf("nothing to keep: %v, %v", kept, err)
+	}
+	write := func() {
+		for _, n := range []string{"rows.err", "rows.err.log", "rows.err.2", "rows.errata"} {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write()
+	kept, err := e.keep(at)
+	want := []string{"rows.err.20261204_201743", "rows.err.log.20261204_201743", "rows.err.2.20261204_201743"}
+	if err != nil || len(kept) != len(want) {
+		t.Fatalf("kept %v (%v), want %v", kept, err, want)
+	}
+	for i, w := range want {
+		if kept[i] != filepath.Join(dir, w) {
+			t.Errorf("kept %s, want %s", kept[i], w)
+		}
+		// The content moved with the name.
+		if b, err := os.ReadFile(filepath.Join(dir, w)); err != nil || !strings.HasPrefix(w, string(b)) {
+			t.Errorf("%s holds %q (%v)", w, b, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rows.errata")); err != nil {
+		t.Errorf("a file that is not an error file was moved: %v", err)
+	}
+	write()
+	again, err := e.keep(at)
+	if err != nil || len(again) != 3 || again[0] != filepath.Join(dir, "rows.err.20261204_201743_2") {
+		t.Fatalf("the same second again: %v (%v)", again, err)
 	}
 }

@@ -99,6 +99,7 @@ type Loader struct {
 	lastActivity atomic.Int64       // unix ns: a request succeeded, or none was outstanding
 	files        int
 	split        *SplitOf      // which split of which load, with --split
+	keptErrFiles []string      // an earlier run's error files, renamed (errFiles.keep)
 	splitFind    time.Duration // --split's search for record starts
 	// splitSearched is the input that search read.
 	splitSearched int64
@@ -337,7 +338,8 @@ func (l *Loader) closeLedger(ctx context.Context) error {
 // input, so that a job run again never loads twice.
 func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	if l.opts.Resume == "" {
-		return false, l.errs.clear()
+		l.keptErrFiles, err = l.errs.keep(time.Now())
+		return false, err
 	}
 	ids, err := identify(objects)
 	if err != nil {
@@ -359,7 +361,7 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	case resumeRun:
 		return false, l.ledger.resumeFrom(prev)
 	}
-	if err := l.errs.clear(); err != nil {
+	if l.keptErrFiles, err = l.errs.keep(time.Now()); err != nil {
 		return false, err
 	}
 	if err := l.ledger.journal.remove(); err != nil {
@@ -376,6 +378,7 @@ func (l *Loader) summary() Summary {
 	s.Latency, s.LatencyRaw = l.tracker.latency()
 	s.LatencyHistogram = l.tracker.encodedLatency()
 	s.Split = l.split
+	s.PreviousErrFiles = l.keptErrFiles
 	s.SplitFindS = l.splitFind.Seconds()
 	s.SplitFindBytes = l.splitSearched
 	s.StartedAt = time.Unix(0, l.tracker.start.Load()).UTC()

@@ -15,7 +15,7 @@ import (
 // truncate the first's error files and checkpoint, load the rows the
 // first is loading a second time — counters twice — and leave neither
 // summary true. So a run holds an exclusive lock on PATH.lock for its
-// error files and its checkpoint from before it reads or clears them
+// error files and its checkpoint from before it reads or renames them
 // until they are closed, and a second run fails at once, before it loads
 // anything, naming the holder.
 //

@@ -9,12 +9,13 @@ import (
 	"github.com/cqlload/cqlload/source"
 )
 
-// A run writes and removes files beside the table: the error files, which
-// a fresh run first clears, the checkpoint, replaced by a rename, and
-// their companions. Given one of its inputs for one of them (--err-file
+// A run writes, renames and removes files beside the table: the error
+// files, which a fresh run first renames out of the way (a resumed one
+// cuts them back), the checkpoint, replaced by a rename, and their
+// companions. Given one of its inputs for one of them (--err-file
 // data.csv data.csv, or --err-file part with inputs part.00, part.01 as
-// split -d names them), a run deleted the input before reading it. So
-// before anything is cleared or written, Run refuses outputs that are
+// split -d names them), a run removed the input before reading it. So
+// before anything is moved or written, Run refuses outputs that are
 // inputs, by path and by file identity (a link, another spelling).
 
 // InputClashError is a file the run would write or remove that is one of
@@ -105,11 +106,11 @@ func checkOutputs(objects []source.Object, outs []outputFile) error {
 	return nil
 }
 
-// checkReplaceable refuses outputs that the run would remove or rename
-// over while they are not regular files: --err-file /dev/null, removed
-// as a stale error file, deleted the device (as root), and --resume
-// /dev/null renamed a checkpoint over it; an empty directory given as
-// ERRFILE was deleted too.
+// checkReplaceable refuses outputs that the run would move, remove or
+// rename over while they are not regular files: --err-file /dev/null,
+// removed as a stale error file, deleted the device (as root), and
+// --resume /dev/null renamed a checkpoint over it; an empty directory
+// given as ERRFILE was deleted too.
 func checkReplaceable(outs []outputFile) error {
 	for _, out := range outs {
 		if !out.replaced || out.numbered {

@@ -259,7 +259,10 @@ type Summary struct {
 	ErrFile  string   `json:"err_file,omitempty"`
 	ErrFiles []string `json:"err_files,omitempty"`
 	ErrLog   string   `json:"err_log,omitempty"` // where each of those rows came from and why
-	Aborted  string   `json:"aborted,omitempty"` // why the run stopped early
+	// PreviousErrFiles are the error files an earlier run left, which a
+	// fresh run renamed (ERRFILE.20060102_150405) rather than lose.
+	PreviousErrFiles []string `json:"previous_error_files,omitempty"`
+	Aborted          string   `json:"aborted,omitempty"` // why the run stopped early
 	// Hints: advice about the usual first mistakes (the wrong DELIMITER,
 	// a header line loaded as data), once each.
 	Hints []string `json:"hints,omitempty"`

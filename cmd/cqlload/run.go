@@ -673,6 +673,9 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if s.RowsResumed > 0 {
 		fmt.Fprintf(w, "%d rows were settled by the run this one resumed, and not read again.\n", s.RowsResumed)
 	}
+	if len(s.PreviousErrFiles) > 0 {
+		fmt.Fprintf(w, "The error files an earlier run left were renamed, as cqlsh renames them: %s.\n", strings.Join(s.PreviousErrFiles, ", "))
+	}
 	if rej := s.RowsFailedParse + s.RowsFailedInsert + s.RowsUnknown + s.RowsNotSent; rej > 0 {
 		files := strings.Join(s.ErrFiles, ", ")
 		fmt.Fprintf(w, "%d rows not written: %d failed to parse, %d failed to insert, %d unknown (may have been applied), %d not sent (the run stopped); see %s and %s\n",
