@@ -67,7 +67,6 @@ func TestOverlappingRuns(t *testing.T) {
 		{"the same command", ckpt, ckpt},
 		{"another checkpoint, the same error file", filepath.Join(dir, "other.json"), errf},
 	} {
-		before := sim.RowsWritten(t)
 		cmd := sim.Cmd(context.Background(), t, args(tc.ckpt)...)
 		out, _ := cmd.CombinedOutput()
 		msg := string(out)
@@ -80,12 +79,6 @@ func TestOverlappingRuns(t *testing.T) {
 		if strings.Contains(msg, "rows imported") {
 			t.Errorf("%s: the refused run printed a summary:\n%s", tc.name, msg)
 		}
-		// The first run is rate-limited, so it accounts for these rows
-		// at most: 10,000 a second, with slack for the refused run's
-		// time.
-		if d := sim.RowsWritten(t) - before; d > 3*10_000 {
-			t.Errorf("%s: %d rows written while it ran", tc.name, d)
-		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "other.json")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the refused run wrote its checkpoint (%v)", err)
@@ -94,6 +87,7 @@ func TestOverlappingRuns(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("the first run: %v\n%s", err, firstErr.String())
 	}
+	// Exact counters: the refused runs added no increment.
 	got := readCounters(t, sess)
 	if !mapsEqual(got, want) {
 		n := 0
