@@ -263,3 +263,34 @@ func TestTruncatedCompressedInput(t *testing.T) {
 		}
 	}
 }
+
+// TestGzipPadding: zero bytes after the last gzip member, the padding tar
+// and dd write, end the input as gzip -d takes them; anything after the
+// zeros, or zeros where the first member should be, is damage.
+func TestGzipPadding(t *testing.T) {
+	text := damageCSV(50)
+	gz := gzipped(t, text, text)
+	d := DefaultDialect()
+	zeros := func(n int) []byte { return make([]byte, n) }
+	tests := []struct {
+		name    string
+		data    []byte
+		records int
+		damaged bool
+	}{
+		{"512 zero bytes", append(bytes.Clone(gz), zeros(512)...), 100, false},
+		{"more zeros than the buffer", append(bytes.Clone(gz), zeros(300<<10)...), 100, false},
+		{"zeros, then more", append(append(bytes.Clone(gz), zeros(512)...), 'x'), 100, true},
+		{"zeros only", zeros(4096), 0, true},
+	}
+	for _, tc := range tests {
+		for _, verify := range []int{DefaultVerifyBuffer, 64} {
+			s := NewSplitter([]Source{memSource("x.csv.gz", tc.data, false)}, d, 10, 0)
+			s.VerifyBuffer = verify
+			got := runSplitter(t, s, d)
+			if len(got.order) != tc.records || (got.err != nil) != tc.damaged {
+				t.Errorf("%s, verify %d: %d records, err %v; want %d, damaged %v", tc.name, verify, len(got.order), got.err, tc.records, tc.damaged)
+			}
+		}
+	}
+}

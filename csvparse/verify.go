@@ -51,6 +51,7 @@ type verified struct {
 	// gen counts such members, so a new one is told from the last.
 	streaming bool
 	gen       int64
+	members   int // members started
 }
 
 func newVerified(isGzip bool, src io.Reader, limit int) (*verified, error) {
@@ -139,12 +140,23 @@ func (v *verified) fill() {
 func (v *verified) next() error {
 	v.fill()
 	data := v.buf[v.off:]
-	if len(data) == 0 {
+	// Zero bytes after the last gzip member (the padding tar and dd
+	// write) end the input, as gzip -d takes them; anything else after
+	// them is a member that fails below. Zeros where the first member
+	// should be are damage (a file allocated and never written).
+	padding := v.gzip && v.members > 0
+	for padding && len(data) > 0 && allZero(data) && v.srcErr == nil {
+		v.off += len(data)
+		v.fill()
+		data = v.buf[v.off:]
+	}
+	if len(data) == 0 || padding && allZero(data) {
 		if v.srcErr == io.EOF {
 			return io.EOF
 		}
 		return v.srcErr
 	}
+	v.members++
 	if v.limit > 0 {
 		var size int
 		var err error
@@ -535,4 +547,13 @@ func wrapDecodeErr(format string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", format, err)
+}
+
+func allZero(p []byte) bool {
+	for _, b := range p {
+		if b != 0 {
+			return false
+		}
+	}
+	return true
 }
