@@ -149,3 +149,34 @@ func runInterrupted(t *testing.T, o Options, after int64) Summary {
 	}
 	return s
 }
+
+// TestCounterRerunHint: a counter load without --resume that stopped
+// part way says that running it again would count twice; one with
+// --resume, or one that finished, does not.
+func TestCounterRerunHint(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.h (k int PRIMARY KEY, c counter);`, nil)
+	const rows = 20000
+	path := writeCSV(t, "incr.csv", rows, func(i int) string { return fmt.Sprintf("%d,1\n", i%100) })
+	o := testOptions(t, c, "h", path)
+	o.ChunkSize = 500
+	o.IngestRate = 20000
+	hinted := func(s Summary) bool {
+		for _, h := range s.Hints {
+			if strings.Contains(h, "would apply the") && strings.Contains(h, "--resume") {
+				return true
+			}
+		}
+		return false
+	}
+	if s := runInterrupted(t, o, rows/3); !hinted(s) {
+		t.Errorf("interrupted without --resume: hints %q", s.Hints)
+	}
+	o.Resume = filepath.Join(t.TempDir(), "ckpt")
+	if s := runInterrupted(t, o, rows/3); hinted(s) {
+		t.Errorf("interrupted with --resume: hints %q", s.Hints)
+	}
+	o.Resume, o.IngestRate = "", 0
+	if s, err := runLoad(t, o); err != nil || hinted(s) {
+		t.Errorf("a whole run: %v, hints %q", err, s.Hints)
+	}
+}

@@ -93,3 +93,18 @@ func withHint(reason, hint string) string {
 	}
 	return reason + " (hint: " + hint + ")"
 }
+
+// counterRerunHint: a counter load without --resume that stopped part way
+// must not be run again on the same input, which would apply its written
+// increments twice; cqlsh users rerun a failed COPY as a matter of course.
+func (l *Loader) counterRerunHint() {
+	if l.table == nil || !l.table.Counter || l.opts.Resume != "" {
+		return
+	}
+	p := l.Progress()
+	if p.RowsNotSent+p.RowsUnknown == 0 || p.RowsWritten == 0 {
+		return
+	}
+	l.hints.add("counter rerun", fmt.Sprintf("this counter load stopped part way: run again on the same input, it would apply the %d increments already written a second time. The rows not written are in %s, each with its outcome in %s.log (an unknown one may have been applied); counter loads want --resume, which sends none twice",
+		p.RowsWritten, l.opts.ErrFile, l.opts.ErrFile))
+}

@@ -297,6 +297,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 	l.closeOwned()
 	l.tracker.end.Store(time.Now().UnixNano())
+	l.counterRerunHint()
 	sum := l.summary()
 	if runErr != nil {
 		return sum, runErr
