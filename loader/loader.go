@@ -100,6 +100,9 @@ type Loader struct {
 	files        int
 	split        *SplitOf      // which split of which load, with --split
 	keptErrFiles []string      // an earlier run's error files, renamed (errFiles.keep)
+	// defaultErrFile: ERRFILE was not given, so settleErrFile may move
+	// it out of the inputs' way.
+	defaultErrFile bool
 	splitFind    time.Duration // --split's search for record starts
 	// splitSearched is the input that search read.
 	splitSearched int64
@@ -110,7 +113,8 @@ func New(opts Options) (*Loader, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.ErrFile == "" {
+	defaultErrFile := opts.ErrFile == ""
+	if defaultErrFile {
 		opts.ErrFile = fmt.Sprintf("import_%s_%s.err", opts.Keyspace, opts.Table)
 	}
 	if opts.SplitCount > 1 {
@@ -130,7 +134,7 @@ func New(opts Options) (*Loader, error) {
 	if err := checkReplaceable(outputFiles(&opts)); err != nil {
 		return nil, err
 	}
-	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{})}
+	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{}), defaultErrFile: defaultErrFile}
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release
 	l.ledger.fail = func(err error) {
@@ -173,6 +177,9 @@ const readGrace = 300 * time.Millisecond
 func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	objects, err := source.ExpandObjects(ctx, l.opts.Files, l.opts.Stdin)
 	if err != nil {
+		return Summary{}, err
+	}
+	if err := l.settleErrFile(objects); err != nil {
 		return Summary{}, err
 	}
 	if err := checkOutputs(objects, outputFiles(&l.opts)); err != nil {

@@ -144,3 +144,36 @@ func (e *OutputKindError) Error() string {
 	}
 	return fmt.Sprintf("%s %s is %s: cqlload removes, truncates and replaces such files, so it must name a file (or nothing yet)", e.What, e.Path, kind)
 }
+
+// settleErrFile moves a default ERRFILE out of the inputs' way: loading a
+// fixed error file again with the same command (import_ks_t.err, which
+// the README promises works) takes the default error file for an input.
+// The run's error files then go to import_ks_t.retry.err (retry2, …: the
+// first name no input takes), a name that depends only on the inputs, so
+// a resumed run picks the same. A given ERRFILE is left for checkOutputs
+// to judge.
+func (l *Loader) settleErrFile(objects []source.Object) error {
+	if !l.defaultErrFile {
+		return nil
+	}
+	clashes := func(e string) bool {
+		o := Options{ErrFile: e}
+		return checkOutputs(objects, outputFiles(&o)) != nil
+	}
+	e := l.opts.ErrFile
+	if !clashes(e) {
+		return nil
+	}
+	base := strings.TrimSuffix(e, ".err")
+	for i := 1; i <= 100; i++ {
+		alt := base + ".retry.err"
+		if i > 1 {
+			alt = fmt.Sprintf("%s.retry%d.err", base, i)
+		}
+		if !clashes(alt) {
+			l.opts.ErrFile, l.errs.path = alt, alt
+			return checkReplaceable(outputFiles(&l.opts))
+		}
+	}
+	return nil // checkOutputs reports the clash
+}

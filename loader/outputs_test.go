@@ -2,6 +2,7 @@ package loader
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,5 +56,58 @@ func TestCheckOutputs(t *testing.T) {
 		case tc.clashes != "" && (!errors.As(err, &ie) || ie.Output != tc.clashes):
 			t.Errorf("%s: %v, want a clash naming %s", tc.name, err, tc.clashes)
 		}
+	}
+}
+
+// TestReloadErrorFile: the fixed error file loads again with the same
+// command, as the README promises, though with the default ERRFILE it is
+// the run's own error file: the run's rejected rows go to
+// import_ks_t.retry.err, and the input is left as it was. A given
+// ERRFILE that is the input is still refused.
+func TestReloadErrorFile(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.re (k int PRIMARY KEY, v text);`, nil)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	path := writeCSV(t, "rows.csv", 100, func(i int) string {
+		if i%10 == 0 {
+			return fmt.Sprintf("x%d,bad\n", i)
+		}
+		return fmt.Sprintf("%d,v\n", i)
+	})
+	o := testOptions(t, c, "re", path)
+	o.ErrFile = "" // the default, in the working directory
+	s, err := runLoad(t, o)
+	if err != nil || s.RowsFailedParse != 10 || s.ErrFile != "import_ks_re.err" {
+		t.Fatalf("first run: %v, %d parse errors in %q", err, s.RowsFailedParse, s.ErrFile)
+	}
+	before, err := os.ReadFile("import_ks_re.err")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Files = []string{"import_ks_re.err"}
+	for _, want := range []string{"import_ks_re.retry.err", "import_ks_re.retry.err"} {
+		s, err = runLoad(t, o)
+		if err != nil || s.RowsFailedParse != 10 || s.ErrFile != want {
+			t.Fatalf("reload: %v, %d parse errors in %q, want them in %s", err, s.RowsFailedParse, s.ErrFile, want)
+		}
+		if now, _ := os.ReadFile("import_ks_re.err"); string(now) != string(before) {
+			t.Fatalf("the reloaded error file changed:\n%s", now)
+		}
+	}
+	// Loading the retry file in turn: the default is free again, and the
+	// earlier import_ks_re.err is kept under another name.
+	o.Files = []string{"import_ks_re.retry.err"}
+	if s, err = runLoad(t, o); err != nil || s.ErrFile != "import_ks_re.err" || len(s.PreviousErrFiles) == 0 {
+		t.Fatalf("reload of the retry file: %v, rows in %q, earlier files kept as %q", err, s.ErrFile, s.PreviousErrFiles)
+	}
+	// Both the default and .retry.err are inputs: .retry2.err.
+	o.Files = []string{"import_ks_re.err", "import_ks_re.retry.err"}
+	if s, err = runLoad(t, o); err != nil || s.ErrFile != "import_ks_re.retry2.err" {
+		t.Fatalf("reload of both: %v, rows in %q", err, s.ErrFile)
+	}
+	o.ErrFile = "import_ks_re.err"
+	o.Files = []string{"import_ks_re.err"}
+	if _, err := runLoad(t, o); !errors.As(err, new(*InputClashError)) {
+		t.Fatalf("a given ERRFILE that is the input: %v", err)
 	}
 }
