@@ -98,12 +98,12 @@ type Loader struct {
 	busy         atomic.Int64       // batches being sent or retried
 	lastActivity atomic.Int64       // unix ns: a request succeeded, or none was outstanding
 	files        int
-	split        *SplitOf      // which split of which load, with --split
-	keptErrFiles []string      // an earlier run's error files, renamed (errFiles.keep)
+	split        *SplitOf // which split of which load, with --split
+	keptErrFiles []string // an earlier run's error files, renamed (errFiles.keep)
 	// defaultErrFile: ERRFILE was not given, so settleErrFile may move
 	// it out of the inputs' way.
 	defaultErrFile bool
-	splitFind    time.Duration // --split's search for record starts
+	splitFind      time.Duration // --split's search for record starts
 	// splitSearched is the input that search read.
 	splitSearched int64
 }
