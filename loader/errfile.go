@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,41 +152,29 @@ var numberedErrFile = regexp.MustCompile(`^\.[0-9]+$`)
 // files) gets the same suffix, the time at, with _2, _3, … when a name
 // is taken. It returns the new names.
 func (e *errFiles) keep(at time.Time) ([]string, error) {
-	olds := []string{e.path, e.path + ".log"}
-	matches, _ := filepath.Glob(e.path + ".*")
-	for _, m := range matches {
-		if numberedErrFile.MatchString(strings.TrimPrefix(m, e.path)) {
-			olds = append(olds, m)
-		}
-	}
 	var present []string
-	for _, p := range olds {
-		st, err := os.Lstat(p)
-		switch {
+	for _, p := range append([]string{e.path, e.path + ".log"}, e.numberedFiles()...) {
+		switch err := fileOrLink(p); {
 		case errors.Is(err, fs.ErrNotExist):
-			continue
 		case err != nil:
 			return nil, fmt.Errorf("earlier error file: %w", err)
-		case !st.Mode().IsRegular() && st.Mode()&os.ModeSymlink == 0:
-			return nil, fmt.Errorf("earlier error file %s is not a regular file: not renamed", p)
+		default:
+			present = append(present, p)
 		}
-		present = append(present, p)
 	}
 	if len(present) == 0 {
 		return nil, nil
 	}
-	suffix := at.Format(".20060102_150405")
-	for n := 2; ; n++ {
-		taken := false
-		for _, p := range present {
-			if _, err := os.Lstat(p + suffix); err == nil {
-				taken = true
-			}
-		}
-		if !taken {
-			break
-		}
-		suffix = at.Format(".20060102_150405") + "_" + strconv.Itoa(n)
+	stamp := at.Format(".20060102_150405")
+	suffix := stamp
+	taken := func() bool {
+		return slices.ContainsFunc(present, func(p string) bool {
+			_, err := os.Lstat(p + suffix)
+			return err == nil
+		})
+	}
+	for n := 2; taken(); n++ {
+		suffix = stamp + "_" + strconv.Itoa(n)
 	}
 	var kept []string
 	for _, p := range present {
@@ -197,16 +186,38 @@ func (e *errFiles) keep(at time.Time) ([]string, error) {
 	return kept, nil
 }
 
-// removeFile removes p if it is a file or a link; anything else (a
-// device, a directory) is an error, never removed (see checkReplaceable,
-// which refuses such paths before a run begins).
-func removeFile(p string) error {
-	st, err := os.Lstat(p)
-	if err != nil {
-		return err
+// numberedFiles lists the error files of further headers that exist:
+// ERRFILE.2, ERRFILE.3, …
+func (e *errFiles) numberedFiles() []string {
+	var out []string
+	matches, _ := filepath.Glob(e.path + ".*")
+	for _, m := range matches {
+		if numberedErrFile.MatchString(strings.TrimPrefix(m, e.path)) {
+			out = append(out, m)
+		}
 	}
-	if !st.Mode().IsRegular() && st.Mode()&os.ModeSymlink == 0 {
-		return fmt.Errorf("%s is not a regular file: not removed", p)
+	return out
+}
+
+// fileOrLink is nil when p is a file or a link, an fs.ErrNotExist error
+// when there is nothing at p, and an error naming anything else (a
+// device, a directory), which the error files' renaming and cutting back
+// leave alone (checkReplaceable refuses such paths before a run begins).
+func fileOrLink(p string) error {
+	st, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular() && st.Mode()&os.ModeSymlink == 0:
+		return fmt.Errorf("%s is not a regular file: left alone", p)
+	}
+	return nil
+}
+
+// removeFile removes p if it is a file or a link (see fileOrLink).
+func removeFile(p string) error {
+	if err := fileOrLink(p); err != nil {
+		return err
 	}
 	return os.Remove(p)
 }
@@ -259,9 +270,8 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 	if !keep[e.path] {
 		cut(e.path, 0)
 	}
-	matches, _ := filepath.Glob(e.path + ".*")
-	for _, m := range matches {
-		if numberedErrFile.MatchString(strings.TrimPrefix(m, e.path)) && !keep[m] {
+	for _, m := range e.numberedFiles() {
+		if !keep[m] {
 			cut(m, 0)
 		}
 	}

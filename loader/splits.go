@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/source"
@@ -320,21 +321,16 @@ func splitOf(objects []source.Object, o *Options) *SplitOf {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%d\n", o.SplitCount)
-	names := make([]string, 0, len(objects))
-	sizes := map[string]int64{}
-	for _, obj := range objects {
-		names = append(names, obj.Name)
-		sizes[obj.Name] = obj.Size
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		fmt.Fprintf(h, "%q %d\n", n, sizes[n])
+	// In name order, as package split deals them: the order given does
+	// not change the load.
+	byName := slices.SortedFunc(slices.Values(objects), func(a, b source.Object) int { return strings.Compare(a.Name, b.Name) })
+	for _, obj := range byName {
+		fmt.Fprintf(h, "%q %d\n", obj.Name, obj.Size)
 	}
 	shape := shapeOptions(o, MaxChunkBytes)
 	delete(shape, "split")
 	delete(shape, "errfile")
-	keys := slices.Sorted(maps.Keys(shape))
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(shape)) {
 		fmt.Fprintf(h, "%s=%q\n", k, shape[k])
 	}
 	return &SplitOf{Index: o.SplitIndex, Count: o.SplitCount, Load: hex.EncodeToString(h.Sum(nil)[:8])}

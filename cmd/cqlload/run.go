@@ -72,12 +72,9 @@ func writeSplitPlan(ctx context.Context, opts loader.Options, path string, stdou
 		return usageError(stderr, errors.New("--write-split-plan needs --split I/N (the index does not matter)"))
 	}
 	st, err := loader.WriteSplitPlan(ctx, opts, path)
-	if errors.As(err, new(*loader.InputClashError)) || errors.As(err, new(*loader.OutputKindError)) {
-		return usageError(stderr, err)
-	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cqlload: %v\n", err)
-		return exitFatal
+		return exitStatus(loader.Summary{}, err)
 	}
 	fmt.Fprintf(stdout, "Split plan for %d splits written to %s: %d record starts in %d files, %.1f MB read in %v of CPU.\n",
 		opts.SplitCount, path, st.Starts, st.Files, float64(st.Searched)/1e6, st.CPU.Round(time.Millisecond))
@@ -266,18 +263,16 @@ func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven boo
 // and returns the exit status.
 func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Writer) int {
 	if c.summaryJSON != "" && c.summaryJSON != "-" {
+		// Written at the end: a path that cannot take it must fail the
+		// run before it loads, not after; nor may it be an input.
+		if err := loader.CheckCreatable(c.summaryJSON); err != nil {
+			return usageError(stderr, fmt.Errorf("--summary-json %s: %w", c.summaryJSON, err))
+		}
 		opts.OtherOutputs = append(opts.OtherOutputs, loader.Output{Option: "--summary-json", Path: c.summaryJSON})
 	}
 	l, err := loader.New(opts)
 	if err != nil {
 		return usageError(stderr, err)
-	}
-	if c.summaryJSON != "" && c.summaryJSON != "-" {
-		// Written at the end: a path that cannot take it must fail the
-		// run before it loads, not after.
-		if err := loader.CheckCreatable(c.summaryJSON); err != nil {
-			return usageError(stderr, fmt.Errorf("--summary-json %s: %w", c.summaryJSON, err))
-		}
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The pipeline's working set is bounded (chunks are capped at
@@ -466,8 +461,9 @@ func exitStatus(sum loader.Summary, runErr error) int {
 	var pe *loader.SplitPlanError
 	var se *loader.SplitError
 	var ie *loader.InputClashError
+	var ke *loader.OutputKindError
 	switch {
-	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se), errors.As(runErr, &ie):
+	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se), errors.As(runErr, &ie), errors.As(runErr, &ke):
 		return exitUsage
 	case errors.Is(runErr, context.Canceled):
 		return exitInterrupted
