@@ -315,6 +315,9 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		sum.Aborted = "interrupted"
+		if cause := context.Cause(ctx); cause != err {
+			sum.Aborted = cause.Error() // what cancelled it, e.g. the CLI's signal
+		}
 		return sum, err
 	}
 	return sum, nil

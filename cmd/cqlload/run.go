@@ -10,13 +10,11 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -30,7 +28,7 @@ const (
 	exitRejected    = 1  // finished, but some rows were rejected or their outcome is unknown
 	exitAborted     = 2  // MAXPARSEERRORS or MAXINSERTERRORS was crossed
 	exitFatal       = 3  // the run could not go on: cluster unreachable or silent, schema mismatch, damaged input, outputs held by another run
-	exitInterrupted = 4  // SIGINT, SIGTERM or SIGHUP
+	exitInterrupted = 4  // SIGINT, SIGTERM or SIGHUP, or standard output or error closed
 	exitUsage       = 64 // bad command line, a --resume that cannot be honoured, or a --split-plan that does not fit
 )
 
@@ -40,8 +38,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "summarize" {
 		return summarize(args[1:], stdout, stderr)
 	}
-	ctx, stop := interruptContext(stderr)
-	defer stop()
+	in := interruptContext(stderr)
+	defer in.stop()
+	ctx := in.ctx
+	stdout = in.stopWhenClosed(stdout, "standard output")
+	stderr = in.stopWhenClosed(stderr, "standard error")
 	opts := loader.DefaultOptions()
 	c, docs := newCLI(&opts)
 	if err := c.fs.Parse(args); err != nil {
@@ -305,7 +306,7 @@ func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Wr
 	rep.stop(started)
 
 	if cause := context.Cause(ctx); errors.Is(runErr, context.Canceled) && cause != nil && cause != runErr {
-		runErr = cause // what stopped the run: a signal (interruptError)
+		runErr = cause // what stopped the run: a signal or a closed output (interruptError)
 		if opts.Resume != "" {
 			runErr = fmt.Errorf("%w; the same command with --resume %s loads the rest", runErr, opts.Resume)
 		}
@@ -479,55 +480,6 @@ func exitStatus(sum loader.Summary, runErr error) int {
 	}
 	return exitOK
 }
-
-// interruptContext is cancelled by the first SIGINT, SIGTERM or SIGHUP,
-// which stops the run in an orderly way (rows in flight settle, rows not
-// sent go to the error file); a second signal exits at once. SIGHUP is
-// the terminal going away, whose default action would end the process
-// as kill -9 does; under nohup, which ignores it, it stays ignored
-// (Notify would undo that).
-func interruptContext(stderr io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	if !signal.Ignored(syscall.SIGHUP) {
-		signal.Notify(sigs, syscall.SIGHUP)
-	}
-	done := make(chan struct{})
-	go func() {
-		var sig os.Signal
-		select {
-		case sig = <-sigs:
-		case <-done:
-			return
-		}
-		fmt.Fprintln(stderr, "cqlload: interrupted: settling the rows in flight; interrupt again to exit at once")
-		cancel(&interruptError{sig: sig})
-		select {
-		case <-sigs:
-			fmt.Fprintln(stderr, "cqlload: interrupted again: exiting without settling")
-			os.Exit(exitInterrupted)
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
-	}
-}
-
-// interruptError is the cause of a run stopped by a signal: what the
-// summary and the last line say instead of "context canceled". It is a
-// context.Canceled, which exitStatus maps to exitInterrupted.
-type interruptError struct{ sig os.Signal }
-
-func (e *interruptError) Error() string {
-	name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[e.sig]
-	return "interrupted by " + name
-}
-
-func (e *interruptError) Unwrap() error { return context.Canceled }
 
 // softMemoryLimit is 44 MiB for the driver, buffers and the collector's
 // slack, plus 4 MiB per worker (a chunk, its converted slabs and batches).

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// interrupts stops a run in an orderly way (rows in flight settle, rows
+// not sent go to the error file) when a scheduler or a user ends it:
+//
+//   - SIGINT, SIGTERM or SIGHUP; a second signal exits at once. SIGHUP
+//     is the terminal going away, whose default action would end the
+//     process as kill -9 does; under nohup, which ignores it, it stays
+//     ignored (Notify would undo that).
+//   - Standard output or standard error closed by its reader (`cqlload
+//     … | head`, a log shipper that dies): the pipe's counterpart of a
+//     closed terminal. Go's default would end the process on the first
+//     write to it, as kill -9 does; instead SIGPIPE is taken (and
+//     dropped: the write's EPIPE says which stream), and the write that
+//     fails stops the run.
+type interrupts struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stderr io.Writer // for the one line that says a stop began
+	sigs   chan os.Signal
+	pipes  chan os.Signal
+	done   chan struct{}
+}
+
+func interruptContext(stderr io.Writer) *interrupts {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	in := &interrupts{
+		ctx: ctx, cancel: cancel, stderr: stderr,
+		sigs:  make(chan os.Signal, 2),
+		pipes: make(chan os.Signal, 1), // never read: Notify drops what does not fit
+		done:  make(chan struct{}),
+	}
+	signal.Notify(in.sigs, os.Interrupt, syscall.SIGTERM)
+	if !signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(in.sigs, syscall.SIGHUP)
+	}
+	signal.Notify(in.pipes, syscall.SIGPIPE)
+	go in.watch()
+	return in
+}
+
+func (in *interrupts) watch() {
+	var sig os.Signal
+	select {
+	case sig = <-in.sigs:
+	case <-in.done:
+		return
+	}
+	fmt.Fprintln(in.stderr, "cqlload: interrupted: settling the rows in flight; interrupt again to exit at once")
+	in.cancel(&interruptError{sig: sig})
+	select {
+	case <-in.sigs:
+		fmt.Fprintln(in.stderr, "cqlload: interrupted again: exiting without settling")
+		os.Exit(exitInterrupted)
+	case <-in.done:
+	}
+}
+
+// stop ends the watch; the run is over.
+func (in *interrupts) stop() {
+	signal.Stop(in.sigs)
+	signal.Stop(in.pipes)
+	close(in.done)
+	in.cancel(nil)
+}
+
+// stopWhenClosed returns w, whose first write to a pipe without a reader
+// stops the run as a signal does; name says which stream it is.
+func (in *interrupts) stopWhenClosed(w io.Writer, name string) io.Writer {
+	return &closedStops{w: w, name: name, in: in}
+}
+
+type closedStops struct {
+	w    io.Writer
+	name string
+	in   *interrupts
+	once sync.Once
+}
+
+func (c *closedStops) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && errors.Is(err, syscall.EPIPE) {
+		c.once.Do(func() {
+			if c.in.ctx.Err() == nil {
+				// On the other stream, if that one still has a reader.
+				fmt.Fprintf(c.in.stderr, "cqlload: %s closed: settling the rows in flight\n", c.name)
+			}
+			c.in.cancel(&interruptError{closed: c.name})
+		})
+	}
+	return n, err
+}
+
+// Unwrap gives the stream itself (isTerminal looks at it).
+func (c *closedStops) Unwrap() io.Writer { return c.w }
+
+// interruptError is the cause of a run stopped by a signal or by its
+// output closing: what the summary and the last line say instead of
+// "context canceled". It is a context.Canceled, which exitStatus maps to
+// exitInterrupted.
+type interruptError struct {
+	sig    os.Signal
+	closed string // the stream whose reader went away
+}
+
+func (e *interruptError) Error() string {
+	if e.closed != "" {
+		return "interrupted: " + e.closed + " was closed (broken pipe)"
+	}
+	name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[e.sig]
+	return "interrupted by " + name
+}
+
+func (e *interruptError) Unwrap() error { return context.Canceled }

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOutputClosed: a run whose output pipe loses its reader (`cqlload
+// … 2>&1 | head`, a log shipper that dies) stops in order, as on SIGINT:
+// exit 4, every row accounted for, and the same command with --resume
+// loads the rest with every counter exact. Go's default would have ended
+// the process at its next progress line, as kill -9 does.
+func TestOutputClosed(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		bothPiped bool // stdout too, as 2>&1 does; else only stderr, stdout to a file
+	}{
+		{"stdout and stderr", true},
+		{"stderr", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := startSimProc(t)
+			sess := sim.Session(t)
+			dir := t.TempDir()
+			const rows, keys = 20_000, 400
+			var b strings.Builder
+			want := map[int32]int64{}
+			for i := range rows {
+				k := int32(i % keys)
+				want[k]++
+				fmt.Fprintf(&b, "%d,1\n", k)
+			}
+			file := filepath.Join(dir, "incr.csv")
+			if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sumPath := filepath.Join(dir, "summary.json")
+			// About two seconds at this rate.
+			args := []string{"--progress", "log", "--report-frequency", "0.1", "--table", "ks.c",
+				"--resume", filepath.Join(dir, "ckpt.json"), "--summary-json", sumPath,
+				"--ingest-rate", "10000", "--chunk-size", "500", file}
+
+			cmd := sim.Cmd(context.Background(), t, args...)
+			cmd.Dir = dir // its error files
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = w
+			if tc.bothPiped {
+				cmd.Stdout = w
+			} else {
+				out, err := os.Create(filepath.Join(dir, "stdout"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer out.Close()
+				cmd.Stdout = out
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close() // the child holds the only write end
+			lines := bufio.NewScanner(r)
+			for lines.Scan() && !strings.HasPrefix(lines.Text(), "Processed:") {
+			}
+			if lines.Err() != nil {
+				t.Fatal(lines.Err())
+			}
+			r.Close() // the reader goes away mid-load
+			err = waitTimeout(t, cmd, 30*time.Second)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+				t.Fatalf("the run whose output closed ended with %v, want exit %d", err, exitInterrupted)
+			}
+			s := readSummary(t, sumPath)
+			if !strings.Contains(s.Aborted, "standard error was closed") {
+				t.Errorf("summary says %q, want that standard error was closed", s.Aborted)
+			}
+			checkCounts(t, s, rows, false)
+			if s.RowsRead+s.RowsResumed >= rows {
+				t.Errorf("the run read all %d rows before it stopped: the test stopped nothing", rows)
+			}
+
+			again := sim.Cmd(context.Background(), t, args...)
+			again.Dir = dir
+			var out bytes.Buffer
+			again.Stdout, again.Stderr = &out, &out
+			if err := again.Run(); err != nil {
+				t.Fatalf("resume: %v\n%s", err, out.String())
+			}
+			s = readSummary(t, sumPath)
+			checkCounts(t, s, rows, true)
+			if got := readCounters(t, sess); !mapsEqual(got, want) {
+				var off int
+				for k, n := range want {
+					if got[k] != n {
+						off++
+					}
+				}
+				t.Errorf("%d of %d counters differ from the input's increments after the resume", off, keys)
+			}
+		})
+	}
+}
+
+// waitTimeout waits for cmd, killing it after d.
+func waitTimeout(t *testing.T, cmd *exec.Cmd, d time.Duration) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s still running after %v", cmd.Path, d)
+		return nil
+	}
+}
