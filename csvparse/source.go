@@ -34,6 +34,10 @@ type Source struct {
 	// Offsets are the stream's bytes, so Until needs a stream the
 	// Splitter neither decompresses nor transcodes (see RawOffsets).
 	Until int64
+	// Listed: the input was found by listing a directory or matching a
+	// glob, not named. A loader leaves its own files (error files, their
+	// logs) out of such inputs, where the user did not choose them.
+	Listed bool
 }
 
 // RawOffsets reports whether the Splitter counts a stream in d's
@@ -165,7 +169,9 @@ func expandPath(item, path string) ([]Source, error) {
 			return nil, fmt.Errorf("%s: %w", item, err)
 		}
 		p := filepath.Join(path, e.Name())
-		out = append(out, fileSource(filepath.Join(item, e.Name()), p, fi.Size()))
+		src := fileSource(filepath.Join(item, e.Name()), p, fi.Size())
+		src.Listed = true
+		out = append(out, src)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: directory has no files", item)
@@ -191,7 +197,9 @@ func expandGlob(item, path string) ([]Source, error) {
 		if err != nil || !fi.Mode().IsRegular() {
 			continue // vanished, or a directory the pattern also matched
 		}
-		out = append(out, fileSource(m, m, fi.Size()))
+		src := fileSource(m, m, fi.Size())
+		src.Listed = true
+		out = append(out, src)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no file matches", item)

@@ -103,7 +103,11 @@ type Loader struct {
 	// defaultErrFile: ERRFILE was not given, so settleErrFile may move
 	// it out of the inputs' way.
 	defaultErrFile bool
-	splitFind      time.Duration // --split's search for record starts
+	// errFileOption is ERRFILE before --split adds its index.
+	errFileOption string
+	// leftOut are listed inputs that are the run's own files (leaveOutOwn).
+	leftOut   []string
+	splitFind time.Duration // --split's search for record starts
 	// splitSearched is the input that search read.
 	splitSearched int64
 }
@@ -117,6 +121,7 @@ func New(opts Options) (*Loader, error) {
 	if defaultErrFile {
 		opts.ErrFile = fmt.Sprintf("import_%s_%s.err", opts.Keyspace, opts.Table)
 	}
+	errFileOption := opts.ErrFile
 	if opts.SplitCount > 1 {
 		// One error file per split: the split's index before the
 		// extension, so that N runs in one directory do not collide.
@@ -134,7 +139,7 @@ func New(opts Options) (*Loader, error) {
 	if err := checkReplaceable(outputFiles(&opts)); err != nil {
 		return nil, err
 	}
-	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{}), defaultErrFile: defaultErrFile}
+	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{}), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release
 	l.ledger.fail = func(err error) {
@@ -177,6 +182,9 @@ const readGrace = 300 * time.Millisecond
 func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	objects, err := source.ExpandObjects(ctx, l.opts.Files, l.opts.Stdin)
 	if err != nil {
+		return Summary{}, err
+	}
+	if objects, err = l.leaveOutOwn(objects); err != nil {
 		return Summary{}, err
 	}
 	if err := l.settleErrFile(objects); err != nil {
@@ -390,6 +398,7 @@ func (l *Loader) summary() Summary {
 	s.LatencyHistogram = l.tracker.encodedLatency()
 	s.Split = l.split
 	s.PreviousErrFiles = l.keptErrFiles
+	s.InputsLeftOut = l.leftOut
 	s.SplitFindS = l.splitFind.Seconds()
 	s.SplitFindBytes = l.splitSearched
 	s.StartedAt = time.Unix(0, l.tracker.start.Load()).UTC()

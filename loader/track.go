@@ -262,7 +262,11 @@ type Summary struct {
 	// PreviousErrFiles are the error files an earlier run left, which a
 	// fresh run renamed (ERRFILE.20060102_150405) rather than lose.
 	PreviousErrFiles []string `json:"previous_error_files,omitempty"`
-	Aborted          string   `json:"aborted,omitempty"` // why the run stopped early
+	// InputsLeftOut are files a directory or a glob listed that the run
+	// did not load: its own error files, their logs, its checkpoint, with
+	// why in parentheses.
+	InputsLeftOut []string `json:"inputs_left_out,omitempty"`
+	Aborted       string   `json:"aborted,omitempty"` // why the run stopped early
 	// Hints: advice about the usual first mistakes (the wrong DELIMITER,
 	// a header line loaded as data), once each.
 	Hints []string `json:"hints,omitempty"`

@@ -204,7 +204,9 @@ func (p *place) list(ctx context.Context, prefix string, recursive bool, keep fu
 	var out []Object
 	for _, o := range objs {
 		if !strings.HasSuffix(o.key, "/") && keep(o.key) { // not a folder marker
-			out = append(out, p.object(o))
+			obj := p.object(o)
+			obj.Listed = true
+			out = append(out, obj)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

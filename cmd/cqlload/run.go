@@ -621,6 +621,9 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if s.RowsResumed > 0 {
 		fmt.Fprintf(w, "%d rows were settled by the run this one resumed, and not read again.\n", s.RowsResumed)
 	}
+	if len(s.InputsLeftOut) > 0 {
+		fmt.Fprintf(w, "Left out of the files listed, as this run's own: %s.\n", strings.Join(s.InputsLeftOut, ", "))
+	}
 	if len(s.PreviousErrFiles) > 0 {
 		fmt.Fprintf(w, "The error files an earlier run left were renamed, as cqlsh renames them: %s.\n", strings.Join(s.PreviousErrFiles, ", "))
 	}

@@ -209,6 +209,13 @@ func mergeSummaries(parts []jsonSummary, names []string) (jsonSummary, error) {
 				t.Hints = append(t.Hints, h)
 			}
 		}
+		// Splits list the same directories: each file once.
+		for _, f := range s.InputsLeftOut {
+			if !slices.Contains(t.InputsLeftOut, f) {
+				t.InputsLeftOut = append(t.InputsLeftOut, f)
+			}
+		}
+		t.PreviousErrFiles = append(t.PreviousErrFiles, s.PreviousErrFiles...)
 		t.Limits = addLimits(t.Limits, s.Limits)
 		// All the runs' or none: adaptive and dry only if every run was.
 		t.Adaptive = s.Adaptive && (i == 0 || t.Adaptive)

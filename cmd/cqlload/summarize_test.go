@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -133,5 +134,26 @@ func TestSummarize(t *testing.T) {
 		if tc.code == exitUsage && strings.Contains(out, "rows imported") {
 			t.Errorf("%s: a total was printed:\n%s", tc.name, out)
 		}
+	}
+}
+
+// TestMergeFileLists: the splits of one load list the same directories,
+// so a file they left out is named once; the error files each kept are
+// all named.
+func TestMergeFileLists(t *testing.T) {
+	var a, b jsonSummary
+	a.InputsLeftOut = []string{"in/import_ks_t.0.err (ERRFILE)", "in/import_ks_t.1.err (ERRFILE)"}
+	b.InputsLeftOut = []string{"in/import_ks_t.0.err (ERRFILE)", "in/import_ks_t.1.err (ERRFILE)"}
+	a.PreviousErrFiles = []string{"import_ks_t.0.err.20261204_101500"}
+	b.PreviousErrFiles = []string{"import_ks_t.1.err.20261204_101500"}
+	m, err := mergeSummaries([]jsonSummary{a, b}, []string{"a.json", "b.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.InputsLeftOut, a.InputsLeftOut) {
+		t.Errorf("left out: %q, want %q", m.InputsLeftOut, a.InputsLeftOut)
+	}
+	if want := append(a.PreviousErrFiles, b.PreviousErrFiles...); !slices.Equal(m.PreviousErrFiles, want) {
+		t.Errorf("previous error files: %q, want %q", m.PreviousErrFiles, want)
 	}
 }
