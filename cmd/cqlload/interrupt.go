@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -31,6 +32,7 @@ type interrupts struct {
 	sigs   chan os.Signal
 	pipes  chan os.Signal
 	done   chan struct{}
+	ended  atomic.Bool // the run is over: a closed output stops nothing
 }
 
 func interruptContext(stderr io.Writer) *interrupts {
@@ -67,6 +69,10 @@ func (in *interrupts) watch() {
 	}
 }
 
+// runEnded says the run is over, so that an output closed while its
+// summary is printed (cqlload … | head -1) is not taken for a stop.
+func (in *interrupts) runEnded() { in.ended.Store(true) }
+
 // stop ends the watch; the run is over.
 func (in *interrupts) stop() {
 	signal.Stop(in.sigs)
@@ -90,7 +96,7 @@ type closedStops struct {
 
 func (c *closedStops) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
-	if err != nil && errors.Is(err, syscall.EPIPE) {
+	if err != nil && errors.Is(err, syscall.EPIPE) && !c.in.ended.Load() {
 		c.once.Do(func() {
 			if c.in.ctx.Err() == nil {
 				// On the other stream, if that one still has a reader.

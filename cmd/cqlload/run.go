@@ -63,7 +63,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c.writeSplitPlan != "" {
 		return writeSplitPlan(ctx, opts, c.writeSplitPlan, stdout, stderr)
 	}
-	return load(ctx, c, opts, stdout, stderr)
+	return load(in, c, opts, stdout, stderr)
 }
 
 // writeSplitPlan writes the split plan of the run opts describes
@@ -262,7 +262,8 @@ func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven boo
 
 // load runs the load with its progress display, then prints the summary
 // and returns the exit status.
-func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Writer) int {
+func load(in *interrupts, c *cli, opts loader.Options, stdout, stderr io.Writer) int {
+	ctx := in.ctx
 	if c.summaryJSON != "" && c.summaryJSON != "-" {
 		// Written at the end: a path that cannot take it must fail the
 		// run before it loads, not after; nor may it be an input.
@@ -300,6 +301,7 @@ func load(ctx context.Context, c *cli, opts loader.Options, stdout, stderr io.Wr
 	}
 	rep := startReporter(l, mode, reportEvery(&opts, mode), stderr)
 	sum, runErr := l.Run(ctx)
+	in.runEnded()
 	// A run that failed before opening its input (no cluster, no such
 	// table) has nothing to report or summarise: the error says it all.
 	started := sum.Files > 0 || runErr == nil
