@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +12,8 @@ import (
 
 // CopyStatement is a parsed cqlsh COPY … FROM statement.
 type CopyStatement struct {
-	Keyspace, Table string
-	Columns         []string
+	Keyspace, Table string   // as stored: bare names lower-cased, quoted ones as written
+	Columns         []string // bare names lower-cased, quoted ones kept in their quotes
 	Files           []string    // one spec (cqlsh allows a comma-separated list inside the quotes); "STDIN" for standard input
 	Options         [][2]string // WITH options in order, names as written
 }
@@ -158,29 +159,62 @@ func (p *copyParser) quoted(q byte, what string) (string, error) {
 	return "", p.errorf("unterminated %s", what)
 }
 
+// tableName reads [keyspace.]table.
+func (p *copyParser) tableName() (keyspace, table string, err error) {
+	if table, err = p.ident(); err != nil {
+		return "", "", err
+	}
+	if p.peek() == '.' {
+		p.pos++
+		keyspace = table
+		if table, err = p.ident(); err != nil {
+			return "", "", err
+		}
+	}
+	return keyspace, table, nil
+}
+
+// ParseTable parses keyspace.table as COPY names a table (the --table
+// flag): each part bare, which CQL lower-cases, or "double-quoted", taken
+// as written ("MyKs"."Events").
+func ParseTable(name string) (keyspace, table string, err error) {
+	p := &copyParser{src: name}
+	keyspace, table, err = p.tableName()
+	switch {
+	case err != nil:
+	case p.peek() != 0:
+		err = p.errorf("unexpected %q after the table's name", p.src[p.pos:])
+	case keyspace == "":
+		err = errors.New("no keyspace")
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("%s: want keyspace.table: %w", name, err)
+	}
+	return keyspace, table, nil
+}
+
 func (p *copyParser) parse() (*CopyStatement, error) {
 	cs := &CopyStatement{}
 	if !p.keyword("copy") {
 		return nil, p.errorf("expected COPY")
 	}
-	name, err := p.ident()
-	if err != nil {
+	var err error
+	if cs.Keyspace, cs.Table, err = p.tableName(); err != nil {
 		return nil, err
 	}
-	if p.peek() == '.' {
-		p.pos++
-		cs.Keyspace = name
-		if name, err = p.ident(); err != nil {
-			return nil, err
-		}
-	}
-	cs.Table = name
 	if p.peek() == '(' {
 		p.pos++
 		for {
+			quoted := p.peek() == '"'
 			c, err := p.ident()
 			if err != nil {
 				return nil, err
+			}
+			if quoted {
+				// Kept quoted, so that the table's column is found by
+				// this name exactly (schema.Table.Column), not by its
+				// lower-cased form first.
+				c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
 			}
 			cs.Columns = append(cs.Columns, c)
 			switch p.peek() {

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,8 +14,11 @@ func TestParseCopy(t *testing.T) {
 	}{
 		{`COPY ks.t FROM 'data.csv'`, CopyStatement{Keyspace: "ks", Table: "t", Files: []string{"data.csv"}}},
 		{`copy T (A, "Bc") from 'a.csv, dir/*.csv' with header = true and DELIMITER='|';`, CopyStatement{
-			Table: "t", Columns: []string{"a", "Bc"}, Files: []string{"a.csv, dir/*.csv"},
+			Table: "t", Columns: []string{"a", `"Bc"`}, Files: []string{"a.csv, dir/*.csv"},
 			Options: [][2]string{{"header", "true"}, {"DELIMITER", "|"}},
+		}},
+		{`COPY "MyKs"."My""T" ("Key", "a""b", c) FROM 'x.csv'`, CopyStatement{
+			Keyspace: "MyKs", Table: `My"T`, Columns: []string{`"Key"`, `"a""b"`, "c"}, Files: []string{"x.csv"},
 		}},
 		{`COPY ks.t FROM STDIN WITH NULL = 'N/A' AND ESCAPE = '' AND QUOTE = ''''`, CopyStatement{
 			Keyspace: "ks", Table: "t", Files: []string{"STDIN"},
@@ -33,6 +37,29 @@ func TestParseCopy(t *testing.T) {
 		}
 		if !reflect.DeepEqual(*got, tt.want) {
 			t.Errorf("ParseCopy(%q) = %+v, want %+v", tt.in, *got, tt.want)
+		}
+	}
+}
+
+// TestParseTable: --table names a table as COPY does.
+func TestParseTable(t *testing.T) {
+	tests := []struct{ in, ks, table, err string }{
+		{in: "ks.t", ks: "ks", table: "t"},
+		{in: "Ks.MyTable", ks: "ks", table: "mytable"},
+		{in: `"Ks"."MyTable"`, ks: "Ks", table: "MyTable"},
+		{in: ` ks . "a.b" `, ks: "ks", table: "a.b"},
+		{in: "t", err: "no keyspace"},
+		{in: `"Ks".`, err: "expected an identifier"},
+		{in: "ks.t x", err: `unexpected "x"`},
+		{in: `"Ks.t`, err: "unterminated quoted identifier"},
+	}
+	for _, tt := range tests {
+		ks, table, err := ParseTable(tt.in)
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("ParseTable(%q): error %v, want one saying %q", tt.in, err, tt.err)
+		case tt.err == "" && (err != nil || ks != tt.ks || table != tt.table):
+			t.Errorf("ParseTable(%q) = %q, %q, %v; want %q, %q", tt.in, ks, table, err, tt.ks, tt.table)
 		}
 	}
 }
@@ -110,5 +137,42 @@ func TestApplyConfigFile(t *testing.T) {
 	}
 	if !o.Dialect.Header || o.ChunkSize != 20 || o.Dialect.MaxRows != -1 {
 		t.Fatalf("config not applied as cqlsh does: header=%v chunksize=%d maxrows=%d", o.Dialect.Header, o.ChunkSize, o.Dialect.MaxRows)
+	}
+}
+
+// TestCaseSensitiveNames: a COPY of "Ks"."MixedCase" loads that table and
+// its columns by their exact names, where ks.mixedcase exists too and
+// the table has both key and "Key". Before, the rows went to ks.mixedcase.
+func TestCaseSensitiveNames(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.mixedcase (key int PRIMARY KEY, "Key" text);
+CREATE KEYSPACE "Ks" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+CREATE TABLE "Ks"."MixedCase" (key int PRIMARY KEY, "Key" text);`, nil)
+	sess := session(t, c)
+	path := writeCSV(t, "in.csv", 10, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
+	stmt, err := ParseCopy(`COPY "Ks"."MixedCase" (key, "Key") FROM '` + path + `'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, c, "")
+	if err := stmt.Apply(&o, ""); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := runLoad(t, o); err != nil || s.RowsWritten != 10 {
+		t.Fatalf("load: %v, %d written", err, s.RowsWritten)
+	}
+	count := func(table string) int {
+		t.Helper()
+		var n int
+		if err := sess.Query(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n, other := count(`"Ks"."MixedCase"`), count("ks.mixedcase"); n != 10 || other != 0 {
+		t.Fatalf(`"Ks"."MixedCase" holds %d rows and ks.mixedcase %d, want 10 and 0`, n, other)
+	}
+	var v string
+	if err := sess.Query(`SELECT "Key" FROM "Ks"."MixedCase" WHERE key = 3`).Scan(&v); err != nil || v != "v3" {
+		t.Fatalf(`"Key" of row 3: %q, %v; want v3`, v, err)
 	}
 }

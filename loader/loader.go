@@ -439,7 +439,9 @@ func (l *Loader) setup(ctx context.Context) error {
 		}
 		l.session, l.owned = s, true
 	}
-	t, err := schema.LoadTable(l.session, l.opts.Keyspace, l.opts.Table)
+	// The names as stored, exactly: LoadTable would take a bare "Ks" for
+	// ks first, and a load into "Ks"."T" went into ks.t where both exist.
+	t, err := schema.LoadTable(l.session, schema.QuoteIdent(l.opts.Keyspace), schema.QuoteIdent(l.opts.Table))
 	if err != nil {
 		l.closeOwned()
 		return err

@@ -49,7 +49,10 @@ type Options struct {
 	// countWarnings is the Loader's own count, set by New.
 	countWarnings func(warnings []string)
 
-	// What to load.
+	// What to load. Keyspace and Table are the names as stored, which
+	// case matters in: "events", or "MyEvents" for a table created as
+	// "MyEvents" in double quotes. ParseCopy and ParseTable read them as
+	// CQL does, lower-casing names not in double quotes.
 	Keyspace, Table string
 	Columns         []string // the COPY column list; empty means all, in cqlsh's order (or by header name)
 	Files           []string // cqlsh FROM specs: lists, globs, directories, "-" or "STDIN"

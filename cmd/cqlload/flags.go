@@ -101,7 +101,7 @@ func cliFlags() []cliFlag {
 		{loader.Option{Flag: "execute", Short: "e", Section: in, Help: "a cqlsh COPY ... FROM statement",
 			Example: `cqlload -e "COPY ks.t (id, name) FROM 'data/*.csv.gz' WITH HEADER = true"`},
 			strFlag(func(c *cli) *string { return &c.execute })},
-		{opt("table", "", in, "the table to load, as keyspace.table (the files follow the flags)"),
+		{opt("table", "", in, `the table to load, as keyspace.table, named as in CQL: "MyKs"."MyTable" for names with capitals (the files follow the flags)`),
 			strFlag(func(c *cli) *string { return &c.table })},
 		{opt("columns", "", in, "comma-separated columns in file order (default: all, or the header's names)"),
 			strFlag(func(c *cli) *string { return &c.columns })},

@@ -178,11 +178,9 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 		}
 		return stmt, portGiven, err
 	case c.table != "":
-		ks, t, ok := strings.Cut(c.table, ".")
-		if !ok || ks == "" || t == "" {
-			return nil, false, fmt.Errorf("--table wants keyspace.table, got %q", c.table)
+		if opts.Keyspace, opts.Table, err = loader.ParseTable(c.table); err != nil {
+			return nil, false, fmt.Errorf("--table: %w", err)
 		}
-		opts.Keyspace, opts.Table = strings.ToLower(ks), strings.ToLower(t)
 		if c.columns != "" {
 			for _, col := range strings.Split(c.columns, ",") {
 				opts.Columns = append(opts.Columns, strings.TrimSpace(col))
