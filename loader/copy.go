@@ -12,8 +12,8 @@ import (
 
 // CopyStatement is a parsed cqlsh COPY … FROM statement.
 type CopyStatement struct {
-	Keyspace, Table string   // as stored: bare names lower-cased, quoted ones as written
-	Columns         []string // bare names lower-cased, quoted ones kept in their quotes
+	Keyspace, Table string      // as stored: bare names lower-cased, quoted ones as written
+	Columns         []string    // bare names lower-cased, quoted ones kept in their quotes
 	Files           []string    // one spec (cqlsh allows a comma-separated list inside the quotes); "STDIN" for standard input
 	Options         [][2]string // WITH options in order, names as written
 }

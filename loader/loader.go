@@ -112,6 +112,12 @@ type Loader struct {
 	splitSearched int64
 }
 
+// defaultErrFileName is cqlsh's ERRFILE: import_<keyspace>_<table>.err in
+// the working directory.
+func defaultErrFileName(o *Options) string {
+	return fmt.Sprintf("import_%s_%s.err", o.Keyspace, o.Table)
+}
+
 // New checks the options and returns a Loader ready to Run.
 func New(opts Options) (*Loader, error) {
 	if err := opts.Validate(); err != nil {
@@ -119,7 +125,7 @@ func New(opts Options) (*Loader, error) {
 	}
 	defaultErrFile := opts.ErrFile == ""
 	if defaultErrFile {
-		opts.ErrFile = fmt.Sprintf("import_%s_%s.err", opts.Keyspace, opts.Table)
+		opts.ErrFile = defaultErrFileName(&opts)
 	}
 	errFileOption := opts.ErrFile
 	if opts.SplitCount > 1 {
@@ -184,7 +190,10 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	if objects, err = l.leaveOutOwn(objects); err != nil {
+	if objects, l.leftOut, err = leaveOutOwn(objects, &l.opts, l.errFileOption, l.defaultErrFile); err != nil {
+		return Summary{}, err
+	}
+	if err := checkInputsOnce(objects); err != nil {
 		return Summary{}, err
 	}
 	if err := l.settleErrFile(objects); err != nil {

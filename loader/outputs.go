@@ -1,11 +1,9 @@
 package loader
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/cqlload/cqlload/source"
@@ -178,74 +176,4 @@ func (l *Loader) settleErrFile(objects []source.Object) error {
 		}
 	}
 	return nil // checkOutputs reports the clash
-}
-
-// A directory or a glob lists what is in it, and a run writes its error
-// files beside the table's inputs more often than not (cqlsh's default
-// ERRFILE is in the working directory): `cqlload --table ks.t .` run a
-// second time read the first run's error file and its log as data, and
-// a log line with the table's number of commas became a row no input
-// holds. So a listed input (not one named) that is a file of this run,
-// or an error file of an earlier run with the same ERRFILE, is left out,
-// and the summary says so. A named one is the user's choice: a fixed
-// error file loaded again (see settleErrFile).
-
-// errCompanions follows an error file's path in the names of its
-// companions: a further header's numbered file, the log, the name an
-// earlier run's file was kept under (errFiles.keep), the lock.
-const errCompanions = `(\.[0-9]+)?(\.log)?(\.[0-9]{8}_[0-9]{6}(_[0-9]+)?)?(\.lock)?`
-
-// errFileNames matches the absolute paths of the error files of runs
-// with ERRFILE errFile (as given, before --split adds its index) and of
-// their companions: with isDefault the names settleErrFile moves it to,
-// with split those of every split.
-func errFileNames(errFile string, isDefault, split bool) (*regexp.Regexp, error) {
-	abs, err := filepath.Abs(errFile)
-	if err != nil {
-		return nil, err
-	}
-	ext := filepath.Ext(abs)
-	stem := regexp.QuoteMeta(strings.TrimSuffix(abs, ext))
-	if isDefault {
-		stem += `(\.retry[0-9]*)?`
-	}
-	if split {
-		stem += `(\.[0-9]+)?`
-	}
-	return regexp.Compile("^" + stem + regexp.QuoteMeta(ext) + errCompanions + "$")
-}
-
-// leaveOutOwn returns objects without the listed ones that are the run's
-// own files, and records those in l.leftOut.
-func (l *Loader) leaveOutOwn(objects []source.Object) ([]source.Object, error) {
-	errNames, err := errFileNames(l.errFileOption, l.defaultErrFile, l.opts.SplitCount > 1)
-	if err != nil {
-		return nil, err
-	}
-	others := outputFiles(&l.opts)
-	if p := l.opts.SplitPlan; p != "" {
-		others = append(others, outputFile{what: "--split-plan", path: p})
-	}
-	kept := make([]source.Object, 0, len(objects))
-	for _, obj := range objects {
-		if !obj.Listed || obj.Size < 0 || source.IsURL(obj.Name) {
-			kept = append(kept, obj)
-			continue
-		}
-		why := ""
-		if abs, err := filepath.Abs(obj.Name); err == nil && errNames.MatchString(abs) {
-			why = "ERRFILE"
-		} else if ce := new(InputClashError); errors.As(checkOutputs([]source.Object{obj}, others), &ce) {
-			why = ce.What
-		}
-		if why == "" {
-			kept = append(kept, obj)
-			continue
-		}
-		l.leftOut = append(l.leftOut, obj.Name+" ("+why+")")
-	}
-	if len(kept) == 0 {
-		return nil, fmt.Errorf("no input left: the directories and globs list only this run's own files (%s)", strings.Join(l.leftOut, ", "))
-	}
-	return kept, nil
 }

@@ -88,6 +88,19 @@ func WriteSplitPlan(ctx context.Context, o Options, path string) (SplitPlanStats
 	if err := checkReplaceable(plan); err != nil {
 		return st, err
 	}
+	// The inputs the splits will load: without their own files, as
+	// each split leaves them out, and each once.
+	errFile, isDefault := o.ErrFile, o.ErrFile == ""
+	if isDefault {
+		errFile = defaultErrFileName(&o)
+		o.ErrFile = errFile
+	}
+	if objects, _, err = leaveOutOwn(objects, &o, errFile, isDefault, plan...); err != nil {
+		return st, err
+	}
+	if err := checkInputsOnce(objects); err != nil {
+		return st, err
+	}
 	if err := checkOutputs(objects, plan); err != nil {
 		return st, err
 	}

@@ -67,8 +67,8 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 	return out, searched, nil
 }
 
-// SplitError is a --split the inputs cannot be split by: a stream, an
-// input given twice. Nothing was loaded; a retry fails the same way, so
+// SplitError is a --split the inputs cannot be split by: a stream.
+// (An input given twice is an InputTwiceError, for every run.) Nothing was loaded; a retry fails the same way, so
 // the CLI reports it as a usage error.
 type SplitError struct{ Reason string }
 
@@ -98,9 +98,6 @@ func layoutSplits(objects []source.Object, o *Options) (byName map[string]source
 		}
 		if obj.Size < 0 || obj.ReaderAt == nil {
 			return nil, nil, closeFiles, &SplitError{Reason: obj.Name + " is a stream, which only one process can read"}
-		}
-		if _, dup := byName[obj.Name]; dup {
-			return nil, nil, closeFiles, &SplitError{Reason: obj.Name + " is given twice"}
 		}
 		byName[obj.Name] = obj
 		ok, err := rangeable(obj, o)

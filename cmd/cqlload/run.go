@@ -463,8 +463,9 @@ func exitStatus(sum loader.Summary, runErr error) int {
 	var se *loader.SplitError
 	var ie *loader.InputClashError
 	var ke *loader.OutputKindError
+	var te *loader.InputTwiceError
 	switch {
-	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se), errors.As(runErr, &ie), errors.As(runErr, &ke):
+	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se), errors.As(runErr, &ie), errors.As(runErr, &ke), errors.As(runErr, &te):
 		return exitUsage
 	case errors.Is(runErr, context.Canceled):
 		return exitInterrupted

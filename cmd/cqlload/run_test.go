@@ -325,7 +325,12 @@ func TestRefusedBeforeLoading(t *testing.T) {
 		want  string
 	}{
 		{"split of standard input", "1,a,1\n", []string{"--err-file", errFile, "--split", "0/2", "-"}, "--split: - is a stream, which only one process can read"},
-		{"split of a file given twice", "", []string{"--err-file", errFile, "--split", "0/2", in, in}, "--split: " + in + " is given twice"},
+		{"split of a file given twice", "", []string{"--err-file", errFile, "--split", "0/2", in, in}, in + " is given twice: each input is loaded once"},
+		// Loaded twice, a counter table's increments would be applied twice.
+		{"a file given twice", "", []string{"--err-file", errFile, in, in}, in + " is given twice: each input is loaded once"},
+		{"a file under two names", "", []string{"--err-file", errFile, in, link}, in + " and " + link + " are the same file"},
+		{"a file in two globs", "", []string{"--err-file", errFile, filepath.Join(dir, "*.csv"), filepath.Join(dir, "in.*")}, in + " is given twice"},
+		{"split plan of a file given twice", "", []string{"--err-file", errFile, "--split", "0/2", "--write-split-plan", filepath.Join(dir, "plan.json"), in, in}, in + " is given twice"},
 		{"error file", "", []string{"--err-file", filepath.Join(missing, "e.err"), in}, "ERRFILE " + filepath.Join(missing, "e.err") + ": cannot create files in " + missing},
 		{"summary", "", []string{"--err-file", errFile, "--summary-json", filepath.Join(missing, "s.json"), in}, "--summary-json " + filepath.Join(missing, "s.json") + ": cannot create files in " + missing},
 		{"checkpoint", "", []string{"--err-file", errFile, "--resume", filepath.Join(missing, "ck"), in}, "--resume " + filepath.Join(missing, "ck") + ": cannot create files in " + missing},

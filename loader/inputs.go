@@ -1,0 +1,131 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cqlload/cqlload/source"
+)
+
+// A directory or a glob lists what is in it, and a run writes its error
+// files beside the table's inputs more often than not (cqlsh's default
+// ERRFILE is in the working directory): `cqlload --table ks.t .` run a
+// second time read the first run's error file and its log as data, and
+// a log line with the table's number of commas became a row no input
+// holds. So a listed input (not one named) that is a file of this run,
+// or an error file of an earlier run with the same ERRFILE, is left out,
+// and the summary says so. A named one is the user's choice: a fixed
+// error file loaded again (see settleErrFile).
+
+// errCompanions follows an error file's path in the names of its
+// companions: a further header's numbered file, the log, the name an
+// earlier run's file was kept under (errFiles.keep), the lock.
+const errCompanions = `(\.[0-9]+)?(\.log)?(\.[0-9]{8}_[0-9]{6}(_[0-9]+)?)?(\.lock)?`
+
+// errFileNames matches the absolute paths of the error files of runs
+// with ERRFILE errFile (as given, before --split adds its index) and of
+// their companions: with isDefault the names settleErrFile moves it to,
+// with split those of every split.
+func errFileNames(errFile string, isDefault, split bool) (*regexp.Regexp, error) {
+	abs, err := filepath.Abs(errFile)
+	if err != nil {
+		return nil, err
+	}
+	ext := filepath.Ext(abs)
+	stem := regexp.QuoteMeta(strings.TrimSuffix(abs, ext))
+	if isDefault {
+		stem += `(\.retry[0-9]*)?`
+	}
+	if split {
+		stem += `(\.[0-9]+)?`
+	}
+	return regexp.Compile("^" + stem + regexp.QuoteMeta(ext) + errCompanions + "$")
+}
+
+// leaveOutOwn returns objects without the listed ones that are files of
+// a run with o, whose ERRFILE, before --split adds its index, is errFile
+// (isDefault: not given), or one of extra; leftOut names those, each
+// with why.
+func leaveOutOwn(objects []source.Object, o *Options, errFile string, isDefault bool, extra ...outputFile) (kept []source.Object, leftOut []string, err error) {
+	errNames, err := errFileNames(errFile, isDefault, o.SplitCount > 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	others := outputFiles(o, extra...)
+	if p := o.SplitPlan; p != "" {
+		others = append(others, outputFile{what: "--split-plan", path: p})
+	}
+	kept = make([]source.Object, 0, len(objects))
+	for _, obj := range objects {
+		if !obj.Listed || obj.Size < 0 || source.IsURL(obj.Name) {
+			kept = append(kept, obj)
+			continue
+		}
+		why := ""
+		if abs, err := filepath.Abs(obj.Name); err == nil && errNames.MatchString(abs) {
+			why = "ERRFILE"
+		} else if ce := new(InputClashError); errors.As(checkOutputs([]source.Object{obj}, others), &ce) {
+			why = ce.What
+		}
+		if why == "" {
+			kept = append(kept, obj)
+			continue
+		}
+		leftOut = append(leftOut, obj.Name+" ("+why+")")
+	}
+	if len(kept) == 0 {
+		return nil, leftOut, fmt.Errorf("no input left: the directories and globs list only this run's own files (%s)", strings.Join(leftOut, ", "))
+	}
+	return kept, leftOut, nil
+}
+
+// InputTwiceError is a file among the inputs twice: named twice, under
+// two names (a link, another spelling), or listed by two globs (counts.csv
+// *.csv). cqlsh loads such a file twice, which for a counter table
+// applies its increments twice; nothing was loaded.
+type InputTwiceError struct{ First, Second string }
+
+func (e *InputTwiceError) Error() string {
+	if e.First == e.Second {
+		return fmt.Sprintf("%s is given twice: each input is loaded once, so name it once (--repeat reads the input again on purpose)", e.First)
+	}
+	return fmt.Sprintf("%s and %s are the same file: each input is loaded once, so name it once (--repeat reads the input again on purpose)", e.First, e.Second)
+}
+
+// checkInputsOnce refuses a file that is among the inputs twice: local
+// files by identity, objects in storage by URL.
+func checkInputsOnce(objects []source.Object) error {
+	type seen struct {
+		name string
+		st   os.FileInfo
+	}
+	var files []seen
+	urls := map[string]string{}
+	for _, obj := range objects {
+		switch {
+		case obj.Size < 0:
+			continue // standard input, which can be given once anyway, or a pipe
+		case source.IsURL(obj.Name):
+			if first, ok := urls[obj.Name]; ok {
+				return &InputTwiceError{First: first, Second: obj.Name}
+			}
+			urls[obj.Name] = obj.Name
+			continue
+		}
+		st, err := os.Stat(obj.Name)
+		if err != nil {
+			continue // reading it will say what is wrong
+		}
+		for _, f := range files {
+			if os.SameFile(f.st, st) {
+				return &InputTwiceError{First: f.name, Second: obj.Name}
+			}
+		}
+		files = append(files, seen{obj.Name, st})
+	}
+	return nil
+}
