@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -19,32 +20,56 @@ import (
 // hold rows cqlload could not confirm; but never a row it reported as
 // failed or not sent, and never more rows than written plus unknown.
 func TestSilentCluster(t *testing.T) {
-	for _, c := range []struct{ name, silence, restore string }{
-		{"frozen", "pause", "resume"},
-		{"vanished", "stop", "start"},
+	all := []int{1, 2, 3}
+	for _, c := range []silentCase{
+		{name: "frozen", silence: "pause", restore: "resume", nodes: all, rf: 1, cause: "no node answered for"},
+		{name: "vanished", silence: "stop", restore: "start", nodes: all, rf: 1, cause: "no node answered for"},
+		// Node 1 answers every write, with Unavailable: QUORUM of three
+		// replicas cannot be had with one. Not the rows' fault either.
+		{name: "unavailable", silence: "stop", restore: "start", nodes: []int{2, 3}, rf: 3,
+			args: []string{"--consistency", "QUORUM"}, cause: "no write succeeded (the nodes answered only with errors) for"},
 	} {
-		t.Run(c.name, func(t *testing.T) { silentCluster(t, c.silence, c.restore) })
+		t.Run(c.name, func(t *testing.T) { silentCluster(t, c) })
 	}
 }
 
-func silentCluster(t *testing.T, silence, restore string) {
+// silentCase silences nodes (numbered from 1) with a control request
+// and restores them with another.
+type silentCase struct {
+	name, silence, restore string
+	nodes                  []int
+	rf                     int
+	args                   []string
+	cause                  string // in the message and the summary
+}
+
+func (c silentCase) paths(suffix string) []string {
+	out := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		out[i] = fmt.Sprintf("/nodes/%d/%s", n, suffix)
+	}
+	return out
+}
+
+func silentCluster(t *testing.T, c silentCase) {
 	const (
 		rows   = 100000
 		window = 5 * time.Second
 		slack  = 5 * time.Second
 	)
 	r := newRand(t)
-	sim := proctest.StartSim(t, schema(3, "t"), "--nodes", "3")
+	sim := proctest.StartSim(t, schema(c.rf, "t"), "--nodes", "3")
 	ds := writeRows(t, t.TempDir(), "rows.csv", rows, r)
 	at := int64((0.2 + 0.4*r.Float64()) * rows)
-	l := startLoad(t, sim, "t", "--retry-window", window.String(), "--request-timeout", "2s", "--ingest-rate", "20000", ds.path)
+	args := append([]string{"--retry-window", window.String(), "--request-timeout", "2s", "--ingest-rate", "20000"}, c.args...)
+	l := startLoad(t, sim, "t", append(args, ds.path)...)
 	l.awaitRows(t, at)
-	control(t, sim, nodes(3, silence)...)
+	control(t, sim, c.paths(c.silence)...)
 	silenced := time.Now()
 	restored := false
 	t.Cleanup(func() {
 		if !restored {
-			for _, p := range nodes(3, restore) {
+			for _, p := range c.paths(c.restore) {
 				_ = sim.Post(p)
 			}
 		}
@@ -53,14 +78,13 @@ func silentCluster(t *testing.T, silence, restore string) {
 	took := l.end.Sub(silenced)
 	wall := l.end.Sub(l.start)
 	s := l.summary(t)
-	t.Logf("%s every node %.2f s into the run, after %d rows; cqlload exited %d %.2f s later; wall time %.2f s, elapsed_s %.2f; %v",
-		silence, silenced.Sub(l.start).Seconds(), at, l.exit, took.Seconds(), wall.Seconds(), s.ElapsedS, s)
+	t.Logf("%s nodes %v %.2f s into the run, after %d rows; cqlload exited %d %.2f s later; wall time %.2f s, elapsed_s %.2f; %v",
+		c.silence, c.nodes, silenced.Sub(l.start).Seconds(), at, l.exit, took.Seconds(), wall.Seconds(), s.ElapsedS, s)
 	if l.exit != 3 || took > window+slack {
 		t.Errorf("want exit status 3 within %s of the silence; got %d after %.2f s\n%s", window+slack, l.exit, took.Seconds(), l.output())
 	}
-	const cause = "no node answered for"
-	if !strings.Contains(l.stderr.String(), cause) || !strings.Contains(s.Aborted, cause) {
-		t.Errorf("want the cause (%q) on standard error and in the summary's aborted, got aborted %q\n%s", cause, s.Aborted, l.output())
+	if !strings.Contains(l.stderr.String(), c.cause) || !strings.Contains(s.Aborted, c.cause) {
+		t.Errorf("want the cause (%q) on standard error and in the summary's aborted, got aborted %q\n%s", c.cause, s.Aborted, l.output())
 	}
 	if s.RowsFailedInsert != 0 {
 		t.Errorf("%d rows are insert errors; a silent cluster is not their fault: want them not sent or unknown\n%s", s.RowsFailedInsert, l.output())
@@ -69,7 +93,7 @@ func silentCluster(t *testing.T, silence, restore string) {
 		t.Errorf("elapsed_s %.2f, but the run took %.2f s", s.ElapsedS, wall.Seconds())
 	}
 
-	control(t, sim, nodes(3, restore)...)
+	control(t, sim, c.paths(c.restore)...)
 	restored = true
 	stored := awaitQuiet(t, sim)
 	byLine, counts := outcomes(t, l.errFile+".log")

@@ -333,7 +333,13 @@ func (l *Loader) clusterSilent(idle time.Duration) {
 	if e := l.tracker.lastErr.Load(); e != nil {
 		why = "last error: " + *e
 	}
-	l.abort(fmt.Sprintf("no node answered for %s (--retry-window %s): %s", idle.Round(time.Second), l.opts.RetryWindow, why), true)
+	what := "no node answered"
+	if time.Duration(time.Now().UnixNano()-l.tracker.lastErrAnswer.Load()) < idle {
+		// Answered, but only with errors: Unavailable for a consistency
+		// level the nodes that are up cannot reach, say.
+		what = "no write succeeded (the nodes answered only with errors)"
+	}
+	l.abort(fmt.Sprintf("%s for %s (--retry-window %s): %s", what, idle.Round(time.Second), l.opts.RetryWindow, why), true)
 	l.stop()
 	l.cancelSends()
 }

@@ -67,13 +67,19 @@ type tracker struct {
 	warnings     atomic.Int64
 	firstWarning atomic.Pointer[string]
 	lastErr      atomic.Pointer[string] // the last failed request's error
+	// lastErrAnswer: unix nanoseconds of the last error a node answered
+	// with (Unavailable, Overloaded…), not a timeout or a lost connection.
+	lastErrAnswer atomic.Int64
 }
 
-// failed notes a failed request.
-func (t *tracker) failed(err error) {
+// failed notes a failed request; answered: a node answered with err.
+func (t *tracker) failed(err error, answered bool) {
 	t.errors.Add(1)
 	s := err.Error()
 	t.lastErr.Store(&s)
+	if answered {
+		t.lastErrAnswer.Store(time.Now().UnixNano())
+	}
 }
 
 func newTracker(paced bool) *tracker {

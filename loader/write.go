@@ -39,6 +39,9 @@ type WriteError struct {
 	// Saturated: the node had no room for the request (Overloaded, a
 	// write timeout, no answer in time): the in-flight limit learns it.
 	Saturated bool
+	// Answered: a node answered with this error (an error frame), as
+	// opposed to a timeout or a lost connection.
+	Answered bool
 }
 
 func (e *WriteError) Error() string { return e.Err.Error() }
@@ -59,6 +62,7 @@ func classify(err error) *WriteError {
 		// Refused by the driver before anything was sent.
 		we.Retryable = true
 	case reqErr != nil:
+		we.Answered = true
 		switch reqErr.GetCode() {
 		case gocql.ErrCodeUnavailable, gocql.ErrCodeBootstrapping, gocql.ErrCodeTruncate:
 			we.Retryable = true // refused before anything was written
@@ -190,7 +194,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			coord.TimedOut(start)
 		}
 		l.releasePermit(b, rtt, we.outcome())
-		l.tracker.failed(err)
+		l.tracker.failed(err, we.Answered)
 		mayBeApplied = mayBeApplied || we.MayBeApplied
 		if firstFailure.IsZero() {
 			firstFailure = time.Now()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,11 +27,11 @@ func TestClassify(t *testing.T) {
 		err                              error
 		retryable, mayBeApplied, invalid bool
 	}{
-		{"overloaded", codeErr(gocql.ErrCodeOverloaded), true, false, false},
-		{"unavailable wrapped", wrap(codeErr(gocql.ErrCodeUnavailable)), true, false, false},
-		{"write timeout", codeErr(gocql.ErrCodeWriteTimeout), true, true, false},
-		{"server error", codeErr(gocql.ErrCodeServer), true, true, false},
-		{"invalid", wrap(codeErr(gocql.ErrCodeInvalid)), false, false, true},
+		{"node: overloaded", codeErr(gocql.ErrCodeOverloaded), true, false, false},
+		{"node: unavailable wrapped", wrap(codeErr(gocql.ErrCodeUnavailable)), true, false, false},
+		{"node: write timeout", codeErr(gocql.ErrCodeWriteTimeout), true, true, false},
+		{"node: server error", codeErr(gocql.ErrCodeServer), true, true, false},
+		{"node: invalid", wrap(codeErr(gocql.ErrCodeInvalid)), false, false, true},
 		{"no response", gocql.ErrTimeoutNoResponse, true, true, false},
 		{"deadline", context.DeadlineExceeded, true, true, false},
 		{"no connections: nothing sent", gocql.ErrNoConnections, true, false, false},
@@ -38,12 +39,16 @@ func TestClassify(t *testing.T) {
 		{"EOF mid-request", wrap(io.EOF), true, true, false},
 		{"heartbeat failed", errors.New("gocql: heartbeat failed"), true, true, false},
 		{"cancelled in flight", context.Canceled, true, true, false},
-		{"unauthorized: final", codeErr(gocql.ErrCodeUnauthorized), false, false, false},
+		{"node: unauthorized: final", codeErr(gocql.ErrCodeUnauthorized), false, false, false},
 	}
 	for _, tt := range tests {
 		we := classify(tt.err)
 		if we.Retryable != tt.retryable || we.MayBeApplied != tt.mayBeApplied || we.Invalid != tt.invalid {
 			t.Errorf("%s: classify = %+v, want retryable %v mayBeApplied %v invalid %v", tt.name, we, tt.retryable, tt.mayBeApplied, tt.invalid)
+		}
+		// An error frame is a node's answer; the rest are not.
+		if answered := strings.HasPrefix(tt.name, "node: "); we.Answered != answered {
+			t.Errorf("%s: classify says answered %v, want %v", tt.name, we.Answered, answered)
 		}
 	}
 }
