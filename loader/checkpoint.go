@@ -48,10 +48,14 @@ type checkpointFile struct {
 	// JournalBytes is how long the counter journal (FILE.sent) was known
 	// to be: a resumed run refuses one that is shorter or gone, since it
 	// could not tell the updates sent from those never sent.
-	JournalBytes int64          `json:"counter_journal_bytes,omitempty"`
-	ErrFiles     []errFileState `json:"error_files"`
-	LogBytes     int64          `json:"error_log_bytes"`
-	Saved        time.Time      `json:"saved"`
+	JournalBytes int64 `json:"counter_journal_bytes,omitempty"`
+	// TimestampBase is the first run's start in microseconds, which write
+	// timestamps count from (Loader.tsBase); resumed runs keep it. 0 in
+	// checkpoints older than it.
+	TimestampBase int64          `json:"timestamp_base,omitempty"`
+	ErrFiles      []errFileState `json:"error_files"`
+	LogBytes      int64          `json:"error_log_bytes"`
+	Saved         time.Time      `json:"saved"`
 }
 
 const checkpointVersion = 2

@@ -78,7 +78,7 @@ type chunkRecord struct {
 	source  int
 	file    string
 	records int
-	// ordinal is the run's count of records read before this chunk: the
+	// ordinal is the input's count of records before this chunk: the
 	// write timestamp of its record i is the run's base plus ordinal + i.
 	ordinal int64
 	// ownBytes is the input this chunk accounts for in percent done: its

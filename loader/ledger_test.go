@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -430,5 +431,59 @@ func TestKeepErrFiles(t *testing.T) {
 	again, err := e.keep(at)
 	if err != nil || len(again) != 3 || again[0] != filepath.Join(dir, "rows.err.20261204_201743_2") {
 		t.Fatalf("the same second again: %v (%v)", again, err)
+	}
+}
+
+// TestResumeKeepsInputOrder: of two rows with one key, the later in the
+// input wins after a resume as in one run, whichever run sent each. A
+// stopped run had written the later row (its chunk settled) but not the
+// earlier one; the resumed run sends the earlier row stamped as the
+// stopped run would have stamped it. Before, it stamped it with its own
+// later start, and the earlier row overwrote the later.
+func TestResumeKeepsInputOrder(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.ord (k int PRIMARY KEY, v text);`, nil)
+	path := writeCSV(t, "in.csv", 30, func(i int) string {
+		switch i {
+		case 0:
+			return "1,early\n"
+		case 24:
+			return "1,late\n"
+		}
+		return fmt.Sprintf("%d,v\n", i+100)
+	})
+	o := testOptions(t, c, "ord", path)
+	o.ChunkSize = 10 // chunks 0, 1, 2: the rows with key 1 are in 0 and 2
+	o.Resume = filepath.Join(t.TempDir(), "ck.json")
+	if s, err := runLoad(t, o); err != nil || s.RowsWritten != 30 {
+		t.Fatalf("first run: %v, %d written", err, s.RowsWritten)
+	}
+	// As if it had stopped with chunks 1 and 2 settled and chunk 0 not:
+	// the table holds what those wrote, and chunk 0 is to be sent.
+	raw, err := os.ReadFile(o.Resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp map[string]any
+	if err := json.Unmarshal(raw, &cp); err != nil {
+		t.Fatal(err)
+	}
+	cp["complete"], cp["settled"], cp["rows_done"] = false, [][2]int64{{1, 3}}, 20
+	if raw, err = json.Marshal(cp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(o.Resume, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond) // a later start, by more than the input's 30 µs
+	s, err := runLoad(t, o)
+	if err != nil || s.RowsWritten != 10 || s.RowsResumed != 20 {
+		t.Fatalf("resumed run: %v, %d written, %d resumed; want chunk 0 alone", err, s.RowsWritten, s.RowsResumed)
+	}
+	var v string
+	if err := session(t, c).Query(`SELECT v FROM ks.ord WHERE k = 1`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v != "late" {
+		t.Errorf("key 1 holds %q after the resume, want the input's later row, %q", v, "late")
 	}
 }

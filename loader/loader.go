@@ -68,8 +68,9 @@ type Loader struct {
 	idleSlabs chan *slabs // released slabs for the next chunks (slabs.go)
 	bindBufs  sync.Pool   // of *[]any: batch statements' values (exec)
 	hints     hints
-	// tsBase is the run's start in microseconds: write timestamps are
-	// tsBase plus each record's ordinal in the run (plan.tsBind).
+	// tsBase is the run's start in microseconds, or that of the run a
+	// resumed one resumes: write timestamps are tsBase plus each record's
+	// ordinal in the input (plan.tsBind).
 	tsBase int64
 
 	planMu sync.Mutex
@@ -245,7 +246,6 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	l.ledger.bytesTotal.Store(splitter.TotalBytes())
 	l.tracker.begin()
 	l.lastActivity.Store(time.Now().UnixNano())
-	l.tsBase = time.Now().UnixMicro()
 
 	readCtx, stopRead := context.WithCancel(ctx)
 	defer stopRead()
@@ -365,6 +365,7 @@ func (l *Loader) closeLedger(ctx context.Context) error {
 // it reports done when the checkpoint records a completed run of the same
 // input, so that a job run again never loads twice.
 func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
+	l.tsBase = time.Now().UnixMicro()
 	if l.opts.Resume == "" {
 		l.keptErrFiles, err = l.errs.keep(time.Now())
 		return false, err
@@ -378,7 +379,13 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	base := checkpointFile{Version: checkpointVersion, Inputs: ids, Options: shape}
+	if action == resumeRun && prev.TimestampBase != 0 {
+		// The stopped run's: rows stamped as it would have stamped them,
+		// so that of rows with one key the later in the input still
+		// wins, whichever run sent each.
+		l.tsBase = prev.TimestampBase
+	}
+	base := checkpointFile{Version: checkpointVersion, Inputs: ids, Options: shape, TimestampBase: l.tsBase}
 	l.ledger.cp = newCheckpointer(l.opts.Resume, base, l.ledger)
 	l.ledger.journal = newSentJournal(l.opts.Resume + ".sent")
 	switch action {

@@ -84,7 +84,10 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 	defer close(out)
 	errFileOf := map[int]int{} // source → error file
 	var own ownBytes
-	var ordinal int64 // records read so far, for write timestamps
+	// ordinal counts the input's records before a chunk, those of chunks
+	// an earlier run settled included, for write timestamps: the same in
+	// every run of the input.
+	var ordinal int64
 	// enter counts chunk c in the ledger and hands it out, or settles it;
 	// it reports whether reading is over.
 	enter := func(c *csvparse.Chunk) (over bool) {
@@ -102,14 +105,14 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 			own = ownBytes{source: c.Source, decoded: c.DecodedSize}
 		}
 		cr := l.ledger.open(c, own.of(c, sources[c.Source].Size), h, l.table.Counter)
+		cr.ordinal = ordinal
+		ordinal += int64(c.Records)
 		if l.ledger.settledBefore(c.Seq) {
 			// Settled by an earlier run: skipped by --resume.
 			l.ledger.skipResumed(cr)
 			return false
 		}
 		l.ledger.readRows(cr)
-		cr.ordinal = ordinal
-		ordinal += int64(c.Records)
 		if c.Records == 0 {
 			l.ledger.settleEmpty(cr)
 			return false
