@@ -34,12 +34,21 @@ import (
 // session's keyspace, and without it every request goes to the token's
 // first replica, outside LocalDC when that one is elsewhere.
 func Connect(o Options) (*gocql.Session, error) {
+	return ConnectContext(context.Background(), o)
+}
+
+// ConnectContext is Connect, given up when ctx is done: the driver's
+// session creation takes no context, and a node that accepts the
+// connection but never answers holds it for ConnectTimeout (SIGTERM
+// during a connect waited out the whole timeout). The session, should
+// it come later, is closed.
+func ConnectContext(parent context.Context, o Options) (*gocql.Session, error) {
 	hosts, port := contactPoints(o)
 	c := clusterConfig(o, hosts, port)
 	dials := &dialLog{}
 	c.ConnectObserver = dials
 	timeout := connectTimeout(o)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 
 	// A plain-text client on a TLS port gets an EOF from the driver at
@@ -63,8 +72,21 @@ func Connect(o Options) (*gocql.Session, error) {
 	}()
 
 	var seen *probeResult
+	abandon := func() {
+		// The driver gives up on its own within its timeouts; close
+		// what it may still open.
+		go func() {
+			if r := <-done; r.s != nil {
+				r.s.Close()
+			}
+		}()
+		dials.stop()
+	}
 	for {
 		select {
+		case <-parent.Done():
+			abandon()
+			return nil, parent.Err()
 		case r := <-done:
 			dials.stop()
 			if r.err == nil {
@@ -80,14 +102,7 @@ func Connect(o Options) (*gocql.Session, error) {
 		case p := <-probe:
 			probe = nil
 			if p.verdict == speaksTLS {
-				// The driver gives up on its own within its
-				// timeouts; close what it may still open.
-				go func() {
-					if r := <-done; r.s != nil {
-						r.s.Close()
-					}
-				}()
-				dials.stop()
+				abandon()
 				return nil, &connectError{msg: p.host + " answered with TLS: use --ssl"}
 			}
 			seen = &p

@@ -449,7 +449,7 @@ func (l *Loader) summary() Summary {
 func (l *Loader) setup(ctx context.Context) error {
 	l.session = l.opts.Session
 	if l.session == nil {
-		s, err := Connect(l.opts)
+		s, err := ConnectContext(ctx, l.opts)
 		if err != nil {
 			return err
 		}

@@ -6,12 +6,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cqlload/cqlload/internal/proctest"
 )
 
 // TestOutputClosed: a run whose output pipe loses its reader (`cqlload
@@ -126,5 +130,61 @@ func waitTimeout(t *testing.T, cmd *exec.Cmd, d time.Duration) error {
 		<-done
 		t.Fatalf("%s still running after %v", cmd.Path, d)
 		return nil
+	}
+}
+
+// TestSignalWhileConnecting: SIGTERM (Kubernetes' stop) while a node
+// accepts the connection but never answers ends the run at once, as an
+// interruption (exit 4), not after --connect-timeout as a failure to
+// connect (exit 3): the driver's session creation takes no context, and
+// the run waited it out.
+func TestSignalWhileConnecting(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn // accepted, never answered
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("1,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	cmd := exec.Command(proctest.Build(t).CQLLoad, "--hosts", host, "--port", port, "--connect-timeout", "60s",
+		"--progress", "none", "--table", "ks.t", in)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // connecting by now
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err = waitTimeout(t, cmd, 30*time.Second)
+	took := time.Since(sent)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || took > 5*time.Second {
+		t.Fatalf("SIGTERM while connecting: %v after %v, want exit %d within 5 s\n%s", err, took, exitInterrupted, out.String())
+	}
+	if !strings.Contains(out.String(), "interrupted by SIGTERM") {
+		t.Errorf("the output does not name the signal:\n%s", out.String())
 	}
 }
