@@ -284,8 +284,9 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct
 		c := cr.chunk
 		p, err := l.planFor(c.Source, c.Header)
 		if err != nil {
-			l.abort(fmt.Sprintf("%s: %v", c.File, err), true)
-			l.notSentChunk(cr)
+			// Only a file's own header can fail here: columns given
+			// for all files were checked before reading (setup).
+			l.badHeaderChunk(cr, err)
 			continue
 		}
 		rows := l.convertChunk(cr, p)

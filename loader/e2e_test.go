@@ -515,12 +515,20 @@ func TestHeaderMapsByName(t *testing.T) {
 		t.Fatalf("k=3: a=%q err %v", a, err)
 	}
 
-	// An unknown header name is an error naming it.
-	o2 := testOptions(t, c, "h", filepath.Join(dir, "1.csv"))
+	// An unknown header name rejects that file's rows, with a reason
+	// naming it, and the other files load. In the error file the rows
+	// keep their header, to be mended there and loaded again.
+	o2 := testOptions(t, c, "h", dir)
 	o2.Dialect.Header = true
-	_, err = runLoad(t, o2)
-	if err == nil || !strings.Contains(err.Error(), "junk") {
-		t.Fatalf("unknown header column: err = %v, want one naming junk", err)
+	s, err = runLoad(t, o2)
+	if err != nil || s.RowsFailedParse != 2 || s.RowsWritten != 1 {
+		t.Fatalf("unknown header column: %v, %d failed to parse, %d written; want 1.csv's 2 rejected and 2.csv's 1 written", err, s.RowsFailedParse, s.RowsWritten)
+	}
+	log, _ := os.ReadFile(s.ErrLog)
+	rejected, _ := os.ReadFile(s.ErrFile)
+	if !strings.Contains(string(log), "1.csv:2: parse error: the file's header does not fit the table: the header names columns that ks.h does not have: junk") ||
+		string(rejected) != "b,k,junk\n5,1,zz\n6,2,zz\n" {
+		t.Fatalf("error log:\n%s\nerror file:\n%s", log, rejected)
 	}
 }
 

@@ -205,10 +205,9 @@ func (o *ownBytes) of(c *csvparse.Chunk, size int64) int64 {
 // notSentChunk accounts for a chunk that was read but will not be
 // converted: every record goes to the error file as not sent.
 func (l *Loader) notSentChunk(cr *chunkRecord) {
-	c := cr.chunk
-	rd := csvparse.NewReader(c, l.opts.Dialect)
 	if l.durationOver.Load() {
 		// --duration ended the run: skipped, not failed.
+		rd := csvparse.NewReader(cr.chunk, l.opts.Dialect)
 		n := 0
 		for _, err := rd.Next(); err != io.EOF; _, err = rd.Next() {
 			n++
@@ -217,12 +216,33 @@ func (l *Loader) notSentChunk(cr *chunkRecord) {
 		l.ledger.converted(cr)
 		return
 	}
+	l.rejectEach(cr, "the run stopped before this row was sent", func(r reject) {
+		l.ledger.reject(cr, notSent, r, true)
+	})
+	l.ledger.converted(cr)
+}
+
+// badHeaderChunk rejects every record of a chunk whose file's header
+// does not fit the table (a column it does not have, one named twice):
+// parse errors of that file, not the run's end, so that the other files
+// load. In the error file the rows keep their header, to be mended there.
+func (l *Loader) badHeaderChunk(cr *chunkRecord, err error) {
+	reason := "the file's header does not fit the table: " + err.Error()
+	l.rejectEach(cr, reason, func(r reject) { l.rejectParseRecord(cr, r) })
+	l.ledger.converted(cr)
+}
+
+// rejectEach calls rej with every record of cr's chunk as a reject for
+// reason, where it is and its bytes filled in.
+func (l *Loader) rejectEach(cr *chunkRecord, reason string, rej func(reject)) {
+	c := cr.chunk
+	rd := csvparse.NewReader(c, l.opts.Dialect)
 	for i := 0; ; i++ {
 		rec, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
-		r := reject{where: c.File, reason: "the run stopped before this row was sent", idx: i}
+		r := reject{where: c.File, reason: reason, idx: i}
 		var pe *csvparse.ParseError
 		switch {
 		case c.TooLong:
@@ -234,9 +254,8 @@ func (l *Loader) notSentChunk(cr *chunkRecord) {
 		default:
 			r.raw = rd.Raw()
 		}
-		l.ledger.reject(cr, notSent, r, true)
+		rej(r)
 	}
-	l.ledger.converted(cr)
 }
 
 // abort stops reading; the rows already read are still sent. The first
