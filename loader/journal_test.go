@@ -42,10 +42,12 @@ func TestSentJournalGroupCommit(t *testing.T) {
 					return
 				}
 				// Returned: a sync that began after this write is done.
-				st, _ := os.Stat(path)
+				// The size is read after what is durable: other marks may
+				// write and sync in between, and the file only grows.
 				mu.Lock()
 				covered := durable
 				mu.Unlock()
+				st, _ := os.Stat(path)
 				if covered == 0 || covered > st.Size() {
 					t.Errorf("mark returned with %d bytes synced of %d", covered, st.Size())
 					return
