@@ -22,8 +22,8 @@ import (
 func TestSilentCluster(t *testing.T) {
 	all := []int{1, 2, 3}
 	for _, c := range []silentCase{
-		{name: "frozen", silence: "pause", restore: "resume", nodes: all, rf: 1, cause: "no node answered for"},
-		{name: "vanished", silence: "stop", restore: "start", nodes: all, rf: 1, cause: "no node answered for"},
+		{name: "frozen", silence: "pause", restore: "resume", nodes: all, rf: 3, cause: "no node answered for"},
+		{name: "vanished", silence: "stop", restore: "start", nodes: all, rf: 3, cause: "no node answered for"},
 		// Node 1 answers every write, with Unavailable: QUORUM of three
 		// replicas cannot be had with one. Not the rows' fault either.
 		{name: "unavailable", silence: "stop", restore: "start", nodes: []int{2, 3}, rf: 3,

@@ -161,11 +161,16 @@ func clusterConfig(o Options, hosts []string, port int) *gocql.ClusterConfig {
 		h := &warningHandler{count: o.countWarnings, user: o.OnWarnings}
 		c.WarningsHandlerBuilder = func(*gocql.Session) gocql.WarningHandler { return h }
 	}
+	// Replicas not shuffled: a request goes to its token's first replica
+	// (local data center first), which is the coordinator whose in-flight
+	// limit the loader charges it to (ring.primary). Shuffled, with more
+	// than one replica, requests were spread at random while the loader
+	// charged them all to one node of each replica set.
+	fallback := gocql.RoundRobinHostPolicy()
 	if o.LocalDC != "" {
-		c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(o.LocalDC))
-	} else {
-		c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+		fallback = gocql.DCAwareRoundRobinPolicy(o.LocalDC)
 	}
+	c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(fallback, gocql.DontShuffleReplicas())
 	// Set even without a user name, so that a cluster asking for one
 	// yields a typed error (see authenticator).
 	c.Authenticator = authenticator{gocql.PasswordAuthenticator{Username: o.Username, Password: o.Password}}
@@ -512,7 +517,7 @@ func helloTLS(ctx context.Context, addr string) bool {
 
 // loadRing builds the replica map of keyspace from the hosts and tokens
 // the driver discovered.
-func loadRing(s *gocql.Session, keyspace string) (*ring, error) {
+func loadRing(s *gocql.Session, keyspace, localDC string) (*ring, error) {
 	ks, err := s.KeyspaceMetadata(keyspace)
 	if err != nil {
 		return nil, fmt.Errorf("keyspace %s: %w", keyspace, err)
@@ -533,7 +538,7 @@ func loadRing(s *gocql.Session, keyspace string) (*ring, error) {
 		}
 		nodes = append(nodes, n)
 	}
-	r := newRing(nodes, repl)
+	r := newRing(nodes, repl, localDC)
 	r.shards, r.ignoreMSB = shard.Hosts(s.GetHosts())
 	r.addrs = hostAddrs(s)
 	return r, nil
@@ -541,10 +546,14 @@ func loadRing(s *gocql.Session, keyspace string) (*ring, error) {
 
 // loadTabletRing returns the ring of a table's tablets as the driver knows
 // them so far, or nil when the cluster does not use tablets for it.
-func loadTabletRing(s *gocql.Session, keyspace, table string) *ring {
+func loadTabletRing(s *gocql.Session, keyspace, table, localDC string) *ring {
 	entries, err := s.TableTabletsMetadata(keyspace, table)
 	if err != nil || len(entries) == 0 {
 		return nil
+	}
+	var nodes []node
+	for _, h := range s.GetHosts() {
+		nodes = append(nodes, node{ID: h.HostID(), DC: h.DataCenter()})
 	}
 	ranges := make([]tokenRange, 0, len(entries))
 	for _, e := range entries {
@@ -554,7 +563,7 @@ func loadTabletRing(s *gocql.Session, keyspace, table string) *ring {
 		}
 		ranges = append(ranges, tr)
 	}
-	r := rangeRing(ranges)
+	r := rangeRing(ranges, localTo(nodes, localDC))
 	r.shards, r.ignoreMSB = shard.Hosts(s.GetHosts())
 	r.addrs = hostAddrs(s)
 	return r

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cqlload/cqlload/internal/limit"
@@ -11,13 +12,15 @@ import (
 
 // hostLimits holds one in-flight limit per coordinator: adaptive by
 // default (internal/limit), fixed at MaxInFlight with Adaptive off. A
-// batch's coordinator is the first replica of its first row's token, the
-// node the driver's token-aware policy sends it to while that node is up.
+// batch's coordinator is the first replica of its first row's token in
+// ring order (in the local data center, with one), the node the driver's
+// token-aware policy sends it to while that node is up (ring.primary).
 type hostLimits struct {
 	cfg       limit.Config
 	mu        sync.Mutex
 	by        map[string]*limit.Limiter
-	finishing bool // see finish
+	sent      map[string]*atomic.Int64 // requests sent to each coordinator, retries included
+	finishing bool                     // see finish
 }
 
 // finish tells every limiter, and those made later, that the run ends
@@ -36,9 +39,22 @@ func (h *hostLimits) finish() {
 
 func newHostLimits(o *Options) *hostLimits {
 	return &hostLimits{
-		cfg: limit.Config{Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight)},
-		by:  map[string]*limit.Limiter{},
+		cfg:  limit.Config{Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight)},
+		by:   map[string]*limit.Limiter{},
+		sent: map[string]*atomic.Int64{},
 	}
+}
+
+// sending counts a request to host.
+func (h *hostLimits) sending(host string) {
+	h.mu.Lock()
+	n := h.sent[host]
+	if n == nil {
+		n = new(atomic.Int64)
+		h.sent[host] = n
+	}
+	h.mu.Unlock()
+	n.Add(1)
 }
 
 // of returns host's limiter, made on first use.
@@ -64,6 +80,10 @@ type HostLimit struct {
 	InFlight int    `json:"in_flight"`
 	// Paced is requests/s, 0 when the coordinator is not paced.
 	Paced float64 `json:"paced_requests_per_s,omitempty"`
+	// Requests is how many requests went to it, retries included: the
+	// node's count of EXECUTE and BATCH requests, when cqlload's idea of
+	// the coordinator is the driver's.
+	Requests int64 `json:"requests"`
 }
 
 // snapshot lists the limits by host.
@@ -72,7 +92,11 @@ func (h *hostLimits) snapshot() []HostLimit {
 	defer h.mu.Unlock()
 	out := make([]HostLimit, 0, len(h.by))
 	for host, lim := range h.by {
-		out = append(out, HostLimit{Host: host, Limit: lim.Limit(), InFlight: lim.InFlight(), Paced: math.Round(lim.Rate())})
+		var n int64
+		if c := h.sent[host]; c != nil {
+			n = c.Load()
+		}
+		out = append(out, HostLimit{Host: host, Limit: lim.Limit(), InFlight: lim.InFlight(), Paced: math.Round(lim.Rate()), Requests: n})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
 	return out

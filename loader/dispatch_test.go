@@ -1,11 +1,14 @@
 package loader
 
 import (
+	"fmt"
+	"net"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cqlload/cqlload/cqlsim"
 	"github.com/cqlload/cqlload/internal/limit"
 )
 
@@ -208,5 +211,43 @@ func TestBatchQueue(t *testing.T) {
 	b := &batch{}
 	if n := testing.AllocsPerRun(100, func() { q.push(b); q.pop() }); n != 0 {
 		t.Errorf("push and pop on an emptying queue: %.1f allocations, want 0", n)
+	}
+}
+
+// TestCoordinatorIsTheDrivers: with three replicas of every row, each
+// request goes to the coordinator whose in-flight limit it is charged to,
+// so that a slow or overloaded node limits its own requests. The loader's
+// count of requests per coordinator equals each node's count of EXECUTE
+// and BATCH requests. Before, the driver shuffled replicas while the
+// loader charged every request of a replica set to its least host id:
+// on three nodes, one limiter for all of them.
+func TestCoordinatorIsTheDrivers(t *testing.T) {
+	c := startCluster(t, 3, 3, `CREATE TABLE ks.co (k int PRIMARY KEY, v text);`, nil)
+	path := writeCSV(t, "in.csv", 20000, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
+	before := c.Stats()
+	s, err := runLoad(t, testOptions(t, c, "co", path))
+	if err != nil || s.RowsWritten != 20000 {
+		t.Fatalf("load: %v, %d written", err, s.RowsWritten)
+	}
+	after := c.Stats()
+	got := map[string]int64{}
+	for _, l := range s.Limits {
+		host, _, _ := net.SplitHostPort(l.Host)
+		got[host] = l.Requests
+	}
+	// Batch requests, as cqlsim counts them: its EXECUTE count also
+	// holds the driver's own metadata queries on its control connection.
+	// Every request here is a batch of 20 rows (one replica set).
+	batches := func(n cqlsim.NodeStats) (sum int64) {
+		for _, k := range n.Batches {
+			sum += k
+		}
+		return sum
+	}
+	for i, n := range after.Nodes {
+		sent := batches(n) - batches(before.Nodes[i])
+		if sent == 0 || got[n.Address] != sent {
+			t.Errorf("node %d (%s) took %d requests; cqlload counted %d to it (all: %v)", n.Node, n.Address, sent, got[n.Address], got)
+		}
 	}
 }

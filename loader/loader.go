@@ -463,7 +463,7 @@ func (l *Loader) setup(ctx context.Context) error {
 		return err
 	}
 	l.table = t
-	r, err := loadRing(l.session, l.opts.Keyspace)
+	r, err := loadRing(l.session, l.opts.Keyspace, l.opts.LocalDC)
 	if err != nil {
 		l.closeOwned()
 		return err
@@ -654,7 +654,7 @@ func (l *Loader) followTablets() (stop func()) {
 		return func() {}
 	}
 	refresh := func() {
-		if r := loadTabletRing(l.session, l.opts.Keyspace, l.opts.Table); r != nil {
+		if r := loadTabletRing(l.session, l.opts.Keyspace, l.opts.Table, l.opts.LocalDC); r != nil {
 			l.ring.Store(r)
 		}
 	}

@@ -28,7 +28,11 @@ type ring struct {
 	first      []int32
 	bucketBits uint
 	set        []int      // replica set id of each range
-	sets       [][]string // host ids of each replica set, for tests and messages
+	sets       [][]string // host ids of each replica set, sorted, for tests and messages
+	// coord is each range's coordinator: its first replica in ring order
+	// (in the local data center, with one), which the driver's
+	// token-aware policy, told not to shuffle replicas, sends to.
+	coord []string
 	// shards and ignoreMSB describe ScyllaDB sharding when every node
 	// announces the same; shards is 0 otherwise (Cassandra, or nodes
 	// that differ).
@@ -49,17 +53,14 @@ func (r *ring) groupOf(token int64) int {
 	return set*r.shards + shard.Of(token, r.shards, r.ignoreMSB)
 }
 
-// primary is the first replica of token: the coordinator the driver's
-// token-aware policy picks while it is up; "" when the ring is unknown.
+// primary is the coordinator of token: its first replica in ring order
+// (local data center first), which the driver's token-aware policy picks
+// while it is up; "" when the ring is unknown.
 func (r *ring) primary(token int64) string {
-	if len(r.sets) == 0 {
+	if len(r.coord) == 0 {
 		return ""
 	}
-	set := r.sets[r.replicaSet(token)]
-	if len(set) == 0 {
-		return ""
-	}
-	return set[0]
+	return r.coord[r.rangeOf(token)]
 }
 
 // replicaSet returns the id of the replica set owning token.
@@ -67,8 +68,13 @@ func (r *ring) replicaSet(token int64) int {
 	if len(r.ends) == 0 {
 		return 0
 	}
-	// The first range ending at or after token; past the last, the
-	// first range.
+	return r.set[r.rangeOf(token)]
+}
+
+// rangeOf is the index of the range holding token: the first range
+// ending at or after it; past the last, the first range. The ring must
+// have ranges.
+func (r *ring) rangeOf(token int64) int {
 	i := int(r.first[bucket(token, r.bucketBits)])
 	for i < len(r.ends) && r.ends[i] < token {
 		i++
@@ -76,7 +82,7 @@ func (r *ring) replicaSet(token int64) int {
 	if i == len(r.ends) {
 		i = 0
 	}
-	return r.set[i]
+	return i
 }
 
 // bucket is the top bits of token, ordered as tokens are.
@@ -157,7 +163,7 @@ type tokenOwner struct {
 // data center, preferring racks not yet used, then the skipped nodes in
 // ring order. Any other strategy (LocalStrategy, EverywhereStrategy…) is
 // grouped by primary owner only, which is still a valid grouping.
-func newRing(nodes []node, repl replication) *ring {
+func newRing(nodes []node, repl replication, localDC string) *ring {
 	var owners []tokenOwner
 	for i, n := range nodes {
 		for _, t := range n.Tokens {
@@ -175,7 +181,20 @@ func newRing(nodes []node, repl replication) *ring {
 		}
 		ranges[i] = tokenRange{last: owners[i].token, hosts: hostIDs}
 	}
-	return rangeRing(ranges)
+	return rangeRing(ranges, localTo(nodes, localDC))
+}
+
+// localTo says whether a host id is of a node in dc; every host is,
+// without one.
+func localTo(nodes []node, dc string) func(id string) bool {
+	if dc == "" {
+		return func(string) bool { return true }
+	}
+	in := map[string]bool{}
+	for _, n := range nodes {
+		in[n.ID] = n.DC == dc
+	}
+	return func(id string) bool { return in[id] }
 }
 
 func replicasAt(nodes []node, owners []tokenOwner, start int, repl replication) []int {
@@ -198,13 +217,23 @@ func replicasAt(nodes []node, owners []tokenOwner, start int, repl replication) 
 			return len(out) < repl.rf
 		})
 	case "NetworkTopologyStrategy":
-		dcs := make([]string, 0, len(repl.dcRF))
-		for dc := range repl.dcRF {
-			dcs = append(dcs, dc)
+		// Each data center's replicas, the data centers in the order the
+		// walk meets their first replica: out[0] is then the first
+		// replica in ring order, as the driver lists them.
+		type dcReplicas struct {
+			nodes []int
+			first int
 		}
-		sort.Strings(dcs)
-		for _, dc := range dcs {
-			out = append(out, ntsReplicas(nodes, owners, start, dc, repl.dcRF[dc])...)
+		var per []dcReplicas
+		for dc, rf := range repl.dcRF {
+			nodes, first := ntsReplicas(nodes, owners, start, dc, rf)
+			if len(nodes) > 0 {
+				per = append(per, dcReplicas{nodes, first})
+			}
+		}
+		sort.Slice(per, func(i, j int) bool { return per[i].first < per[j].first })
+		for _, d := range per {
+			out = append(out, d.nodes...)
 		}
 	default:
 		out = append(out, owners[start].node)
@@ -212,7 +241,10 @@ func replicasAt(nodes []node, owners []tokenOwner, start int, repl replication) 
 	return out
 }
 
-func ntsReplicas(nodes []node, owners []tokenOwner, start int, dc string, rf int) []int {
+// ntsReplicas places dc's replicas of the range at start; first is how
+// far the walk went for the first of them, which is the first node of dc
+// it meets.
+func ntsReplicas(nodes []node, owners []tokenOwner, start int, dc string, rf int) (out []int, first int) {
 	racks := map[string]bool{}
 	inDC := 0
 	seenNode := map[int]bool{}
@@ -226,13 +258,16 @@ func ntsReplicas(nodes []node, owners []tokenOwner, start int, dc string, rf int
 	if rf > inDC {
 		rf = inDC
 	}
-	var out, skipped []int
+	var skipped []int
 	chosen := map[int]bool{}
 	usedRacks := map[string]bool{}
 	for k := 0; k < len(owners) && len(out) < rf; k++ {
 		n := owners[(start+k)%len(owners)].node
 		if nodes[n].DC != dc || chosen[n] {
 			continue
+		}
+		if len(out) == 0 {
+			first = k
 		}
 		if usedRacks[nodes[n].Rack] && len(usedRacks) < len(racks) {
 			if !contains(skipped, n) {
@@ -255,7 +290,7 @@ func ntsReplicas(nodes []node, owners []tokenOwner, start int, dc string, rf int
 			skipped = nil
 		}
 	}
-	return out
+	return out, first
 }
 
 func contains(xs []int, x int) bool {
@@ -268,7 +303,7 @@ func contains(xs []int, x int) bool {
 }
 
 // tokenRange is a vnode or a tablet: tokens in (first, last] and their
-// replicas' host ids.
+// replicas' host ids, in the driver's order (ring order for vnodes).
 type tokenRange struct {
 	last  int64
 	hosts []string
@@ -280,10 +315,24 @@ type tokenRange struct {
 // first: a token in a gap falls to the next known tablet, which only costs
 // batching efficiency, never correctness (the driver routes every request
 // by its own tablet map).
-func rangeRing(ranges []tokenRange) *ring {
+func rangeRing(ranges []tokenRange, local func(id string) bool) *ring {
 	r := &ring{}
 	ids := map[string]int{}
 	for _, tr := range ranges {
+		coord := ""
+		for _, h := range tr.hosts {
+			if local(h) {
+				coord = h
+				break
+			}
+		}
+		if coord == "" && len(tr.hosts) > 0 {
+			// No replica in the local data center: the driver falls back
+			// to another node there, which cannot be known; the first
+			// replica stands for it.
+			coord = tr.hosts[0]
+		}
+		r.coord = append(r.coord, coord)
 		hosts := append([]string(nil), tr.hosts...)
 		sort.Strings(hosts)
 		key := strings.Join(hosts, ",")

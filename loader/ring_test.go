@@ -40,10 +40,55 @@ func TestRingReplicas(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRing(nodes, tt.repl)
+			r := newRing(nodes, tt.repl, "")
 			got := r.sets[r.replicaSet(tt.token)]
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("replicas of %d = %v, want %v", tt.token, got, tt.want)
+			}
+		})
+	}
+}
+
+// anyLocal: no local data center, so every host is local.
+func anyLocal(string) bool { return true }
+
+// TestRingCoordinator: a token's coordinator is its first replica in ring
+// order, in the local data center when there is one, as the driver's
+// token-aware policy picks it with replicas not shuffled; not the least
+// host id of its replica set (which it was: with more than one replica,
+// the loader charged requests to a node the driver did not send them to).
+func TestRingCoordinator(t *testing.T) {
+	nodes := []node{
+		{ID: "a", DC: "dc1", Rack: "r1", Tokens: []int64{-100, 200}},
+		{ID: "b", DC: "dc1", Rack: "r1", Tokens: []int64{0}},
+		{ID: "c", DC: "dc1", Rack: "r2", Tokens: []int64{100}},
+		{ID: "d", DC: "dc2", Rack: "r1", Tokens: []int64{50}},
+	}
+	simple := func(rf int) replication { return replication{class: "SimpleStrategy", rf: rf} }
+	nts := func(dcRF map[string]int) replication {
+		return replication{class: "NetworkTopologyStrategy", dcRF: dcRF}
+	}
+	tests := []struct {
+		name    string
+		repl    replication
+		localDC string
+		token   int64
+		want    string
+	}{
+		// From token 1 the ring goes d(50) c(100) a(200) a(-100) b(0).
+		{"simple rf2: the first in ring order", simple(2), "", 1, "d"},
+		{"simple rf2, local dc1: its first", simple(2), "dc1", 1, "c"},
+		{"simple rf1, no replica in dc1: the replica", simple(1), "dc1", 1, "d"},
+		{"simple rf3 wraps", simple(3), "", 150, "a"},
+		{"nts: the first met of all data centers", nts(map[string]int{"dc1": 2, "dc2": 1}), "", 1, "d"},
+		{"nts, local dc1", nts(map[string]int{"dc1": 2, "dc2": 1}), "dc1", 1, "c"},
+		{"nts, local dc2", nts(map[string]int{"dc1": 2, "dc2": 1}), "dc2", 150, "d"},
+		{"nts: the walk from 150 meets a before d", nts(map[string]int{"dc1": 1, "dc2": 1}), "", 150, "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := newRing(nodes, tt.repl, tt.localDC).primary(tt.token); got != tt.want {
+				t.Fatalf("coordinator of %d = %q, want %q", tt.token, got, tt.want)
 			}
 		})
 	}
@@ -71,7 +116,7 @@ func TestRangeRing(t *testing.T) {
 		{last: -100, hosts: []string{"b", "a"}},
 		{last: 0, hosts: []string{"c"}},
 		{last: 500, hosts: []string{"a", "b"}},
-	})
+	}, anyLocal)
 	tests := []struct {
 		token int64
 		want  []string
@@ -115,7 +160,7 @@ func TestReplicaSetIndexMatchesSearch(t *testing.T) {
 		for i, e := range ends {
 			ranges[i] = tokenRange{last: e, hosts: []string{strconv.Itoa(i)}}
 		}
-		r := rangeRing(ranges)
+		r := rangeRing(ranges, anyLocal)
 		want := func(token int64) int {
 			i, _ := slices.BinarySearch(ends, token)
 			if i == len(ends) {
@@ -139,7 +184,7 @@ func TestReplicaSetIndexMatchesSearch(t *testing.T) {
 }
 
 func TestGroupOfSplitsReplicaSetsByShard(t *testing.T) {
-	r := newRing([]node{{ID: "a", Tokens: []int64{0}}, {ID: "b", Tokens: []int64{1 << 62}}}, replication{class: "SimpleStrategy", rf: 1})
+	r := newRing([]node{{ID: "a", Tokens: []int64{0}}, {ID: "b", Tokens: []int64{1 << 62}}}, replication{class: "SimpleStrategy", rf: 1}, "")
 	tokens := []int64{-1 << 62, -5, 5, 1 << 61, 1<<62 + 1, 1 << 63 >> 1}
 	for _, tok := range tokens {
 		if got, want := r.groupOf(tok), r.replicaSet(tok); got != want {

@@ -172,6 +172,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			b.lim.Sending()
 		}
 		timeout := l.attemptTimeout(b.plan, coord, attempt)
+		l.limits.sending(b.host)
 		start := time.Now()
 		err := l.exec(ctx, b.plan, rows, timeout)
 		rtt := time.Since(start)

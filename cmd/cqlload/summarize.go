@@ -154,6 +154,7 @@ func addLimits(sum, run []loader.HostLimit) []loader.HostLimit {
 		sum[i].Limit += h.Limit
 		sum[i].InFlight += h.InFlight
 		sum[i].Paced += h.Paced
+		sum[i].Requests += h.Requests
 	}
 	return sum
 }

@@ -70,19 +70,24 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("merged runs from %v to %v (%.3f s); the runs: %v–%v, %v–%v", s.StartedAt, s.EndedAt, s.ElapsedS,
 			parts[0].StartedAt, parts[0].EndedAt, parts[1].StartedAt, parts[1].EndedAt)
 	}
-	// Each node once, its limit the sum of the runs' limits towards it.
-	want := map[string]int{}
+	// Each node once, its limit and requests the sums of the runs'.
+	type limReq struct{ limit, requests int64 }
+	want := map[string]limReq{}
 	for _, p := range parts {
 		for _, l := range p.Limits {
-			want[l.Host] += l.Limit
+			w := want[l.Host]
+			want[l.Host] = limReq{w.limit + int64(l.Limit), w.requests + l.Requests}
 		}
 	}
-	got := map[string]int{}
+	got := map[string]limReq{}
+	var requests int64
 	for _, l := range s.Limits {
-		got[l.Host] += l.Limit
+		g := got[l.Host]
+		got[l.Host] = limReq{g.limit + int64(l.Limit), g.requests + l.Requests}
+		requests += l.Requests
 	}
-	if len(want) == 0 || len(s.Limits) != len(want) || fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("merged in-flight limits %+v, want one per node: %v", s.Limits, want)
+	if len(want) == 0 || len(s.Limits) != len(want) || fmt.Sprint(got) != fmt.Sprint(want) || requests != s.Requests {
+		t.Errorf("merged in-flight limits %+v, want one per node: %v, %d requests in all", s.Limits, want, s.Requests)
 	}
 	h, err := hdrhistogram.Decode([]byte(s.LatencyHistogram))
 	if err != nil || h.TotalCount() != s.Requests {
