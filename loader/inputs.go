@@ -97,35 +97,44 @@ func (e *InputTwiceError) Error() string {
 }
 
 // checkInputsOnce refuses a file that is among the inputs twice: local
-// files by identity, objects in storage by URL.
+// files by identity (by device and inode where there are such, else
+// among files of one size), objects in storage by URL.
 func checkInputsOnce(objects []source.Object) error {
 	type seen struct {
 		name string
 		st   os.FileInfo
 	}
-	var files []seen
-	urls := map[string]string{}
+	byKey := map[any]string{}
+	bySize := map[int64][]seen{}
+	urls := map[string]bool{}
 	for _, obj := range objects {
 		switch {
 		case obj.Size < 0:
 			continue // standard input, which can be given once anyway, or a pipe
 		case source.IsURL(obj.Name):
-			if first, ok := urls[obj.Name]; ok {
-				return &InputTwiceError{First: first, Second: obj.Name}
+			if urls[obj.Name] {
+				return &InputTwiceError{First: obj.Name, Second: obj.Name}
 			}
-			urls[obj.Name] = obj.Name
+			urls[obj.Name] = true
 			continue
 		}
 		st, err := os.Stat(obj.Name)
 		if err != nil {
 			continue // reading it will say what is wrong
 		}
-		for _, f := range files {
+		if key, ok := fileKey(st); ok {
+			if first, dup := byKey[key]; dup {
+				return &InputTwiceError{First: first, Second: obj.Name}
+			}
+			byKey[key] = obj.Name
+			continue
+		}
+		for _, f := range bySize[st.Size()] {
 			if os.SameFile(f.st, st) {
 				return &InputTwiceError{First: f.name, Second: obj.Name}
 			}
 		}
-		files = append(files, seen{obj.Name, st})
+		bySize[st.Size()] = append(bySize[st.Size()], seen{obj.Name, st})
 	}
 	return nil
 }
