@@ -161,14 +161,23 @@ func expandPath(item, path string) ([]Source, error) {
 	var out []Source
 	for _, e := range ents { // ReadDir sorts by name
 		// Hidden files (.DS_Store, .gitkeep) are not data.
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		fi, err := e.Info()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", item, err)
-		}
 		p := filepath.Join(path, e.Name())
+		// Through a link, as a glob and a named file are read: a link
+		// (current.csv -> exports/2024-12-04.csv) was left out unsaid.
+		fi, err := os.Stat(p)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is in the message once
+			}
+			return nil, fmt.Errorf("%s: a link to nothing, or unreadable: %w", filepath.Join(item, e.Name()), err)
+		}
+		if !fi.Mode().IsRegular() {
+			continue // a subdirectory (not read: no recursion), a pipe, a device
+		}
 		src := fileSource(filepath.Join(item, e.Name()), p, fi.Size())
 		src.Listed = true
 		out = append(out, src)

@@ -31,6 +31,19 @@ func TestSources(t *testing.T) {
 		}
 	}
 	j := func(p string) string { return filepath.Join(dir, p) }
+	for link, target := range map[string]string{
+		"links/cur.csv":     "../a.csv",    // a file through a link: read
+		"links/sub":         "../sub",      // a directory through a link: not read
+		"broken/gone.csv":   "../nope.csv", // a link to nothing: an error
+		"links/.hidden.csv": "../b.csv",    // hidden: left out
+	} {
+		if err := os.MkdirAll(filepath.Dir(j(link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, j(link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	type src struct {
 		Name string
 		Size int64
@@ -52,6 +65,8 @@ func TestSources(t *testing.T) {
 		{"comma list of existing files", []string{j("a.csv") + "," + j("b.csv")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}}, ""},
 		{"glob in a list", []string{j("*.csv") + "," + j("sub/*.csv")}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("x,y.csv"), 6, "comma\n"}, {j("sub/d.csv"), 5, "dddd\n"}}, ""},
 		{"directory: its files, not recursive", []string{dir}, []src{{j("a.csv"), 2, "a\n"}, {j("b.csv"), 3, "bb\n"}, {j("c.txt"), 4, "ccc\n"}, {j("x,y.csv"), 6, "comma\n"}}, ""},
+		{"directory: a link to a file is read", []string{j("links")}, []src{{j("links/cur.csv"), 2, "a\n"}}, ""},
+		{"directory: a link to nothing is an error", []string{j("broken")}, nil, j("broken/gone.csv") + ": a link to nothing, or unreadable: no such file"},
 		{"stdin dash", []string{"-"}, []src{{"-", -1, "from stdin"}}, ""},
 		{"stdin word, any case", []string{"StdIn"}, []src{{"StdIn", -1, "from stdin"}}, ""},
 		{"several specs", []string{j("a.csv"), "STDIN"}, []src{{j("a.csv"), 2, "a\n"}, {"STDIN", -1, "from stdin"}}, ""},
@@ -93,6 +108,18 @@ func TestSources(t *testing.T) {
 	}
 	if _, err := Sources([]string{"-"}, nil); err == nil {
 		t.Error("stdin without a reader: no error")
+	}
+	// Listed: what a directory or a glob yields, not what is named.
+	got, err := Sources([]string{j("a.csv"), j("sub"), j("b*")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []bool
+	for _, s := range got {
+		listed = append(listed, s.Listed)
+	}
+	if want := []bool{false, true, true}; !reflect.DeepEqual(listed, want) {
+		t.Errorf("listed %v, want %v", listed, want)
 	}
 }
 

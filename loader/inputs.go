@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,9 +54,36 @@ func leaveOutOwn(objects []source.Object, o *Options, errFile string, isDefault 
 	if err != nil {
 		return nil, nil, err
 	}
-	others := outputFiles(o, extra...)
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, nil, err
+	}
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(cwd, p)
+	}
+	// The run's other files, looked up once: a directory may list
+	// thousands of inputs.
+	type own struct {
+		what, path string
+		st         os.FileInfo // nil when it does not exist yet
+	}
+	var others []own
+	outs := outputFiles(o, extra...)
 	if p := o.SplitPlan; p != "" {
-		others = append(others, outputFile{what: "--split-plan", path: p})
+		outs = append(outs, outputFile{what: "--split-plan", path: p})
+	}
+	exist := false
+	for _, out := range outs {
+		if out.numbered || out.what == "ERRFILE" {
+			continue // errNames has them
+		}
+		f := own{what: out.what, path: abs(out.path)}
+		f.st, _ = os.Stat(out.path)
+		exist = exist || f.st != nil
+		others = append(others, f)
 	}
 	kept = make([]source.Object, 0, len(objects))
 	for _, obj := range objects {
@@ -65,11 +91,18 @@ func leaveOutOwn(objects []source.Object, o *Options, errFile string, isDefault 
 			kept = append(kept, obj)
 			continue
 		}
-		why := ""
-		if abs, err := filepath.Abs(obj.Name); err == nil && errNames.MatchString(abs) {
+		path, why := abs(obj.Name), ""
+		if errNames.MatchString(path) {
 			why = "ERRFILE"
-		} else if ce := new(InputClashError); errors.As(checkOutputs([]source.Object{obj}, others), &ce) {
-			why = ce.What
+		}
+		var st os.FileInfo
+		if exist {
+			st, _ = os.Stat(obj.Name) // for links and other spellings
+		}
+		for _, f := range others {
+			if why == "" && (f.path == path || st != nil && f.st != nil && os.SameFile(st, f.st)) {
+				why = f.what
+			}
 		}
 		if why == "" {
 			kept = append(kept, obj)

@@ -171,6 +171,22 @@ func TestListedOwnFilesLeftOut(t *testing.T) {
 	if _, err := l.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "no input left") {
 		t.Fatalf("a directory of the run's own files: %v", err)
 	}
+	// A link in the directory to another of the run's files, by identity.
+	linked := filepath.Join(dir, "linked")
+	if err := os.Mkdir(linked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(linked, "rows.csv"), "k1,v\n")
+	summary := filepath.Join(dir, "summary.json")
+	write(summary, "{}")
+	if err := os.Symlink(summary, filepath.Join(linked, "s.csv")); err != nil {
+		t.Fatal(err)
+	}
+	o = testOptions(t, c, "lo", linked)
+	o.OtherOutputs = []Output{{Option: "--summary-json", Path: summary}}
+	if s, err := runLoad(t, o); err != nil || s.RowsRead != 1 || len(s.InputsLeftOut) != 1 || !strings.HasSuffix(s.InputsLeftOut[0], "s.csv (--summary-json)") {
+		t.Fatalf("a link to the summary: %v, %d read, left out %q", err, s.RowsRead, s.InputsLeftOut)
+	}
 	if keys := tableKeys(); slices.ContainsFunc(keys, func(k string) bool { return !strings.HasPrefix(k, "k") && !strings.HasPrefix(k, "s") }) {
 		t.Errorf("the table holds rows no input has: %q", keys)
 	}
