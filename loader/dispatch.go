@@ -19,8 +19,25 @@ type hostLimits struct {
 	cfg       limit.Config
 	mu        sync.Mutex
 	by        map[string]*limit.Limiter
-	sent      map[string]*atomic.Int64 // requests sent to each coordinator, retries included
-	finishing bool                     // see finish
+	state     map[string]*coordState
+	finishing bool // see finish
+}
+
+// rerouteCheck is how often the dispatcher looks for queued batches of
+// a coordinator that has stopped answering.
+const rerouteCheck = 250 * time.Millisecond
+
+// coordState is what the loader saw of a coordinator's answers.
+type coordState struct {
+	sent atomic.Int64 // requests, retries included
+	out  atomic.Int64 // requests awaiting an answer
+	// quietFrom (unix ns) is its last answer (success or error), or when
+	// requests began to wait on it after an answered or idle spell.
+	quietFrom atomic.Int64
+	// unanswered: the last request to come back got no answer (a
+	// timeout, a lost connection).
+	unanswered atomic.Bool
+	lastSent   atomic.Int64 // unix ns
 }
 
 // finish tells every limiter, and those made later, that the run ends
@@ -39,22 +56,68 @@ func (h *hostLimits) finish() {
 
 func newHostLimits(o *Options) *hostLimits {
 	return &hostLimits{
-		cfg:  limit.Config{Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight)},
-		by:   map[string]*limit.Limiter{},
-		sent: map[string]*atomic.Int64{},
+		cfg:   limit.Config{Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight)},
+		by:    map[string]*limit.Limiter{},
+		state: map[string]*coordState{},
 	}
 }
 
-// sending counts a request to host.
-func (h *hostLimits) sending(host string) {
+func (h *hostLimits) stateOf(host string) *coordState {
 	h.mu.Lock()
-	n := h.sent[host]
-	if n == nil {
-		n = new(atomic.Int64)
-		h.sent[host] = n
+	defer h.mu.Unlock()
+	st := h.state[host]
+	if st == nil {
+		st = new(coordState)
+		h.state[host] = st
 	}
+	return st
+}
+
+// sending counts a request to host; call done with what came back.
+func (h *hostLimits) sending(host string) *coordState {
+	st := h.stateOf(host)
+	now := time.Now().UnixNano()
+	st.sent.Add(1)
+	st.lastSent.Store(now)
+	if st.out.Add(1) == 1 && !st.unanswered.Load() {
+		st.quietFrom.Store(now)
+	}
+	return st
+}
+
+// done: a request to st's host came back; answered: with an answer, not
+// a timeout or a lost connection.
+func (st *coordState) done(answered bool) {
+	if answered {
+		st.quietFrom.Store(time.Now().UnixNano())
+	}
+	st.unanswered.Store(!answered)
+	st.out.Add(-1)
+}
+
+// silent says host has answered nothing for longer than after while
+// requests waited on it or came back unanswered: a node that hangs (the
+// driver keeps it up while its connections stay open). Once nothing
+// has been sent to it for after, it is not silent for one request, a
+// probe of whether it answers again.
+func (h *hostLimits) silent(host string, after time.Duration) bool {
+	h.mu.Lock()
+	st := h.state[host]
 	h.mu.Unlock()
-	n.Add(1)
+	if st == nil {
+		return false
+	}
+	now := time.Now().UnixNano()
+	out := st.out.Load()
+	switch {
+	case out == 0 && !st.unanswered.Load():
+		return false
+	case time.Duration(now-st.quietFrom.Load()) <= after:
+		return false
+	case out == 0 && time.Duration(now-st.lastSent.Load()) > after:
+		return false // probe
+	}
+	return true
 }
 
 // of returns host's limiter, made on first use.
@@ -93,8 +156,8 @@ func (h *hostLimits) snapshot() []HostLimit {
 	out := make([]HostLimit, 0, len(h.by))
 	for host, lim := range h.by {
 		var n int64
-		if c := h.sent[host]; c != nil {
-			n = c.Load()
+		if st := h.state[host]; st != nil {
+			n = st.sent.Load()
 		}
 		out = append(out, HostLimit{Host: host, Limit: lim.Limit(), InFlight: lim.InFlight(), Paced: math.Round(lim.Rate()), Requests: n})
 	}
@@ -172,6 +235,14 @@ func (d *dispatcher) run() {
 		if d.queued >= d.queueCap {
 			recv = nil
 		}
+		if d.queued > 0 {
+			// A coordinator that stops answering returns no permits for
+			// an attempt timeout: look again soon whether its batches
+			// should go to another replica (reroute).
+			if soon := time.Now().Add(rerouteCheck); due.IsZero() || soon.Before(due) {
+				due = soon
+			}
+		}
 		var timer <-chan time.Time
 		if !due.IsZero() {
 			wake.Reset(time.Until(due))
@@ -218,6 +289,7 @@ func (l *Loader) checkFinishing() {
 }
 
 func (d *dispatcher) enqueue(b *batch) {
+	d.l.reroute(b)
 	lim := d.l.limits.of(b.host)
 	q := d.queues[lim]
 	if q == nil {
@@ -257,6 +329,15 @@ func (d *dispatcher) pump() {
 				continue
 			}
 			b := q.front()
+			if !stopped && d.l.reroute(b) {
+				// Its coordinator stopped answering: to the queue of
+				// the replica that takes its requests.
+				q.pop()
+				d.queued--
+				d.enqueue(b)
+				moved = true
+				continue
+			}
 			if !stopped {
 				if !lim.TryAcquire() {
 					continue
@@ -305,3 +386,37 @@ func (l *Loader) Limits() []HostLimit {
 	}
 	return hs
 }
+
+// reroute passes a batch from a coordinator that has stopped answering
+// (nothing for silentAfter while requests waited on it) to the next
+// replica of its first row that has not, and pins it there (batch.pinned):
+// the driver keeps sending to a hung node while its connections stay
+// open, and every batch of its token ranges waited on it, then the
+// reader on them, so that one frozen node of three, each holding every
+// row, stopped the whole load, and after the retry window ended it as a
+// silent cluster. With one replica there is nowhere to go. It reports
+// whether the batch moved.
+func (l *Loader) reroute(b *batch) bool {
+	if b.host == "" || len(b.rows) == 0 || !l.limits.silent(b.host, silentAfter) {
+		return false
+	}
+	rg := l.ring.Load()
+	if rg == nil {
+		return false
+	}
+	for _, h := range rg.replicas(b.rows[0].token) {
+		if h != b.host && !l.limits.silent(h, silentAfter) {
+			b.host, b.pinned = h, true
+			return true
+		}
+	}
+	return false
+}
+
+// silentAfter is how long a coordinator with requests waiting may answer
+// none before its batches go to another replica. A node under load
+// answers something every few milliseconds, however slow its slowest
+// requests; one that answers nothing for a second is stuck (a long
+// pause, a hang), and its attempt timeouts, which grow as they expire,
+// would be no measure of it.
+const silentAfter = time.Second

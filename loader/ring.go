@@ -29,10 +29,12 @@ type ring struct {
 	bucketBits uint
 	set        []int      // replica set id of each range
 	sets       [][]string // host ids of each replica set, sorted, for tests and messages
-	// coord is each range's coordinator: its first replica in ring order
-	// (in the local data center, with one), which the driver's
-	// token-aware policy, told not to shuffle replicas, sends to.
-	coord []string
+	// reps is each range's replicas, local data center first, then in
+	// ring order: reps[i][0] is the range's coordinator, which the
+	// driver's token-aware policy, told not to shuffle replicas, sends
+	// to; the others take its requests when it stops answering
+	// (Loader.reroute). Ranges with one order share a slice.
+	reps [][]string
 	// shards and ignoreMSB describe ScyllaDB sharding when every node
 	// announces the same; shards is 0 otherwise (Cassandra, or nodes
 	// that differ).
@@ -57,10 +59,19 @@ func (r *ring) groupOf(token int64) int {
 // (local data center first), which the driver's token-aware policy picks
 // while it is up; "" when the ring is unknown.
 func (r *ring) primary(token int64) string {
-	if len(r.coord) == 0 {
-		return ""
+	if reps := r.replicas(token); len(reps) > 0 {
+		return reps[0]
 	}
-	return r.coord[r.rangeOf(token)]
+	return ""
+}
+
+// replicas are token's replicas, its coordinator first (see reps); nil
+// when the ring is unknown. The slice is shared: do not modify it.
+func (r *ring) replicas(token int64) []string {
+	if len(r.reps) == 0 {
+		return nil
+	}
+	return r.reps[r.rangeOf(token)]
 }
 
 // replicaSet returns the id of the replica set owning token.
@@ -318,21 +329,28 @@ type tokenRange struct {
 func rangeRing(ranges []tokenRange, local func(id string) bool) *ring {
 	r := &ring{}
 	ids := map[string]int{}
+	orders := map[string][]string{}
 	for _, tr := range ranges {
-		coord := ""
+		// Local replicas first, each part in the driver's order. With
+		// none local, the driver falls back to another node there,
+		// which cannot be known; the first replica stands for it.
+		order := make([]string, 0, len(tr.hosts))
 		for _, h := range tr.hosts {
 			if local(h) {
-				coord = h
-				break
+				order = append(order, h)
 			}
 		}
-		if coord == "" && len(tr.hosts) > 0 {
-			// No replica in the local data center: the driver falls back
-			// to another node there, which cannot be known; the first
-			// replica stands for it.
-			coord = tr.hosts[0]
+		for _, h := range tr.hosts {
+			if !local(h) {
+				order = append(order, h)
+			}
 		}
-		r.coord = append(r.coord, coord)
+		if o, ok := orders[strings.Join(order, ",")]; ok {
+			order = o
+		} else {
+			orders[strings.Join(order, ",")] = order
+		}
+		r.reps = append(r.reps, order)
 		hosts := append([]string(nil), tr.hosts...)
 		sort.Strings(hosts)
 		key := strings.Join(hosts, ",")

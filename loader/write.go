@@ -18,6 +18,9 @@ type batch struct {
 	plan *plan
 	rec  *chunkRecord
 	host string // the coordinator, whose in-flight limit the batch takes
+	// pinned: sent to host itself, not where the driver would route it
+	// (reroute moved it off a coordinator that stopped answering).
+	pinned bool
 	// lim holds the permit of host's limiter for the first attempt, from
 	// the dispatcher; nil once released, or when the run stopped.
 	lim *limit.Limiter
@@ -150,6 +153,9 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent again")
 			return
 		}
+		if attempt > 1 && l.reroute(b) {
+			coord = l.limits.of(b.host)
+		}
 		if attempt > 1 || b.lim == nil {
 			// Sent without a permit (a retry, a half of a split batch):
 			// it still takes a slot of the coordinator's pacer, and
@@ -172,10 +178,15 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			b.lim.Sending()
 		}
 		timeout := l.attemptTimeout(b.plan, coord, attempt)
-		l.limits.sending(b.host)
+		cs := l.limits.sending(b.host)
+		pin := ""
+		if b.pinned {
+			pin = b.host
+		}
 		start := time.Now()
-		err := l.exec(ctx, b.plan, rows, timeout)
+		err := l.exec(ctx, b.plan, rows, timeout, pin)
 		rtt := time.Since(start)
+		cs.done(err == nil || classify(err).Answered)
 		l.tracker.observe(rtt)
 		if err == nil {
 			l.releasePermit(b, rtt, limit.Success)
@@ -373,8 +384,9 @@ func (l *Loader) attemptTimeout(p *plan, coord *limit.Limiter, attempt int) time
 // copies of the statement (plan.batchStatement), or, where the driver
 // could not route that (statementBatches), a BATCH of one entry per row.
 // Either is the same UNLOGGED (or COUNTER) batch to the cluster. A
-// timeout > 0 replaces the session's request timeout.
-func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Duration) error {
+// timeout > 0 replaces the session's request timeout; a host, the
+// driver's choice of coordinator.
+func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Duration, host string) error {
 	buf := l.bindBuf()
 	defer l.putBindBuf(buf)
 	if stmt, vals, ok := l.oneStatement(p, rows, buf); ok {
@@ -390,6 +402,9 @@ func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Du
 		if timeout > 0 {
 			q.SetRequestTimeout(timeout)
 		}
+		if host != "" {
+			q.SetHostID(host)
+		}
 		err := q.Exec()
 		q.Release()
 		return err
@@ -402,6 +417,9 @@ func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Du
 	bt.SetConsistency(l.opts.Consistency)
 	if timeout > 0 {
 		bt.SetRequestTimeout(timeout)
+	}
+	if host != "" {
+		bt.SetHostID(host)
 	}
 	bt.Entries = make([]gocql.BatchEntry, len(rows))
 	for i, r := range rows {
