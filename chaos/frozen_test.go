@@ -176,12 +176,32 @@ func TestOneFrozenReplica(t *testing.T) {
 	}
 	control(t, sim, "/nodes/2/resume")
 	resumed = true
+	atResume := nodeBatches(t, sim, 2)
 	l.wait(t, loadTimeout)
 	s := l.summary(t)
+	// Once it answers again (the requests it held, or a probe) it
+	// coordinates its ranges again.
+	if after := nodeBatches(t, sim, 2); after <= atResume {
+		t.Errorf("node 2 coordinated %d batches before it was resumed and %d at the end: it was not taken back", atResume, after)
+	}
 	t.Logf("node 2 paused %.1f s into the run for %v; exit %d; %v", paused.Sub(l.start).Seconds(), pause, l.exit, s)
 	if l.exit != 0 || s.RowsWritten != rows {
 		t.Fatalf("exit %d, %d of %d rows written; want the load to run through one frozen replica\n%s", l.exit, s.RowsWritten, rows, l.output())
 	}
 	got := readTable(t, sim.Session(t), "t")
 	compare(t, got, ds.vals, func(int) want { return mustHold })
+}
+
+// nodeBatches is how many batch requests node n (from 1) coordinated.
+func nodeBatches(t *testing.T, sim *proctest.Sim, n int) int64 {
+	t.Helper()
+	st, err := sim.ReadStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, k := range st.Nodes[n-1].Batches {
+		sum += k
+	}
+	return sum
 }

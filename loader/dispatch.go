@@ -19,8 +19,10 @@ type hostLimits struct {
 	cfg       limit.Config
 	mu        sync.Mutex
 	by        map[string]*limit.Limiter
-	state     map[string]*coordState
 	finishing bool // see finish
+	// state: host → *coordState, read on every request and dispatch
+	// without taking mu (the hosts are few and fixed).
+	state sync.Map
 }
 
 // rerouteCheck is how often the dispatcher looks for queued batches of
@@ -56,26 +58,27 @@ func (h *hostLimits) finish() {
 
 func newHostLimits(o *Options) *hostLimits {
 	return &hostLimits{
-		cfg:   limit.Config{Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight)},
-		by:    map[string]*limit.Limiter{},
-		state: map[string]*coordState{},
+		cfg: limit.Config{Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight)},
+		by:  map[string]*limit.Limiter{},
 	}
 }
 
-func (h *hostLimits) stateOf(host string) *coordState {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	st := h.state[host]
-	if st == nil {
-		st = new(coordState)
-		h.state[host] = st
+// stateOf returns host's state, made on first use; nil, without create,
+// when there is none yet.
+func (h *hostLimits) stateOf(host string, create bool) *coordState {
+	if st, ok := h.state.Load(host); ok {
+		return st.(*coordState)
 	}
-	return st
+	if !create {
+		return nil
+	}
+	st, _ := h.state.LoadOrStore(host, new(coordState))
+	return st.(*coordState)
 }
 
 // sending counts a request to host; call done with what came back.
 func (h *hostLimits) sending(host string) *coordState {
-	st := h.stateOf(host)
+	st := h.stateOf(host, true)
 	now := time.Now().UnixNano()
 	st.sent.Add(1)
 	st.lastSent.Store(now)
@@ -95,15 +98,13 @@ func (st *coordState) done(answered bool) {
 	st.out.Add(-1)
 }
 
-// silent says host has answered nothing for longer than after while
-// requests waited on it or came back unanswered: a node that hangs (the
-// driver keeps it up while its connections stay open). Once nothing
-// has been sent to it for after, it is not silent for one request, a
-// probe of whether it answers again.
-func (h *hostLimits) silent(host string, after time.Duration) bool {
-	h.mu.Lock()
-	st := h.state[host]
-	h.mu.Unlock()
+// silent says host has answered nothing for longer than silentAfter
+// while requests waited on it or came back unanswered: a node that hangs
+// (the driver keeps it up while its connections stay open). Once
+// nothing has been sent to it for silentAfter, it is not silent for one
+// request, a probe of whether it answers again.
+func (h *hostLimits) silent(host string) bool {
+	st := h.stateOf(host, false)
 	if st == nil {
 		return false
 	}
@@ -112,9 +113,9 @@ func (h *hostLimits) silent(host string, after time.Duration) bool {
 	switch {
 	case out == 0 && !st.unanswered.Load():
 		return false
-	case time.Duration(now-st.quietFrom.Load()) <= after:
+	case time.Duration(now-st.quietFrom.Load()) <= silentAfter:
 		return false
-	case out == 0 && time.Duration(now-st.lastSent.Load()) > after:
+	case out == 0 && time.Duration(now-st.lastSent.Load()) > silentAfter:
 		return false // probe
 	}
 	return true
@@ -156,7 +157,7 @@ func (h *hostLimits) snapshot() []HostLimit {
 	out := make([]HostLimit, 0, len(h.by))
 	for host, lim := range h.by {
 		var n int64
-		if st := h.state[host]; st != nil {
+		if st := h.stateOf(host, false); st != nil {
 			n = st.sent.Load()
 		}
 		out = append(out, HostLimit{Host: host, Limit: lim.Limit(), InFlight: lim.InFlight(), Paced: math.Round(lim.Rate()), Requests: n})
@@ -397,7 +398,7 @@ func (l *Loader) Limits() []HostLimit {
 // silent cluster. With one replica there is nowhere to go. It reports
 // whether the batch moved.
 func (l *Loader) reroute(b *batch) bool {
-	if b.host == "" || len(b.rows) == 0 || !l.limits.silent(b.host, silentAfter) {
+	if b.host == "" || len(b.rows) == 0 || !l.limits.silent(b.host) {
 		return false
 	}
 	rg := l.ring.Load()
@@ -405,7 +406,7 @@ func (l *Loader) reroute(b *batch) bool {
 		return false
 	}
 	for _, h := range rg.replicas(b.rows[0].token) {
-		if h != b.host && !l.limits.silent(h, silentAfter) {
+		if h != b.host && !l.limits.silent(h) {
 			b.host, b.pinned = h, true
 			return true
 		}

@@ -251,3 +251,36 @@ func TestCoordinatorIsTheDrivers(t *testing.T) {
 		}
 	}
 }
+
+// TestCoordinatorSilence steps a coordinator through a hang: requests
+// waiting without an answer for silentAfter make it silent (its batches
+// go elsewhere); when they came back unanswered it stays silent until
+// nothing has been sent to it for silentAfter, when one request may go
+// as a probe; an answer ends it.
+func TestCoordinatorSilence(t *testing.T) {
+	h := newHostLimits(&Options{MaxInFlight: 8})
+	ago := func(d time.Duration) int64 { return time.Now().Add(-d).UnixNano() }
+	long := silentAfter + silentAfter/2
+	if h.silent("a") {
+		t.Fatal("a host never sent to is silent")
+	}
+	steps := []struct {
+		name   string
+		do     func(st *coordState)
+		silent bool
+	}{
+		{"a request waits, just sent", func(*coordState) { h.sending("a") }, false},
+		{"it has waited past silentAfter", func(st *coordState) { st.quietFrom.Store(ago(long)) }, true},
+		{"it comes back unanswered, sent a moment ago", func(st *coordState) { st.done(false); st.lastSent.Store(ago(silentAfter / 2)) }, true},
+		{"nothing sent for silentAfter: a probe may go", func(st *coordState) { st.lastSent.Store(ago(long)) }, false},
+		{"the probe waits, unanswered before it", func(*coordState) { h.sending("a") }, true},
+		{"the probe is answered", func(st *coordState) { st.done(true) }, false},
+		{"an idle coordinator's next request is not silent", func(st *coordState) { st.quietFrom.Store(ago(long)); h.sending("a") }, false},
+	}
+	for _, s := range steps {
+		s.do(h.stateOf("a", true))
+		if got := h.silent("a"); got != s.silent {
+			t.Fatalf("%s: silent %v, want %v", s.name, got, s.silent)
+		}
+	}
+}

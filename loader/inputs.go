@@ -100,7 +100,10 @@ func leaveOutOwn(objects []source.Object, o *Options, errFile string, isDefault 
 			st, _ = os.Stat(obj.Name) // for links and other spellings
 		}
 		for _, f := range others {
-			if why == "" && (f.path == path || st != nil && f.st != nil && os.SameFile(st, f.st)) {
+			if why != "" {
+				break
+			}
+			if f.path == path || st != nil && f.st != nil && os.SameFile(st, f.st) {
 				why = f.what
 			}
 		}

@@ -186,9 +186,9 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		start := time.Now()
 		err := l.exec(ctx, b.plan, rows, timeout, pin)
 		rtt := time.Since(start)
-		cs.done(err == nil || classify(err).Answered)
 		l.tracker.observe(rtt)
 		if err == nil {
+			cs.done(true)
 			l.releasePermit(b, rtt, limit.Success)
 			if l.pacer != nil {
 				l.tracker.observeCorrected(time.Since(due))
@@ -202,6 +202,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			return
 		}
 		we := classify(err)
+		cs.done(we.Answered)
 		if timeout > 0 && errors.Is(err, gocql.ErrTimeoutNoResponse) {
 			coord.TimedOut(start)
 		}
