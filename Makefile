@@ -79,6 +79,9 @@ GORELEASER  := $(GO) tool -modfile=tools/go.mod goreleaser
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@# The release's other systems: their code and tests must build there too.
+	GOOS=darwin $(GO) vet $(PKGS)
+	GOOS=windows $(GO) vet $(PKGS)
 	$(GO) vet -tags gcs,azure ./source/
 	$(GO) run $(STATICCHECK) $(PKGS)
 	@$(GO) mod tidy -diff || { echo "go.mod is not tidy: run go mod tidy"; exit 1; }

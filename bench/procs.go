@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/cqlload/cqlload/loader"
@@ -341,11 +340,12 @@ type procStats struct {
 }
 
 func statsOf(ps *os.ProcessState, wall time.Duration, peakKiB int64) procStats {
-	st := procStats{WallS: wall.Seconds(), ExitStatus: ps.ExitCode(), MaxRSSKiB: peakKiB}
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		st.CPUS = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	return procStats{
+		WallS:      wall.Seconds(),
+		CPUS:       (ps.UserTime() + ps.SystemTime()).Seconds(),
+		MaxRSSKiB:  peakKiB,
+		ExitStatus: ps.ExitCode(),
 	}
-	return st
 }
 
 // rssWatcher follows a child's peak RSS through /proc/PID/status VmHWM.

@@ -5,10 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -126,23 +123,6 @@ func checkSlowProducer(t *testing.T, src Source, open func() (io.WriteCloser, er
 	if n := sumInput(chunks); n != int64(total) {
 		t.Errorf("InputBytes add up to %d, want %d", n, total)
 	}
-}
-
-func TestFlushSlowFIFO(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skip("no FIFO:", err)
-	}
-	srcs, err := Sources([]string{path}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if srcs[0].Size != -1 {
-		t.Fatalf("FIFO source has Size %d, want -1", srcs[0].Size)
-	}
-	checkSlowProducer(t, srcs[0], func() (io.WriteCloser, error) {
-		return os.OpenFile(path, os.O_WRONLY, 0)
-	})
 }
 
 func pipeSource() (Source, *io.PipeWriter) {

@@ -22,7 +22,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -193,13 +192,4 @@ func (s *sender) exec(ctx context.Context, rows []*Row) error {
 		b.Entries[i] = gocql.BatchEntry{Stmt: s.stmt, Args: r.Values, Idempotent: !s.counter}
 	}
 	return s.session.ExecuteBatch(b)
-}
-
-// CPUTime is the user and system CPU this process has used.
-func CPUTime() (time.Duration, error) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, fmt.Errorf("getrusage: %w", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -45,7 +47,7 @@ func TestPasswordPrompt(t *testing.T) {
 			// Type once the prompt has turned echo off, as a person would
 			// after seeing it.
 			for range 500 {
-				st, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+				st, err := unix.IoctlGetTermios(int(tty.Fd()), getTermios)
 				if err == nil && st.Lflag&unix.ECHO == 0 {
 					break
 				}

@@ -1,0 +1,18 @@
+//go:build unix
+
+package ceiling
+
+import (
+	"fmt"
+	"syscall"
+	"time"
+)
+
+// CPUTime is the user and system CPU this process has used.
+func CPUTime() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, fmt.Errorf("getrusage: %w", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
