@@ -23,6 +23,9 @@ type hostLimits struct {
 	// state: host → *coordState, read on every request and dispatch
 	// without taking mu (the hosts are few and fixed).
 	state sync.Map
+	// down is the set of hosts the driver holds down, nil while none is
+	// (Loader.followHostStates keeps it).
+	down atomic.Pointer[map[string]bool]
 }
 
 // rerouteCheck is how often the dispatcher looks for queued batches of
@@ -96,6 +99,25 @@ func (st *coordState) done(answered bool) {
 	}
 	st.unanswered.Store(!answered)
 	st.out.Add(-1)
+}
+
+// setDown records the hosts the driver holds down.
+func (h *hostLimits) setDown(hosts map[string]bool) {
+	if len(hosts) == 0 {
+		h.down.Store(nil)
+		return
+	}
+	h.down.Store(&hosts)
+}
+
+// avoid says batches should not be charged to host as their coordinator:
+// the driver holds it down, so it sends them to another replica whose
+// limit must govern them, or it is silent.
+func (h *hostLimits) avoid(host string) bool {
+	if d := h.down.Load(); d != nil && (*d)[host] {
+		return true
+	}
+	return h.silent(host)
 }
 
 // silent says host has answered nothing for longer than silentAfter
@@ -331,7 +353,7 @@ func (d *dispatcher) pump() {
 			}
 			b := q.front()
 			if !stopped && d.l.reroute(b) {
-				// Its coordinator stopped answering: to the queue of
+				// Its coordinator is down or stopped answering: to the queue of
 				// the replica that takes its requests.
 				q.pop()
 				d.queued--
@@ -388,17 +410,20 @@ func (l *Loader) Limits() []HostLimit {
 	return hs
 }
 
-// reroute passes a batch from a coordinator that has stopped answering
-// (nothing for silentAfter while requests waited on it) to the next
-// replica of its first row that has not, and pins it there (batch.pinned):
-// the driver keeps sending to a hung node while its connections stay
-// open, and every batch of its token ranges waited on it, then the
-// reader on them, so that one frozen node of three, each holding every
-// row, stopped the whole load, and after the retry window ended it as a
-// silent cluster. With one replica there is nowhere to go. It reports
+// reroute passes a batch from a coordinator to avoid (hostLimits.avoid)
+// to the next replica of its first row that is not, and pins it there
+// (batch.pinned). A node that has stopped answering (nothing for
+// silentAfter while requests waited on it): the driver keeps sending to a
+// hung node while its connections stay open, and every batch of its token
+// ranges waited on it, then the reader on them, so that one frozen node
+// of three, each holding every row, stopped the whole load, and after the
+// retry window ended it as a silent cluster. A node that is down: the
+// driver sends its batches to the next replica anyway, and they were
+// charged to the down node's limit, so that the live replica took them
+// beyond its own. With one replica there is nowhere to go. It reports
 // whether the batch moved.
 func (l *Loader) reroute(b *batch) bool {
-	if b.host == "" || len(b.rows) == 0 || !l.limits.silent(b.host) {
+	if b.host == "" || len(b.rows) == 0 || !l.limits.avoid(b.host) {
 		return false
 	}
 	rg := l.ring.Load()
@@ -406,7 +431,7 @@ func (l *Loader) reroute(b *batch) bool {
 		return false
 	}
 	for _, h := range rg.replicas(b.rows[0].token) {
-		if h != b.host && !l.limits.silent(h) {
+		if h != b.host && !l.limits.avoid(h) {
 			b.host, b.pinned = h, true
 			return true
 		}

@@ -222,33 +222,48 @@ func TestBatchQueue(t *testing.T) {
 // loader charged every request of a replica set to its least host id:
 // on three nodes, one limiter for all of them.
 func TestCoordinatorIsTheDrivers(t *testing.T) {
-	c := startCluster(t, 3, 3, `CREATE TABLE ks.co (k int PRIMARY KEY, v text);`, nil)
-	path := writeCSV(t, "in.csv", 20000, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
-	before := c.Stats()
-	s, err := runLoad(t, testOptions(t, c, "co", path))
-	if err != nil || s.RowsWritten != 20000 {
-		t.Fatalf("load: %v, %d written", err, s.RowsWritten)
-	}
-	after := c.Stats()
-	got := map[string]int64{}
-	for _, l := range s.Limits {
-		host, _, _ := net.SplitHostPort(l.Host)
-		got[host] = l.Requests
-	}
-	// Batch requests, as cqlsim counts them: its EXECUTE count also
-	// holds the driver's own metadata queries on its control connection.
-	// Every request here is a batch of 20 rows (one replica set).
-	batches := func(n cqlsim.NodeStats) (sum int64) {
-		for _, k := range n.Batches {
-			sum += k
-		}
-		return sum
-	}
-	for i, n := range after.Nodes {
-		sent := batches(n) - batches(before.Nodes[i])
-		if sent == 0 || got[n.Address] != sent {
-			t.Errorf("node %d (%s) took %d requests; cqlload counted %d to it (all: %v)", n.Node, n.Address, sent, got[n.Address], got)
-		}
+	for _, tc := range []struct {
+		name    string
+		stopped int // index of a node down before the load, or -1
+	}{
+		{"all up", -1},
+		// The driver skips a node it knows is down; so must the limits.
+		{"one node down", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startCluster(t, 3, 3, `CREATE TABLE ks.co (k int PRIMARY KEY, v text);`, nil)
+			if tc.stopped >= 0 {
+				c.Node(tc.stopped).Stop()
+			}
+			path := writeCSV(t, "in.csv", 20000, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
+			before := c.Stats()
+			s, err := runLoad(t, testOptions(t, c, "co", path))
+			if err != nil || s.RowsWritten != 20000 {
+				t.Fatalf("load: %v, %d written", err, s.RowsWritten)
+			}
+			after := c.Stats()
+			got := map[string]int64{}
+			for _, l := range s.Limits {
+				host, _, _ := net.SplitHostPort(l.Host)
+				got[host] = l.Requests
+			}
+			// Batch requests, as cqlsim counts them: its EXECUTE count
+			// also holds the driver's own metadata queries on its
+			// control connection. Every request here is a batch of 20
+			// rows (one replica set).
+			batches := func(n cqlsim.NodeStats) (sum int64) {
+				for _, k := range n.Batches {
+					sum += k
+				}
+				return sum
+			}
+			for i, n := range after.Nodes {
+				sent := batches(n) - batches(before.Nodes[i])
+				if (sent == 0) != (i == tc.stopped) || got[n.Address] != sent {
+					t.Errorf("node %d (%s) took %d requests; cqlload counted %d to it (all: %v)", n.Node, n.Address, sent, got[n.Address], got)
+				}
+			}
+		})
 	}
 }
 

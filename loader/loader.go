@@ -290,6 +290,8 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	})
 	// The dispatcher holds batches back per coordinator until its
 	// in-flight limit lets them go; MaxInFlight senders execute them.
+	// It charges no batch to a node the driver holds down, from the first.
+	stopHostStates := l.followHostStates()
 	l.dispatch = newDispatcher(l, batches, ready, max(l.opts.MaxInFlight/2, 16))
 	g.Go(func() error {
 		l.dispatch.run()
@@ -315,6 +317,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	stopReports()
 	stopTablets()
 	stopCheckpoints()
+	stopHostStates()
 
 	if err := l.closeLedger(ctx); err != nil && runErr == nil {
 		runErr = err
@@ -660,6 +663,23 @@ func (l *Loader) followTablets() (stop func()) {
 	}
 	refresh()
 	return every(time.Second, refresh)
+}
+
+// followHostStates keeps the dispatcher's set of the hosts the driver
+// holds down (hostLimits.down) while the run lasts, looking every
+// rerouteCheck.
+func (l *Loader) followHostStates() (stop func()) {
+	refresh := func() {
+		down := map[string]bool{}
+		for _, h := range l.session.GetHosts() {
+			if !h.IsUp() {
+				down[h.HostID()] = true
+			}
+		}
+		l.limits.setDown(down)
+	}
+	refresh()
+	return every(rerouteCheck, refresh)
 }
 
 // saveCheckpoints runs the checkpoint writer while the run lasts.
