@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cqlload/cqlload/schema"
 )
 
 func TestParseCopy(t *testing.T) {
@@ -174,5 +176,43 @@ CREATE TABLE "Ks"."MixedCase" (key int PRIMARY KEY, "Key" text);`, nil)
 	var v string
 	if err := sess.Query(`SELECT "Key" FROM "Ks"."MixedCase" WHERE key = 3`).Scan(&v); err != nil || v != "v3" {
 		t.Fatalf(`"Key" of row 3: %q, %v; want v3`, v, err)
+	}
+}
+
+// TestSkipColsNames: SKIPCOLS names a column as cqlsh compares them, the
+// column list's names unquoted: 'Val' skips a quoted "Val" of the list.
+func TestSkipColsNames(t *testing.T) {
+	tbl := &schema.Table{Keyspace: "ks", Name: "m", Columns: []*schema.Column{{Name: "k"}, {Name: "Val"}, {Name: "lower"}}}
+	tests := []struct {
+		name    string
+		columns []string // the column list; empty: the table's
+		header  []string // with HEADER, mapping by name
+		skip    []string
+		want    []string // the column of each field, "" where skipped
+	}{
+		{"quoted list, bare skip", []string{"k", `"Val"`, "lower"}, nil, []string{"Val"}, []string{"k", "", "lower"}},
+		{"quoted list, quoted skip", []string{"k", `"Val"`, "lower"}, nil, []string{`"Val"`}, []string{"k", "", "lower"}},
+		{"no list", nil, nil, []string{"Val"}, []string{"k", "", "lower"}},
+		{"unquoted list in other case", []string{"k", `"Val"`, "LOWER"}, nil, []string{"lower"}, []string{"k", "Val", ""}},
+		{"header column not in the table", nil, []string{"k", "junk", "lower"}, []string{"junk"}, []string{"k", "", "lower"}},
+	}
+	for _, tc := range tests {
+		l := &Loader{table: tbl, opts: Options{Columns: tc.columns, SkipCols: tc.skip}}
+		cols, err := l.fileColumns(tc.header != nil, tc.header)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		var got []string
+		for _, c := range cols {
+			if c == nil {
+				got = append(got, "")
+			} else {
+				got = append(got, c.Name)
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: columns %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -586,9 +586,15 @@ func (l *Loader) prepareBatchStatements(p *plan) {
 // fileColumns lists the table column of each field of the file (nil for a
 // field dropped by SKIPCOLS).
 func (l *Loader) fileColumns(byHeader bool, header []string) ([]*schema.Column, error) {
-	skip := map[string]bool{}
+	// A name is skipped when it is a SKIPCOLS name, or is the same table
+	// column as one: cqlsh compares the column list's names unquoted, so
+	// SKIPCOLS='Val' skips a quoted "Val" of the list.
+	skip, skipCols := map[string]bool{}, map[*schema.Column]bool{}
 	for _, s := range l.opts.SkipCols {
 		skip[strings.ToLower(s)] = true
+		if c, ok := l.table.Column(s); ok {
+			skipCols[c] = true
+		}
 	}
 	var names []string
 	switch {
@@ -612,7 +618,9 @@ func (l *Loader) fileColumns(byHeader bool, header []string) ([]*schema.Column, 
 			unknown = append(unknown, n)
 			continue
 		}
-		cols[i] = c
+		if !skipCols[c] {
+			cols[i] = c
+		}
 	}
 	if len(unknown) > 0 {
 		what := "the column list"
