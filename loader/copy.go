@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"unicode"
+
+	"github.com/cqlload/cqlload/internal/homedir"
 )
 
 // CopyStatement is a parsed cqlsh COPY … FROM statement.
@@ -285,7 +287,7 @@ func (p *copyParser) parse() (*CopyStatement, error) {
 // cqlsh's CONFIGFILE does: sections [copy], [copy-from], then
 // [copy:ks.table] and [copy-from:ks.table], later ones overriding.
 func ApplyConfigFile(o *Options, path, keyspace, table string) error {
-	f, err := os.Open(path)
+	f, err := os.Open(homedir.Expand(path))
 	if err != nil {
 		return fmt.Errorf("CONFIGFILE: %w", err)
 	}

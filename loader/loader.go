@@ -138,9 +138,14 @@ func New(opts Options) (*Loader, error) {
 	if err := CheckCreatable(opts.ErrFile); err != nil {
 		return nil, fmt.Errorf("ERRFILE %s: %w", opts.ErrFile, err)
 	}
-	if opts.Resume != "" {
-		if err := CheckCreatable(opts.Resume); err != nil {
-			return nil, fmt.Errorf("--resume %s: %w", opts.Resume, err)
+	// The other outputs the run may create, checked as ERRFILE is: a
+	// RATEFILE that could not be opened stopped the run once loading.
+	for _, out := range []struct{ what, path string }{{"--resume", opts.Resume}, {"RATEFILE", opts.RateFile}, {"HISTOGRAMLOG", opts.HistogramLog}} {
+		if out.path == "" {
+			continue
+		}
+		if err := CheckCreatable(out.path); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", out.what, out.path, err)
 		}
 	}
 	if err := checkReplaceable(outputFiles(&opts)); err != nil {

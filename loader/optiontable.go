@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/homedir"
 	"github.com/cqlload/cqlload/split"
 )
 
@@ -296,6 +297,17 @@ func boolOpt(field func(*Options) *bool) accessor {
 func textOpt(field func(*Options) *string) accessor {
 	return accessor{func(o *Options, v string) error {
 		*field(o) = v
+		return nil
+	}, func(o *Options) string {
+		return *field(o)
+	}}
+}
+
+// pathOpt is textOpt for a file's path, with a leading ~ expanded as
+// cqlsh expands ERRFILE's and RATEFILE's (os.path.expanduser).
+func pathOpt(field func(*Options) *string) accessor {
+	return accessor{func(o *Options, v string) error {
+		*field(o) = homedir.Expand(v)
 		return nil
 	}, func(o *Options) string {
 		return *field(o)
@@ -625,12 +637,12 @@ func optionTable() []Option {
 		with(Option{Name: "ERRFILE", Flag: "err-file", Value: "path", Section: SectionErrors, Cqlsh: true,
 			Help: "file receiving rejected rows (default import_<ks>_<table>.err)", Documented: "`import_<ks>_<table>.err`",
 			Differs: "plus `ERRFILE.log` with file, line, column and reason; `ERRFILE.2`, … for inputs with other headers; replaced by a fresh run"},
-			textOpt(func(o *Options) *string { return &o.ErrFile })),
+			pathOpt(func(o *Options) *string { return &o.ErrFile })),
 		with(Option{Name: "RESUME", Flag: "resume", Value: "path", Section: SectionErrors,
 			Help:       "checkpoint file: records how far the run got; if it exists, what it says is done is skipped",
 			Documented: "none",
 			Differs:    "cqlload extension: exact resume after any stop, `kill -9` included (see *Resuming a stopped run*)"},
-			textOpt(func(o *Options) *string { return &o.Resume })),
+			pathOpt(func(o *Options) *string { return &o.Resume })),
 
 		// Output.
 		with(Option{Name: "REPORTFREQUENCY", Flag: "report-frequency", Value: "seconds", Section: SectionOutput, Cqlsh: true,
@@ -649,11 +661,11 @@ func optionTable() []Option {
 			Help:       "file to append progress lines to, every REPORTFREQUENCY",
 			Documented: "none",
 			Differs:    "each line adds the interval's figures to cqlsh's three: rows/s, requests/s, latency p50/p95/p99/max, errors, retries, in-flight limit (a `#` header names the columns)"},
-			textOpt(func(o *Options) *string { return &o.RateFile })),
+			pathOpt(func(o *Options) *string { return &o.RateFile })),
 		with(Option{Name: "HISTOGRAMLOG", Flag: "histogram-log", Value: "path", Section: SectionOutput,
 			Help:       "write request latencies (µs) to this file in HdrHistogram's interval log format, one histogram a second",
 			Documented: "none",
 			Differs:    "cqlload extension: compare runs with HdrHistogram's tools (HistogramLogAnalyzer, hdr-plot)"},
-			textOpt(func(o *Options) *string { return &o.HistogramLog })),
+			pathOpt(func(o *Options) *string { return &o.HistogramLog })),
 	}
 }

@@ -190,3 +190,24 @@ func TestReportEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeInPaths: cqlsh expands a leading ~ in ERRFILE and RATEFILE
+// (os.path.expanduser), and so in CONFIGFILE, as in the files it loads.
+func TestHomeInPaths(t *testing.T) {
+	c := startSim(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	rowsFile(t, home, "a.csv", 1, 3, ",")
+	os.WriteFile(filepath.Join(home, "bad.csv"), []byte("x,no,1\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "copy.ini"), []byte("[copy]\nmaxrows = 2\n"), 0o644)
+	stmt := "COPY ks.t (k, v, n) FROM '~/a.csv, ~/bad.csv' WITH ERRFILE = '~/my.err' AND RATEFILE = '~/rate.txt' AND CONFIGFILE = '~/copy.ini'"
+	code, out, stderr := runCLI(t, "", "127.0.0.1", strconv.Itoa(c.Port()), "--progress", "none", "-e", stmt)
+	if code != exitRejected || !strings.Contains(out, "2 rows imported from 2 files") {
+		t.Fatalf("exit %d, want %d with 2 rows imported\nstdout: %s\nstderr: %s", code, exitRejected, out, stderr)
+	}
+	for _, name := range []string{"my.err", "my.err.log", "rate.txt"} {
+		if _, err := os.Stat(filepath.Join(home, name)); err != nil {
+			t.Errorf("~/%s: %v", name, err)
+		}
+	}
+}

@@ -334,6 +334,10 @@ func TestRefusedBeforeLoading(t *testing.T) {
 		{"error file", "", []string{"--err-file", filepath.Join(missing, "e.err"), in}, "ERRFILE " + filepath.Join(missing, "e.err") + ": cannot create files in " + missing},
 		{"summary", "", []string{"--err-file", errFile, "--summary-json", filepath.Join(missing, "s.json"), in}, "--summary-json " + filepath.Join(missing, "s.json") + ": cannot create files in " + missing},
 		{"checkpoint", "", []string{"--err-file", errFile, "--resume", filepath.Join(missing, "ck"), in}, "--resume " + filepath.Join(missing, "ck") + ": cannot create files in " + missing},
+		// Opened only when the first progress line was due: the run
+		// stopped part way, its rows not sent.
+		{"rate file", "", []string{"--err-file", errFile, "--rate-file", filepath.Join(missing, "r.txt"), in}, "RATEFILE " + filepath.Join(missing, "r.txt") + ": cannot create files in " + missing},
+		{"histogram log", "", []string{"--err-file", errFile, "--histogram-log", filepath.Join(missing, "h.hlog"), in}, "HISTOGRAMLOG " + filepath.Join(missing, "h.hlog") + ": cannot create files in " + missing},
 		// Outputs that are inputs: the run would have removed or
 		// overwritten them.
 		{"error file is the input", "", []string{"--err-file", in, in}, "ERRFILE would write or remove " + in + ", which is the input " + in},
