@@ -285,27 +285,33 @@ func (p *copyParser) parse() (*CopyStatement, error) {
 
 // ApplyConfigFile applies the COPY options of a cqlshrc-style file, as
 // cqlsh's CONFIGFILE does: sections [copy], [copy-from], then
-// [copy:ks.table] and [copy-from:ks.table], later ones overriding.
-func ApplyConfigFile(o *Options, path, keyspace, table string) error {
+// [copy:ks.table] and [copy-from:ks.table], later ones overriding. what
+// names the file in errors: "CONFIGFILE", or "cqlshrc" when cqlsh would
+// read the user's cqlshrc for want of a CONFIGFILE.
+func ApplyConfigFile(o *Options, what, path, keyspace, table string) error {
 	f, err := os.Open(homedir.Expand(path))
 	if err != nil {
-		return fmt.Errorf("CONFIGFILE: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer f.Close()
 	sections, err := readINI(f)
 	if err != nil {
-		return fmt.Errorf("CONFIGFILE %s: %w", path, err)
+		return fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	qualified := keyspace + "." + table
 	for _, name := range []string{"copy", "copy-from", "copy:" + qualified, "copy-from:" + qualified} {
+		shared := !strings.HasPrefix(name, "copy-from")
 		for _, kv := range sections[name] {
-			if copyToOnly[optionKey(kv[0])] {
-				// [copy] serves COPY TO as well: cqlsh ignores these
-				// when loading, and so does cqlload.
+			key := optionKey(kv[0])
+			if copyToOnly[key] || shared && key == "encoding" {
+				// [copy] and [copy:ks.t] serve COPY TO as well: cqlsh
+				// ignores these when loading, and so does cqlload. It
+				// ignores ENCODING too, which cqlload reads elsewhere:
+				// set there for exports, it garbled UTF-8 input.
 				continue
 			}
 			if err := o.SetOption(kv[0], kv[1]); err != nil {
-				return fmt.Errorf("CONFIGFILE %s [%s]: %w", path, name, err)
+				return fmt.Errorf("%s %s [%s]: %w", what, path, name, err)
 			}
 		}
 	}

@@ -118,6 +118,8 @@ func TestSetOption(t *testing.T) {
 		{"preparedstatements", "false", "not supported"},
 		{"header", "maybe", "want true or false"},
 		{"boolstyle", "yes", "two words"},
+		{"boolstyle", "yes,no,maybe", "two words"}, // as cqlsh's check_options
+		{"requesttimeout", "soon", "want an integer"},
 	}
 	for _, b := range bad {
 		err := o.SetOption(b.name, b.value)
@@ -134,11 +136,43 @@ func TestApplyConfigFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := DefaultOptions()
-	if err := ApplyConfigFile(&o, path, "ks", "t"); err != nil {
+	if err := ApplyConfigFile(&o, "CONFIGFILE", path, "ks", "t"); err != nil {
 		t.Fatal(err)
 	}
 	if !o.Dialect.Header || o.ChunkSize != 20 || o.Dialect.MaxRows != -1 {
 		t.Fatalf("config not applied as cqlsh does: header=%v chunksize=%d maxrows=%d", o.Dialect.Header, o.ChunkSize, o.Dialect.MaxRows)
+	}
+
+	// Sections [copy] and [copy:ks.t] serve COPY TO too: what only an
+	// export uses is skipped, ENCODING among them (cqlsh ignores it when
+	// loading); an import section's ENCODING can only be meant for
+	// loading. cqlsh's worker-process tuning is accepted and ignored.
+	for _, tc := range []struct {
+		content, encoding string
+		ignored           []string
+	}{
+		{"[copy]\nencoding = latin1\npagesize = 10\n[copy:ks.t]\nencoding = cp1252\n", "utf-8", nil},
+		{"[copy]\nencoding = latin1\n[copy-from]\nencoding = cp1252\n", "cp1252", nil},
+		{"[copy]\nrequesttimeout = 120\n[copy-from:ks.t]\nmaxinflightmessages = 10\n", "utf-8", []string{"REQUESTTIMEOUT", "MAXINFLIGHTMESSAGES"}},
+	} {
+		if err := writeFile(path, tc.content); err != nil {
+			t.Fatal(err)
+		}
+		o := DefaultOptions()
+		if err := ApplyConfigFile(&o, "cqlshrc", path, "ks", "t"); err != nil {
+			t.Errorf("%q: %v", tc.content, err)
+			continue
+		}
+		if o.Dialect.Encoding != tc.encoding || !reflect.DeepEqual(o.Ignored(), tc.ignored) {
+			t.Errorf("%q: encoding %q, ignored %q; want %q, %q", tc.content, o.Dialect.Encoding, o.Ignored(), tc.encoding, tc.ignored)
+		}
+	}
+	if err := writeFile(path, "[copy]\nfoo = 1\n"); err != nil {
+		t.Fatal(err)
+	}
+	o = DefaultOptions()
+	if err := ApplyConfigFile(&o, "cqlshrc", path, "ks", "t"); err == nil || !strings.HasPrefix(err.Error(), "cqlshrc "+path+" [copy]: unknown COPY FROM option FOO") {
+		t.Errorf("unknown option: %v", err)
 	}
 }
 

@@ -150,7 +150,15 @@ type Options struct {
 	// Explicit. Appended only, so a copy of Options never sees another
 	// copy's later additions.
 	explicit []string
+	// ignored lists cqlsh's worker-process tuning options that were
+	// given (see Ignored).
+	ignored []string
 }
+
+// Ignored names the options given that cqlsh reads and cqlload does not
+// use: cqlsh's tuning of its worker processes (MAXINFLIGHTMESSAGES,
+// REQUESTTIMEOUT, …), so that a front end can say so.
+func (o *Options) Ignored() []string { return o.ignored }
 
 // DefaultOptions returns cqlsh COPY FROM's defaults.
 func DefaultOptions() Options {

@@ -161,6 +161,17 @@ var copyToOnly = map[string]bool{
 	"maxrequests": true, "maxoutputsize": true, "floatprecision": true, "doubleprecision": true,
 }
 
+// cqlshTuning are the hidden options cqlsh's COPY FROM reads to tune
+// its worker processes (copyutil.py: "can be set in config files or on
+// the cmd line"), each an integer. cqlload has no such processes, so it
+// accepts them, as cqlsh does, checks the value as cqlsh would, and
+// ignores them (Options.Ignored); a cqlshrc that set one stopped every
+// load before.
+var cqlshTuning = map[string]bool{
+	"maxinflightmessages": true, "maxbackoffattempts": true, "maxpendingchunks": true,
+	"requesttimeout": true, "childtimeout": true,
+}
+
 // SetOption applies one option by its cqlsh COPY name, its flag or an
 // alias (case-insensitive), its value as written in the WITH clause
 // without quotes. The command line's flags go through here too, so both
@@ -169,6 +180,13 @@ var copyToOnly = map[string]bool{
 func (o *Options) SetOption(name, value string) error {
 	opt, ok := LookupOption(name)
 	switch {
+	case !ok && cqlshTuning[optionKey(name)]:
+		upper := strings.ToUpper(strings.TrimSpace(name))
+		if _, err := strconv.Atoi(strings.TrimSpace(value)); err != nil {
+			return fmt.Errorf("option %s: want an integer, got %q", upper, value)
+		}
+		o.ignored = append(o.ignored, upper)
+		return nil
 	case !ok && copyToOnly[optionKey(name)]:
 		return fmt.Errorf("option %s applies to COPY TO only", strings.ToUpper(strings.TrimSpace(name)))
 	case !ok || opt.set == nil && opt.Name != "CONFIGFILE":
@@ -550,8 +568,10 @@ func optionTable() []Option {
 		with(Option{Name: "BOOLSTYLE", Flag: "bool-style", Value: "text", Section: SectionValues, Cqlsh: true,
 			Help: "true and false words, comma separated", Differs: "any other value is an error (cqlsh stores false)"},
 			accessor{func(o *Options, v string) error {
+				// Two words, as cqlsh's check_options insists: with a
+				// third, Cut took "no,maybe" for the false word.
 				t, f, ok := strings.Cut(v, ",")
-				if !ok || strings.TrimSpace(t) == "" || strings.TrimSpace(f) == "" {
+				if !ok || strings.TrimSpace(t) == "" || strings.TrimSpace(f) == "" || strings.Contains(f, ",") {
 					return fmt.Errorf("want two words separated by a comma, got %q", v)
 				}
 				o.Formats.BoolStyle = [2]string{strings.TrimSpace(t), strings.TrimSpace(f)}

@@ -54,6 +54,18 @@ header = true
 		t.Fatalf("--port 1 over the cqlshrc's port: exit %d, want %d\n%s", code, exitFatal, stderr)
 	}
 
+	// CONFIGFILE takes the cqlshrc's place, as in cqlsh: its [copy]
+	// sections are read, the cqlshrc's are not (HEADER stays false, so
+	// the header line is a rejected row). cqlsh's worker-process
+	// tuning is accepted, and the run says it is ignored.
+	cf := filepath.Join(t.TempDir(), "copy.ini")
+	os.WriteFile(cf, []byte("[copy]\nmaxinflightmessages = 16\nchildtimeout = 60\n"), 0o644)
+	code, out, stderr = runCLI(t, "", "--progress", "none", "--err-file", filepath.Join(t.TempDir(), "e.err"), "-e", fmt.Sprintf("COPY t (k, v) FROM '%s' WITH CONFIGFILE = '%s'", in, cf))
+	if code != exitRejected || !strings.Contains(out, "2 rows imported") ||
+		!strings.Contains(stderr, "MAXINFLIGHTMESSAGES, CHILDTIMEOUT tune cqlsh's worker processes, which cqlload does not have: ignored") {
+		t.Fatalf("CONFIGFILE in place of the cqlshrc: exit %d, want %d with the header rejected and a note\n%s\n%s", code, exitRejected, out, stderr)
+	}
+
 	// An explicit --cqlshrc that does not exist is a usage error.
 	code, _, stderr = runCLI(t, "", "--cqlshrc", filepath.Join(home, "nope"), "--table", "ks.t", in)
 	if code != exitUsage || !strings.Contains(stderr, "nope") {

@@ -208,7 +208,7 @@ that is no existing file.
 
 Every cqlsh COPY FROM option is accepted in the WITH clause (names are
 case-insensitive) and as a flag of the same name in kebab case; flags
-override the statement, which overrides CONFIGFILE and the cqlshrc.
+override the statement, which overrides CONFIGFILE (or else the cqlshrc).
 Exit status: 0 all rows written, 1 some rows rejected or unknown (see the
 error file), 2 aborted by MAXPARSEERRORS or MAXINSERTERRORS, 3 fatal error
 (cluster unreachable or silent, schema mismatch, damaged input),

@@ -60,6 +60,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := c.options(&opts, stdin, stderr); err != nil {
 		return usageError(stderr, err)
 	}
+	if ign := opts.Ignored(); len(ign) > 0 {
+		fmt.Fprintf(stderr, "cqlload: note: %s tune cqlsh's worker processes, which cqlload does not have: ignored\n", strings.Join(ign, ", "))
+	}
 	if c.writeSplitPlan != "" {
 		return writeSplitPlan(ctx, opts, c.writeSplitPlan, stdout, stderr)
 	}
@@ -89,7 +92,8 @@ func usageError(stderr io.Writer, err error) int {
 
 // options settles the load's options from the command line, the cqlshrc
 // and the COPY statement, and validates them. Precedence, low to high:
-// defaults, the cqlshrc's [copy] sections, CONFIGFILE, WITH, flags.
+// defaults, CONFIGFILE's [copy] sections (or else the cqlshrc's), WITH,
+// flags.
 func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) error {
 	rc, err := readCqlshrc(c, stderr)
 	if err != nil {
@@ -110,11 +114,13 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 			ks = c.keyspace
 		}
 	}
-	for _, f := range []string{rcPath(rc), configFile} {
-		if f == "" {
-			continue
-		}
-		if err := loader.ApplyConfigFile(opts, f, ks, table); err != nil {
+	// As cqlsh: CONFIGFILE's sections, or else the cqlshrc's; never both.
+	what, file := "CONFIGFILE", configFile
+	if file == "" {
+		what, file = "cqlshrc", rcPath(rc)
+	}
+	if file != "" {
+		if err := loader.ApplyConfigFile(opts, what, file, ks, table); err != nil {
 			return err
 		}
 	}
