@@ -18,6 +18,9 @@ type CopyStatement struct {
 	Columns         []string    // bare names lower-cased, quoted ones kept in their quotes
 	Files           []string    // one spec (cqlsh allows a comma-separated list inside the quotes); "STDIN" for standard input
 	Options         [][2]string // WITH options in order, names as written
+	// literal: Files is a quoted name, which cqlsh always reads as a
+	// path, never as the STDIN keyword.
+	literal bool
 }
 
 // ParseCopy parses `COPY [ks.]table [(c1, c2, …)] FROM 'file' | STDIN
@@ -44,6 +47,13 @@ func (c *CopyStatement) Apply(o *Options, defaultKeyspace string) error {
 	}
 	o.Columns = c.Columns
 	o.Files = c.Files
+	if f := strings.TrimSpace(c.Files[0]); c.literal && (f == "-" || strings.EqualFold(f, "stdin")) {
+		// FROM 'stdin' is the file of that name in cqlsh, where one
+		// exists; the name alone would read standard input.
+		if _, err := os.Stat(f); err == nil {
+			o.Files = []string{"./" + f}
+		}
+	}
 	var errs []string
 	for _, kv := range c.Options {
 		if strings.EqualFold(kv[0], "configfile") {
@@ -78,9 +88,29 @@ func (p *copyParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("at character %d: %s", p.pos+1, fmt.Sprintf(format, args...))
 }
 
+// skipSpace skips white space and comments, which cqlsh's lexer drops:
+// -- and // to the end of the line, /* to */.
 func (p *copyParser) skipSpace() {
-	for p.pos < len(p.src) && unicode.IsSpace(rune(p.src[p.pos])) {
-		p.pos++
+	for p.pos < len(p.src) {
+		rest := p.src[p.pos:]
+		switch {
+		case unicode.IsSpace(rune(rest[0])):
+			p.pos++
+		case strings.HasPrefix(rest, "--"), strings.HasPrefix(rest, "//"):
+			if i := strings.IndexByte(rest, '\n'); i >= 0 {
+				p.pos += i + 1
+			} else {
+				p.pos = len(p.src)
+			}
+		case strings.HasPrefix(rest, "/*"):
+			if i := strings.Index(rest[2:], "*/"); i >= 0 {
+				p.pos += 2 + i + 2
+			} else {
+				p.pos = len(p.src)
+			}
+		default:
+			return
+		}
 	}
 }
 
@@ -244,7 +274,7 @@ func (p *copyParser) parse() (*CopyStatement, error) {
 		if err != nil {
 			return nil, err
 		}
-		cs.Files = []string{f}
+		cs.Files, cs.literal = []string{f}, true
 	case p.keyword("stdin"):
 		cs.Files = []string{"STDIN"}
 	default:
@@ -274,13 +304,16 @@ func (p *copyParser) parse() (*CopyStatement, error) {
 			}
 		}
 	}
-	if p.peek() == ';' {
+	for p.peek() == ';' {
 		p.pos++
 	}
-	if p.peek() != 0 {
-		return nil, p.errorf("unexpected %q", p.src[p.pos:])
+	switch {
+	case p.peek() == 0:
+		return cs, nil
+	case p.keyword("copy"):
+		return nil, errors.New("one COPY statement at a time: cqlload runs one load, with one summary and exit status; run it once for each")
 	}
-	return cs, nil
+	return nil, p.errorf("unexpected %q", p.src[p.pos:])
 }
 
 // ApplyConfigFile applies the COPY options of a cqlshrc-style file, as

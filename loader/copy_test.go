@@ -14,21 +14,28 @@ func TestParseCopy(t *testing.T) {
 		in   string
 		want CopyStatement
 	}{
-		{`COPY ks.t FROM 'data.csv'`, CopyStatement{Keyspace: "ks", Table: "t", Files: []string{"data.csv"}}},
+		{`COPY ks.t FROM 'data.csv'`, CopyStatement{Keyspace: "ks", Table: "t", Files: []string{"data.csv"}, literal: true}},
 		{`copy T (A, "Bc") from 'a.csv, dir/*.csv' with header = true and DELIMITER='|';`, CopyStatement{
-			Table: "t", Columns: []string{"a", `"Bc"`}, Files: []string{"a.csv, dir/*.csv"},
+			Table: "t", Columns: []string{"a", `"Bc"`}, Files: []string{"a.csv, dir/*.csv"}, literal: true,
 			Options: [][2]string{{"header", "true"}, {"DELIMITER", "|"}},
 		}},
 		{`COPY "MyKs"."My""T" ("Key", "a""b", c) FROM 'x.csv'`, CopyStatement{
-			Keyspace: "MyKs", Table: `My"T`, Columns: []string{`"Key"`, `"a""b"`, "c"}, Files: []string{"x.csv"},
+			Keyspace: "MyKs", Table: `My"T`, Columns: []string{`"Key"`, `"a""b"`, "c"}, Files: []string{"x.csv"}, literal: true,
 		}},
 		{`COPY ks.t FROM STDIN WITH NULL = 'N/A' AND ESCAPE = '' AND QUOTE = ''''`, CopyStatement{
 			Keyspace: "ks", Table: "t", Files: []string{"STDIN"},
 			Options: [][2]string{{"NULL", "N/A"}, {"ESCAPE", ""}, {"QUOTE", "'"}},
 		}},
 		{`COPY ks.t FROM 'x.csv' WITH CHUNKSIZE = 5000 AND INGESTRATE=100 AND BOOLSTYLE = 'yes,no' AND REPORTFREQUENCY = 0.5`, CopyStatement{
-			Keyspace: "ks", Table: "t", Files: []string{"x.csv"},
+			Keyspace: "ks", Table: "t", Files: []string{"x.csv"}, literal: true,
 			Options: [][2]string{{"CHUNKSIZE", "5000"}, {"INGESTRATE", "100"}, {"BOOLSTYLE", "yes,no"}, {"REPORTFREQUENCY", "0.5"}},
+		}},
+		// Comments, as cqlsh's lexer drops them, and empty statements.
+		{"/* load */ COPY ks.t -- the table\n FROM 'x.csv' // the file\n WITH HEADER = true /* first line */;;", CopyStatement{
+			Keyspace: "ks", Table: "t", Files: []string{"x.csv"}, literal: true, Options: [][2]string{{"HEADER", "true"}},
+		}},
+		{`COPY ks.t FROM 'a--b.csv' WITH NULL = '--'`, CopyStatement{
+			Keyspace: "ks", Table: "t", Files: []string{"a--b.csv"}, literal: true, Options: [][2]string{{"NULL", "--"}},
 		}},
 	}
 	for _, tt := range tests {
@@ -76,6 +83,7 @@ func TestParseCopyErrors(t *testing.T) {
 		{`COPY ks.t FROM 'x.csv' junk`, "unexpected"},
 		{`COPY ks.t FROM 'x.csv`, "unterminated string"},
 		{`COPY "ks.t FROM 'x.csv'`, "unterminated quoted identifier"},
+		{`COPY ks.t FROM 'a.csv'; COPY ks.u FROM 'b.csv';`, "one COPY statement at a time"},
 	}
 	for _, tt := range tests {
 		_, err := ParseCopy(tt.in)
@@ -247,6 +255,33 @@ func TestSkipColsNames(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: columns %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFromStdinLiteral: cqlsh reads FROM 'stdin' (a quoted name) as a
+// path, and only the bare keyword as standard input; where no such file
+// exists the name still means standard input, as on the command line.
+func TestFromStdinLiteral(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := writeFile("stdin", "1,a\n"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ stmt, want string }{
+		{`COPY ks.t FROM 'stdin'`, "./stdin"},
+		{`COPY ks.t FROM STDIN`, "STDIN"},
+		{`COPY ks.t FROM '-'`, "-"}, // no file "-" here
+	} {
+		cs, err := ParseCopy(tc.stmt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o Options
+		if err := cs.Apply(&o, ""); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(o.Files, []string{tc.want}) {
+			t.Errorf("%s: files %q, want %q", tc.stmt, o.Files, tc.want)
 		}
 	}
 }

@@ -169,6 +169,10 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 	switch {
 	case c.execute != "" && c.table != "":
 		return nil, false, errors.New("give either -e COPY ... or --table, not both")
+	case c.execute != "" && c.columns != "":
+		// The statement's column list (or its absence) decides: the
+		// flag was dropped without a word.
+		return nil, false, errors.New("give the columns in the COPY statement's column list, not --columns")
 	case c.execute != "":
 		if stmt, err = loader.ParseCopy(c.execute); err != nil {
 			return nil, false, err
