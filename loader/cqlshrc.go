@@ -13,7 +13,7 @@ import (
 
 // Cqlshrc is what a cqlsh user's configuration file says about reaching
 // the cluster: its [connection], [authentication] and [ssl] sections, as
-// cqlsh reads them. Its [copy] sections are COPY options, which
+// cqlsh reads them, and [ui] time_format. Its [copy] sections are COPY options, which
 // ApplyConfigFile applies. Zero fields were not set.
 type Cqlshrc struct {
 	Path string
@@ -30,6 +30,10 @@ type Cqlshrc struct {
 	// Validate is [ssl] validate: verify the nodes' certificates; nil
 	// when not set (cqlsh's default is to verify).
 	Validate *bool
+
+	// TimeFormat is [ui] time_format, cqlsh's format for showing
+	// timestamps, which its COPY takes as DATETIMEFORMAT's default.
+	TimeFormat string
 
 	// Warnings are what cqlsh would print about the file, such as a
 	// password in a file that other users can read.
@@ -110,6 +114,7 @@ func ReadCqlshrc(path string) (rc *Cqlshrc, ok bool, err error) {
 	rc.CertFile, _ = get("ssl", "certfile")
 	rc.UserKey, _ = get("ssl", "userkey")
 	rc.UserCert, _ = get("ssl", "usercert")
+	rc.TimeFormat, _ = get("ui", "time_format")
 	if v, ok := boolOf("ssl", "validate"); ok {
 		rc.Validate = &v
 	}

@@ -81,3 +81,41 @@ func countTable(t *testing.T, c *cqlsim.Cluster, table string) int {
 	}
 	return len(rows)
 }
+
+// TestCqlshHostPortAndTimeFormat: as cqlsh, CQLSH_HOST and CQLSH_PORT
+// come between the command line and the cqlshrc, and the cqlshrc's
+// [ui] time_format is DATETIMEFORMAT's default.
+func TestCqlshHostPortAndTimeFormat(t *testing.T) {
+	c := startSim(t)
+	if err := c.Exec("CREATE TABLE ks.ts (k int PRIMARY KEY, t timestamp);"); err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(c.Port())
+	rc := filepath.Join(t.TempDir(), "cqlshrc")
+	os.WriteFile(rc, []byte("[connection]\nhostname = 127.0.0.9\nport = 1\n\n[ui]\ntime_format = %d/%m/%Y %H:%M\n"), 0o600)
+	in := filepath.Join(t.TempDir(), "in.csv")
+	os.WriteFile(in, []byte("1,05/12/2020 13:14\n"), 0o644)
+	stmt := fmt.Sprintf("COPY ks.ts (k, t) FROM '%s'", in)
+	base := []string{"--cqlshrc", rc, "--progress", "none", "--connect-timeout", "500ms", "-e", stmt}
+
+	t.Setenv("CQLSH_HOST", "127.0.0.1")
+	t.Setenv("CQLSH_PORT", port)
+	code, out, stderr := runCLI(t, "", base...)
+	if code != exitOK || !strings.Contains(out, "1 rows imported") {
+		t.Fatalf("CQLSH_HOST and CQLSH_PORT over the cqlshrc: exit %d\n%s\n%s", code, out, stderr)
+	}
+	rows, err := c.Query("SELECT t FROM ks.ts WHERE k = 1")
+	if err != nil || len(rows) != 1 || rows[0]["t"] != "'2020-12-05T13:14:00.000Z'" {
+		t.Fatalf("timestamp stored %v (%v), want 2020-12-05 13:14 UTC", rows, err)
+	}
+
+	// The command line wins over the environment.
+	code, _, stderr = runCLI(t, "", append([]string{"127.0.0.1", "1"}, base...)...)
+	if code != exitFatal {
+		t.Fatalf("PORT 1 on the command line over CQLSH_PORT: exit %d, want %d\n%s", code, exitFatal, stderr)
+	}
+	t.Setenv("CQLSH_PORT", "nine")
+	if code, _, stderr = runCLI(t, "", base...); code != exitUsage || !strings.Contains(stderr, `CQLSH_PORT "nine" is not a port`) {
+		t.Fatalf("bad CQLSH_PORT: exit %d\n%s", code, stderr)
+	}
+}

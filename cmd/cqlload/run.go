@@ -114,6 +114,13 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 			ks = c.keyspace
 		}
 	}
+	// cqlsh's COPY takes the timestamps' display format as DATETIMEFORMAT's
+	// default.
+	if rc != nil && rc.TimeFormat != "" {
+		if err := opts.SetOption("datetimeformat", rc.TimeFormat); err != nil {
+			return fmt.Errorf("cqlshrc %s [ui] time_format: %w", rc.Path, err)
+		}
+	}
 	// As cqlsh: CONFIGFILE's sections, or else the cqlshrc's; never both.
 	what, file := "CONFIGFILE", configFile
 	if file == "" {
@@ -219,6 +226,18 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 // connection sets hosts, port, credentials and TLS: flags and positional
 // arguments first, then the cqlshrc, then the defaults.
 func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven bool, stdin io.Reader, stderr io.Writer) error {
+	// As cqlsh: HOST and PORT from the command line, else CQLSH_HOST and
+	// CQLSH_PORT, else the cqlshrc's.
+	if c.hosts == "" {
+		c.hosts = os.Getenv("CQLSH_HOST")
+	}
+	if p := os.Getenv("CQLSH_PORT"); p != "" && !portGiven {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 || n > 65535 {
+			return fmt.Errorf("CQLSH_PORT %q is not a port", p)
+		}
+		c.port, portGiven = n, true
+	}
 	if rc != nil && c.hosts == "" {
 		c.hosts = rc.Hostname
 	}
