@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -81,5 +82,37 @@ func TestPasswordPrompt(t *testing.T) {
 		if e := <-echoed; strings.Contains(e, strings.TrimSpace(tc.typed)) {
 			t.Fatalf("the terminal echoed the password: %q", e)
 		}
+	}
+}
+
+// TestTypedRowsEndAtDot: rows typed at a terminal end, as in cqlsh, at a
+// line holding only "." (before, only Ctrl-D ended them, and "." was a
+// rejected row).
+func TestTypedRowsEndAtDot(t *testing.T) {
+	c := startSim(t)
+	t.Setenv("HOME", t.TempDir()) // no cqlshrc
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	go io.Copy(io.Discard, ptmx) // the terminal's echo
+	if _, err := ptmx.WriteString("1,a\n2,b\n.\n"); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"127.0.0.1", strconv.Itoa(c.Port()), "--progress", "none", "--err-file", filepath.Join(t.TempDir(), "e.err"),
+			"-e", "COPY ks.t (k, v) FROM STDIN"}, tty, &out, &errb)
+	}()
+	select {
+	case code := <-done:
+		if code != exitOK || !strings.Contains(out.String(), "2 rows imported") || !strings.Contains(errb.String(), "[Use . on a line by itself to end input]") {
+			t.Fatalf("exit %d, want %d with 2 rows and cqlsh's hint\n%s\n%s", code, exitOK, out.String(), errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still reading after the \".\" line\n%s", errb.String())
 	}
 }

@@ -155,7 +155,7 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 	if c.verbose {
 		opts.DriverLog = stderr
 	}
-	opts.Stdin = stdin
+	opts.Stdin = typedInput(stdin, opts.Files, stderr)
 	return opts.Validate()
 }
 
