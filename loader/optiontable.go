@@ -482,7 +482,7 @@ func optionTable() []Option {
 			Example: "cqlload --table ks.t --header true --delimiter '\\t' data.tsv"},
 			boolOpt(func(o *Options) *bool { return &o.Dialect.Header })),
 		with(Option{Name: "DELIMITER", Flag: "delimiter", Value: "char", Section: SectionDialect, Cqlsh: true,
-			Help: "field delimiter", Differs: "`'\\t'` (also `'\\\\t'`, as shells may pass it on) is a tab"},
+			Help: "field delimiter", Differs: "`'\\t'` (also `'\\\\t'`, as shells may pass it on) is a tab; one ASCII character (cqlsh takes any one character, `§` too): fields are found by byte"},
 			charOpt(func(o *Options) *byte { return &o.Dialect.Delimiter }, false)),
 		with(Option{Name: "QUOTE", Flag: "quote", Value: "char", Section: SectionDialect, Cqlsh: true,
 			Help: "quote character", Differs: "`'\\t'` is a tab"},
