@@ -353,8 +353,8 @@ func (d *dispatcher) pump() {
 			}
 			b := q.front()
 			if !stopped && d.l.reroute(b) {
-				// Its coordinator is down or stopped answering: to the queue of
-				// the replica that takes its requests.
+				// Its coordinator is down or stopped answering: to
+				// the queue of the replica that takes its requests.
 				q.pop()
 				d.queued--
 				d.enqueue(b)

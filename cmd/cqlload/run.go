@@ -224,10 +224,9 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 }
 
 // connection sets hosts, port, credentials and TLS: flags and positional
-// arguments first, then the cqlshrc, then the defaults.
+// arguments first, then CQLSH_HOST and CQLSH_PORT, then the cqlshrc,
+// then the defaults.
 func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven bool, stdin io.Reader, stderr io.Writer) error {
-	// As cqlsh: HOST and PORT from the command line, else CQLSH_HOST and
-	// CQLSH_PORT, else the cqlshrc's.
 	if c.hosts == "" {
 		c.hosts = os.Getenv("CQLSH_HOST")
 	}
