@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/cqlload/cqlload/internal/homedir"
+	"github.com/cqlload/cqlload/source"
 )
 
 // CopyStatement is a parsed cqlsh COPY … FROM statement.
@@ -47,7 +48,7 @@ func (c *CopyStatement) Apply(o *Options, defaultKeyspace string) error {
 	}
 	o.Columns = c.Columns
 	o.Files = c.Files
-	if f := strings.TrimSpace(c.Files[0]); c.literal && (f == "-" || strings.EqualFold(f, "stdin")) {
+	if f := strings.TrimSpace(c.Files[0]); c.literal && source.IsStdin(f) {
 		// FROM 'stdin' is the file of that name in cqlsh, where one
 		// exists; the name alone would read standard input.
 		if _, err := os.Stat(f); err == nil {

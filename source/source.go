@@ -85,7 +85,7 @@ func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Obje
 	local := func(specs []string) {
 		for _, s := range specs {
 			for _, it := range splitSpec(s) {
-				if isStdin(it) && usedStdin {
+				if IsStdin(it) && usedStdin {
 					errs = append(errs, fmt.Errorf("%s: standard input can be read only once", it))
 					return
 				}
@@ -101,7 +101,7 @@ func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Obje
 			return
 		}
 		for _, s := range srcs {
-			if s.Size < 0 && isStdin(s.Name) {
+			if s.Size < 0 && IsStdin(s.Name) {
 				usedStdin = true
 			}
 			out = append(out, localObject(s))
@@ -164,7 +164,9 @@ func splitSpec(spec string) []string {
 	return items
 }
 
-func isStdin(s string) bool {
+// IsStdin says whether an input name means standard input: "-" or
+// "stdin" in any case, as cqlsh and the command line name it.
+func IsStdin(s string) bool {
 	s = strings.TrimSpace(s)
 	return s == "-" || strings.EqualFold(s, "stdin")
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/cqlload/cqlload/source"
 )
 
 // typedInput is standard input when a person types the rows: as cqlsh's
@@ -27,7 +29,7 @@ func typedInput(stdin io.Reader, files []string, stderr io.Writer) io.Reader {
 func readsStdin(files []string) bool {
 	for _, spec := range files {
 		for _, item := range strings.Split(spec, ",") {
-			if item = strings.TrimSpace(item); item == "-" || strings.EqualFold(item, "stdin") {
+			if source.IsStdin(item) {
 				return true
 			}
 		}
