@@ -362,22 +362,38 @@ func TestOversizedBatchesBisected(t *testing.T) {
 	}
 }
 
+// TestInsertErrorsAbort: rows that no retry could write stop the run past
+// MAXINSERTERRORS, whether refused (failed) or timed out (unknown: they
+// may have been applied), as cqlsh counts both.
 func TestInsertErrorsAbort(t *testing.T) {
-	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) {
-		cfg.FailRate = 1
-		cfg.FailWith = "unavailable"
-	})
-	path := writeCSV(t, "rows.csv", 2000, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
-	o := testOptions(t, c, "b", path)
-	o.MaxInsertErrors = 10
-	o.MaxAttempts = 2
-	s, err := runLoad(t, o)
-	var ae *AbortError
-	if !errors.As(err, &ae) || !strings.Contains(ae.Reason, "MAXINSERTERRORS") {
-		t.Fatalf("Run error = %v, want an abort naming MAXINSERTERRORS", err)
-	}
-	if s.RowsWritten != 0 || s.RowsFailedInsert <= 10 || s.Retries == 0 {
-		t.Fatalf("summary %+v: want no rows written, more than 10 insert failures, retries", s.Progress)
+	for _, tc := range []struct {
+		failWith string
+		failed   func(s *Summary) int64
+	}{
+		{"unavailable", func(s *Summary) int64 { return s.RowsFailedInsert }},
+		{"write_timeout", func(s *Summary) int64 { return s.RowsUnknown }},
+	} {
+		t.Run(tc.failWith, func(t *testing.T) {
+			c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, func(cfg *cqlsim.Config) {
+				cfg.FailRate = 1
+				cfg.FailWith = tc.failWith
+			})
+			path := writeCSV(t, "rows.csv", 2000, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
+			o := testOptions(t, c, "b", path)
+			o.MaxInsertErrors = 10
+			o.MaxAttempts = 2
+			s, err := runLoad(t, o)
+			var ae *AbortError
+			if !errors.As(err, &ae) || !strings.Contains(ae.Reason, "MAXINSERTERRORS") {
+				t.Fatalf("Run error = %v, want an abort naming MAXINSERTERRORS", err)
+			}
+			if s.RowsWritten != 0 || tc.failed(&s) <= 10 || s.Retries == 0 {
+				t.Fatalf("summary %+v: want no rows written, more than 10 rows not written, retries", s.Progress)
+			}
+			if s.RowsNotSent == 0 {
+				t.Fatalf("summary %+v: the abort left no row unsent: the run did not stop early", s.Progress)
+			}
+		})
 	}
 }
 

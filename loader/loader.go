@@ -88,6 +88,9 @@ type Loader struct {
 
 	abortOnce sync.Once
 	abortErr  atomic.Pointer[AbortError]
+	// insertErrors: rows of this run that could not be written, failed
+	// or unknown, for MAXINSERTERRORS (write.go checkInsertErrors).
+	insertErrors atomic.Int64
 	// stopping is closed when no new request may be sent (the run was
 	// interrupted or aborted): queued batches become "not sent" and
 	// retries stop waiting.

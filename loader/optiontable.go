@@ -652,7 +652,7 @@ func optionTable() []Option {
 			Help: "abort after this many rows fail to parse; -1 = no limit"},
 			intOpt(func(o *Options) *int { return &o.MaxParseErrors })),
 		with(Option{Name: "MAXINSERTERRORS", Flag: "max-insert-errors", Value: "int", Section: SectionErrors, Cqlsh: true,
-			Help: "abort after this many rows fail to insert; -1 = no limit"},
+			Help: "abort after this many rows fail to insert or are left unknown (timed out); -1 = no limit"},
 			intOpt(func(o *Options) *int { return &o.MaxInsertErrors })),
 		with(Option{Name: "ERRFILE", Flag: "err-file", Value: "path", Section: SectionErrors, Cqlsh: true,
 			Help: "file receiving rejected rows (default import_<ks>_<table>.err)", Documented: "`import_<ks>_<table>.err`",

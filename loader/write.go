@@ -230,6 +230,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		switch {
 		case we.MayBeApplied && b.plan.counter:
 			l.settleRows(b, rows, unknown, err.Error()+" (counter update may have been applied: not sent again; check the counter before loading this row again)")
+			l.checkInsertErrors(len(rows), err.Error())
 			return
 		case !we.Retryable:
 			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts)", err, attempt), mayBeApplied)
@@ -330,24 +331,33 @@ func (l *Loader) giveUp(b *batch, rows []*row, mayBeApplied bool, reason string)
 func (l *Loader) rejectInsert(b *batch, rows []*row, reason string, mayBeApplied bool) {
 	if mayBeApplied {
 		l.settleRows(b, rows, unknown, reason+"; an attempt may have been applied")
-		return
+	} else {
+		l.settleRows(b, rows, rejectedInsert, reason)
 	}
-	n := l.settleRows(b, rows, rejectedInsert, reason)
-	if max := l.opts.MaxInsertErrors; max >= 0 && n > int64(max) {
-		l.abort(fmt.Sprintf("too many insert errors: more than MAXINSERTERRORS = %d (last: %s)", max, reason), false)
-		l.stop()
-	}
+	l.checkInsertErrors(len(rows), reason)
 }
 
-// settleRows gives rows one outcome with one reason; it returns the count
-// of rows with that outcome so far.
-func (l *Loader) settleRows(b *batch, rows []*row, kind outcome, reason string) int64 {
-	var n int64
+// checkInsertErrors counts n more rows that could not be written and
+// stops the run once there are more than MAXINSERTERRORS. Unknown rows
+// count as cqlsh counts them: rows its retries could not get
+// acknowledged. A cluster that times out every write must stop the run
+// as one that refuses every write does. (Rows a stopped run left unknown
+// are not this run's errors, so the ledger's counts are not used.)
+func (l *Loader) checkInsertErrors(n int, last string) {
+	max := l.opts.MaxInsertErrors
+	if errs := l.insertErrors.Add(int64(n)); max < 0 || errs <= int64(max) {
+		return
+	}
+	l.abort(fmt.Sprintf("too many insert errors: more than MAXINSERTERRORS = %d rows failed or unknown (last: %s)", max, last), false)
+	l.stop()
+}
+
+// settleRows gives rows one outcome with one reason.
+func (l *Loader) settleRows(b *batch, rows []*row, kind outcome, reason string) {
 	sendable := kind == notSent || kind == rejectedInsert
 	for _, r := range rows {
-		n = l.ledger.reject(b.rec, kind, reject{where: fmt.Sprintf("%s:%d", b.rec.file, r.line), reason: reason, raw: r.raw(b.rec), idx: int(r.idx)}, sendable)
+		l.ledger.reject(b.rec, kind, reject{where: fmt.Sprintf("%s:%d", b.rec.file, r.line), reason: reason, raw: r.raw(b.rec), idx: int(r.idx)}, sendable)
 	}
-	return n
 }
 
 // sleep waits d, or less if the run stops; it reports whether it waited.
