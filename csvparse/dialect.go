@@ -117,6 +117,34 @@ func (d Dialect) maxRecord() int {
 	return DefaultMaxRecordBytes
 }
 
+// TextEncoding says how to write text that d reads back as it was
+// written (the error files): enc is nil for UTF-8; bom is the byte order
+// mark a file starts with, for "utf-16", which reads the byte order from
+// it. enc itself writes no mark, so text can be encoded piece by piece.
+func (d Dialect) TextEncoding() (enc encoding.Encoding, bom []byte) {
+	e, err := lookupEncoding(d.Encoding)
+	if e == nil || err != nil {
+		return nil, nil
+	}
+	if e == utf16WithBOM {
+		return utf16LE, []byte{0xff, 0xfe}
+	}
+	return e, nil
+}
+
+// The UTF-16 encodings: "utf-16" takes the byte order from the BOM,
+// little endian without one, as Python's codec on x86.
+var (
+	utf16WithBOM = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+	utf16LE      = unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
+	utf16BE      = unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)
+)
+
+// isUTF16 says whether enc is one of the UTF-16 encodings.
+func isUTF16(enc encoding.Encoding) bool {
+	return enc == utf16WithBOM || enc == utf16LE || enc == utf16BE
+}
+
 // lookupEncoding returns nil for UTF-8, which needs no decoding.
 func lookupEncoding(name string) (encoding.Encoding, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
@@ -127,11 +155,11 @@ func lookupEncoding(name string) (encoding.Encoding, error) {
 	case "cp1252", "windows-1252":
 		return charmap.Windows1252, nil
 	case "utf-16", "utf16":
-		return unicode.UTF16(unicode.LittleEndian, unicode.UseBOM), nil
+		return utf16WithBOM, nil
 	case "utf-16le", "utf-16-le", "utf16le":
-		return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), nil
+		return utf16LE, nil
 	case "utf-16be", "utf-16-be", "utf16be":
-		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), nil
+		return utf16BE, nil
 	}
 	return nil, fmt.Errorf("ENCODING %q is not supported (use utf-8, latin-1, cp1252, utf-16, utf-16le or utf-16be)", name)
 }

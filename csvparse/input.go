@@ -2,6 +2,7 @@ package csvparse
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -121,6 +122,15 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 		in.close = append(in.close, v.Close)
 		in.decoded = decodedSize(src.Size, isGzip, rc, br)
 	}
+	if enc != nil && !src.Continues && isUTF16(enc) {
+		br := bufio.NewReaderSize(in.r, utf16Probe)
+		in.r = br
+		if err := checkUTF16(br); err != nil {
+			in.close = append(in.close, closeRaw)
+			_ = in.Close()
+			return nil, err
+		}
+	}
 	if enc == nil {
 		// A UTF-16 BOM is invalid UTF-8, so honouring it cannot misread a
 		// UTF-8 file; it rescues Excel's "Unicode text" exports loaded
@@ -140,6 +150,29 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 	}
 	in.close = append(in.close, closeRaw)
 	return in, nil
+}
+
+// utf16Probe is how much of a UTF-16 input checkUTF16 looks at.
+const utf16Probe = 4096
+
+// checkUTF16 refuses an input read as UTF-16 that is not: UTF-16 text
+// holding any line break, delimiter or quote (ASCII) has a zero byte in
+// every such character, so a start with none is almost surely UTF-8 or a
+// single-byte encoding under the wrong ENCODING. Decoded anyway, it is
+// one long record of CJK-looking text: with HEADER it would be taken for
+// the header, and the run would load nothing and call that a success.
+func checkUTF16(br *bufio.Reader) error {
+	head, err := br.Peek(utf16Probe)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil // the read error comes back from the next Read
+	}
+	if len(head) >= 2 && (string(head[:2]) == "\xff\xfe" || string(head[:2]) == "\xfe\xff") {
+		head = head[2:]
+	}
+	if len(head) < 2 || bytes.IndexByte(head, 0) >= 0 {
+		return nil
+	}
+	return fmt.Errorf("not UTF-16 text, as ENCODING says: its first %d bytes hold no zero byte, which UTF-16 has in every line break, delimiter and quote (is it UTF-8? then leave ENCODING out)", len(head))
 }
 
 func (in *input) Close() error {

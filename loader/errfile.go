@@ -13,6 +13,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/transform"
+
+	"github.com/cqlload/cqlload/csvparse"
 )
 
 // outcome is how a row left the pipeline; every row read gets exactly one.
@@ -78,6 +83,11 @@ type reject struct {
 // the lengths its checkpoint recorded.
 type errFiles struct {
 	path string
+	// enc and bom write the rows in the input's ENCODING, so that the
+	// file loads again with the same options (csvparse.TextEncoding).
+	// The rows are held decoded to UTF-8; the log stays UTF-8.
+	enc encoding.Encoding
+	bom []byte
 	// sync makes written bytes durable; os.File.Sync unless a test
 	// injects a failure.
 	sync func(*os.File) error
@@ -112,8 +122,24 @@ func CheckCreatable(path string) error {
 	return os.Remove(name)
 }
 
-func newErrFiles(path string) *errFiles {
-	return &errFiles{path: path, sync: (*os.File).Sync}
+func newErrFiles(path string, d csvparse.Dialect) *errFiles {
+	e := &errFiles{path: path, sync: (*os.File).Sync}
+	e.enc, e.bom = d.TextEncoding()
+	return e
+}
+
+// encode converts decoded text to the input's encoding. Text decoded
+// from it always encodes back; anything else becomes the encoding's
+// replacement character rather than a lost row.
+func (e *errFiles) encode(b []byte) []byte {
+	if e.enc == nil || len(b) == 0 {
+		return b
+	}
+	out, _, err := transform.Bytes(encoding.ReplaceUnsupported(e.enc.NewEncoder()), b)
+	if err != nil {
+		return b // not reached: unsupported runes are replaced
+	}
+	return out
 }
 
 // name is the path of error file i (0-based).
@@ -327,8 +353,12 @@ func (e *errFiles) open(i int) (*os.File, error) {
 		return nil, fmt.Errorf("error file: %w", err)
 	}
 	e.files[i] = f
-	if e.sizes[i] == 0 && e.headers[i] != "" {
-		n, err := f.WriteString(e.headers[i] + "\n")
+	if e.sizes[i] == 0 {
+		head := e.bom
+		if e.headers[i] != "" {
+			head = append(slices.Clip(head), e.encode([]byte(e.headers[i]+"\n"))...)
+		}
+		n, err := f.Write(head)
 		e.sizes[i] += int64(n)
 		if err != nil {
 			return nil, fmt.Errorf("error file %s: %w", e.name(i), err)
@@ -443,7 +473,7 @@ func (e *errFiles) flushData(h int, b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
-	n, err := f.Write(b)
+	n, err := f.Write(e.encode(b))
 	e.sizes[h] += int64(n)
 	if err != nil {
 		return fmt.Errorf("error file %s: %w", e.name(h), err)
@@ -461,11 +491,15 @@ func (e *errFiles) stream(h int, open func() (io.ReadCloser, error)) error {
 		return fmt.Errorf("error file %s: %w", e.name(h), err)
 	}
 	defer r.Close()
-	n, err := io.Copy(f, r)
+	var src io.Reader = r
+	if e.enc != nil {
+		src = transform.NewReader(r, encoding.ReplaceUnsupported(e.enc.NewEncoder()))
+	}
+	n, err := io.Copy(f, src)
 	e.sizes[h] += n
 	if err == nil {
 		var k int
-		k, err = f.Write([]byte{'\n'})
+		k, err = f.Write(e.encode([]byte{'\n'}))
 		e.sizes[h] += int64(k)
 	}
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 func testLedger(t *testing.T) (*ledger, *[]int64, *[]error) {
 	t.Helper()
 	dir := t.TempDir()
-	lg := newLedger(newErrFiles(filepath.Join(dir, "rows.err")))
+	lg := newLedger(newErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect()))
 	var released []int64
 	var failures []error
 	lg.release = func(cr *chunkRecord) { released = append(released, cr.seq) }
@@ -190,7 +190,7 @@ func TestIncompleteChunksGoAfterTheCheckpoint(t *testing.T) {
 		t.Fatalf("checkpoint records %d bytes and settled %v; want only chunk 0's 4 bytes", f.ErrFiles[0].Bytes, f.Settled)
 	}
 	// A resumed run cuts the file back to what the checkpoint says.
-	lg2 := newLedger(newErrFiles(lg.errs.path))
+	lg2 := newLedger(newErrFiles(lg.errs.path, csvparse.DefaultDialect()))
 	if err := lg2.resumeFrom(&f); err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestPriorDoubtKeptUntilSettled(t *testing.T) {
 // rejected rows gets no file at all.
 func TestErrorFilePerHeader(t *testing.T) {
 	dir := t.TempDir()
-	e := newErrFiles(filepath.Join(dir, "rows.err"))
+	e := newErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect())
 	a, b, c := e.fileFor("id,a,b"), e.fileFor("id,b,a"), e.fileFor("id,c")
 	if a != 0 || b != 1 || c != 2 || e.fileFor("id,b,a") != 1 {
 		t.Fatalf("numbering %d %d %d", a, b, c)
@@ -397,7 +397,7 @@ func TestWriteCheckpointFails(t *testing.T) {
 // cqlsh renames ERRFILE; a second run in the same second gets _2.
 func TestKeepErrFiles(t *testing.T) {
 	dir := t.TempDir()
-	e := newErrFiles(filepath.Join(dir, "rows.err"))
+	e := newErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect())
 	at := time.Date(2026, 12, 4, 20, 17, 43, 0, time.Local)
 	if kept, err := e.keep(at); err != nil || kept != nil {
 		t.Fatalf("nothing to keep: %v, %v", kept, err)

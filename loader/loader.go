@@ -154,7 +154,7 @@ func New(opts Options) (*Loader, error) {
 	if err := checkReplaceable(outputFiles(&opts)); err != nil {
 		return nil, err
 	}
-	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile), stopping: make(chan struct{}), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
+	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile, opts.Dialect), stopping: make(chan struct{}), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release
 	l.ledger.fail = func(err error) {
