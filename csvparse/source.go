@@ -25,6 +25,12 @@ type Source struct {
 	// file's first bytes before the range (its header line) begins the
 	// file and does not continue it.
 	Continues bool
+	// HeaderBytes, when positive, says the stream is the file's first
+	// HeaderBytes bytes (its header line) put before a range from inside
+	// the file, which begins with a record: as for a stream that
+	// continues the file, line numbers count from 1 at the range's first
+	// record, not from the header's line.
+	HeaderBytes int64
 	// Until, when positive, ends the stream before the first record that
 	// begins at or after this offset of it: the record that straddles it
 	// is read whole, and nothing after that is read. A --split range

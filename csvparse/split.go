@@ -520,6 +520,8 @@ type fileState struct {
 	blockSize  int
 	maxRecord  int
 	headerDone bool
+	// inRange: past Source.HeaderBytes, where line numbers start again.
+	inRange    bool
 	header     []string
 	skipped    int
 	taken      int
@@ -734,6 +736,10 @@ func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bo
 	start := f.pos
 	if keep < 0 {
 		keep = start
+	}
+	if hb := f.src.HeaderBytes; hb > 0 && !f.inRange && start >= hb {
+		f.inRange = true
+		f.line = 1
 	}
 	rec := recSpan{start: start, line: f.line}
 	f.sc.reset()

@@ -225,7 +225,7 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts
 	// file's first bytes, whose BOM the Splitter strips as it would the
 	// file's.
 	return csvparse.Source{Name: fmt.Sprintf("%s@%d", obj.Name, from), Size: size, Continues: len(header) == 0,
-		Until: until, Open: func() (io.ReadCloser, error) {
+		HeaderBytes: int64(len(header)), Until: until, Open: func() (io.ReadCloser, error) {
 			rc, err := open(from)
 			if err != nil {
 				return nil, err

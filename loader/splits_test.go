@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -757,5 +759,74 @@ func TestSplitOf(t *testing.T) {
 		if s.Load == base.Load {
 			t.Errorf("%s: the same load %s", name, s.Load)
 		}
+	}
+}
+
+// TestSplitLineNumbers: a row's place in the log is right in every range
+// of a --split file: FILE:LINE in the range that starts the file, and
+// FILE@OFFSET:LINE, LINE counted from the range's start, in the others.
+// With HEADER, the header line put before a range inside the file
+// counted as its first line, so every line given was one too high.
+func TestSplitLineNumbers(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.t (k int PRIMARY KEY, v text);`, nil)
+	for _, header := range []bool{false, true} {
+		t.Run(fmt.Sprintf("header=%v", header), func(t *testing.T) {
+			var b strings.Builder
+			if header {
+				b.WriteString("k,v\n")
+			}
+			for i := range 3000 {
+				switch {
+				case i%250 == 7:
+					fmt.Fprintf(&b, "bad%d,v\n", i)
+				case i%3 == 0:
+					fmt.Fprintf(&b, "%d,\"two\nlines\"\n", i) // a line break inside a record
+				default:
+					fmt.Fprintf(&b, "%d,v\n", i)
+				}
+			}
+			path := writeCSV(t, "lines.csv", 1, func(int) string { return b.String() })
+			data := []byte(b.String())
+			logged := 0
+			for i := range 3 {
+				o := testOptions(t, c, "t", path)
+				o.Dialect.Header = header
+				o.SplitIndex, o.SplitCount, o.SplitSize = i, 3, 8<<10
+				if _, err := runLoad(t, o); err != nil {
+					t.Fatal(err)
+				}
+				errFile := strings.TrimSuffix(o.ErrFile, ".err") + fmt.Sprintf(".%d.err", i)
+				log, err := os.ReadFile(errFile + ".log")
+				if errors.Is(err, fs.ErrNotExist) {
+					continue // no bad row in this split
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				for _, ln := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+					// lines.csv@OFFSET:LINE:COLUMN: parse error: … "badN" …
+					where, _, _ := strings.Cut(ln, ": ")
+					parts := strings.Split(where, ":")
+					name, lineNo := parts[0], parts[1]
+					var from int
+					if _, off, ok := strings.Cut(name, "@"); ok {
+						from, _ = strconv.Atoi(off)
+					}
+					n, _ := strconv.Atoi(lineNo)
+					// The text at line n counted from the range's start.
+					rest := data[from:]
+					for range n - 1 {
+						rest = rest[bytes.IndexByte(rest, '\n')+1:]
+					}
+					got, _, _ := bytes.Cut(rest, []byte{','})
+					if !strings.HasPrefix(string(got), "bad") || !strings.Contains(ln, `"`+string(got)+`"`) {
+						t.Errorf("split %d: log line %q: line %d of the range holds %q", i, ln, n, got)
+					}
+					logged++
+				}
+			}
+			if logged != 12 {
+				t.Fatalf("%d rows logged over the splits, want the 12 bad ones", logged)
+			}
+		})
 	}
 }
