@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -88,6 +89,12 @@ type errFiles struct {
 	// The rows are held decoded to UTF-8; the log stays UTF-8.
 	enc encoding.Encoding
 	bom []byte
+	// skipped is what follows the header in a new error file: a record
+	// of one empty quoted field ("") for each row SKIPROWS skips, which
+	// the same command, loading the file again, skips instead of its
+	// first rejected rows. Such a record is never a row: it has one
+	// field, and an empty primary key.
+	skipped []byte
 	// sync makes written bytes durable; os.File.Sync unless a test
 	// injects a failure.
 	sync func(*os.File) error
@@ -125,6 +132,7 @@ func CheckCreatable(path string) error {
 func newErrFiles(path string, d csvparse.Dialect) *errFiles {
 	e := &errFiles{path: path, sync: (*os.File).Sync}
 	e.enc, e.bom = d.TextEncoding()
+	e.skipped = bytes.Repeat([]byte{d.Quote, d.Quote, '\n'}, d.SkipRows)
 	return e
 }
 
@@ -358,6 +366,7 @@ func (e *errFiles) open(i int) (*os.File, error) {
 		if e.headers[i] != "" {
 			head = append(slices.Clip(head), e.encode([]byte(e.headers[i]+"\n"))...)
 		}
+		head = append(slices.Clip(head), e.encode(e.skipped)...)
 		n, err := f.Write(head)
 		e.sizes[i] += int64(n)
 		if err != nil {
