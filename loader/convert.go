@@ -515,7 +515,7 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			// value).
 			start := len(arena)
 			arena = binary.BigEndian.AppendUint32(arena, 8)
-			arena = binary.BigEndian.AppendUint64(arena, uint64(l.tsBase+cr.ordinal+int64(ri)))
+			arena = binary.BigEndian.AppendUint64(arena, uint64(l.stampOf(cr, ri)))
 			vals[p.tsBind] = valueAt(arena, start)
 			size += 8
 		}

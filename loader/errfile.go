@@ -67,6 +67,10 @@ type reject struct {
 	header int
 	// idx is the record's index in its chunk, -1 when not known.
 	idx int
+	// ts is the row's write timestamp, which the log records so that a
+	// run loading the error file again stamps it alike (stamps.go); 0
+	// for counter updates, which take none.
+	ts int64
 }
 
 // errFiles writes rejected rows to ERRFILE exactly as they were read, so
@@ -439,6 +443,9 @@ func (e *errFiles) writeLocked(rows []reject) error {
 		}
 		e.rows[h]++
 		log = fmt.Appendf(log, "%s: %s: %s", r.where, r.kind, r.reason)
+		if r.ts != 0 {
+			log = fmt.Appendf(log, " [write timestamp %d]", r.ts)
+		}
 		if len(e.headers) > 1 {
 			log = fmt.Appendf(log, " [in %s]", e.name(h))
 		}

@@ -1,9 +1,11 @@
 package loader
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,5 +94,111 @@ func TestErrFileReloadsWithSkipRows(t *testing.T) {
 				t.Fatalf("without SKIPROWS: %d parse errors, %d written: want %d and 5", s3.RowsFailedParse, s3.RowsWritten, tc.skipRows)
 			}
 		})
+	}
+}
+
+// TestErrFileReloadKeepsTimestamps: an error file loaded again stamps its
+// rows with the write timestamps its log records, so the table ends as
+// one run of the mended input would leave it: of rows with one key, the
+// later in the input wins. Stamped from the reload's own start, a mended
+// row overwrote the newer value a later row of its key had written.
+func TestErrFileReloadKeepsTimestamps(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.t (k int PRIMARY KEY, v int);`, nil)
+	dir := t.TempDir()
+	// Key 1: rejected, then written by a later row, which must stay.
+	// Key 2: written, then rejected by a later row, which must win.
+	// Key 3: only rejected.
+	in := "k,v\n1,ten\n2,20\n1,11\n2,twenty-one\n3,thirty\n"
+	path := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, c, "t", path)
+	o.Dialect.Header = true
+	o.ErrFile = filepath.Join(dir, "rows.err")
+	if s, err := runLoad(t, o); err != nil || s.RowsWritten != 2 || s.RowsFailedParse != 3 {
+		t.Fatalf("first run: written %d, failed %d, err %v: want 2 and 3", s.RowsWritten, s.RowsFailedParse, err)
+	}
+	// Mended in place, the log beside it.
+	data, err := os.ReadFile(o.ErrFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mended := strings.NewReplacer("ten", "10", "twenty-one", "21", "thirty", "30").Replace(string(data))
+	if err := os.WriteFile(o.ErrFile, []byte(mended), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o2 := o
+	o2.Files = []string{o.ErrFile}
+	o2.ErrFile = filepath.Join(dir, "retry.err")
+	if s, err := runLoad(t, o2); err != nil || s.RowsWritten != 3 {
+		t.Fatalf("reload: written %d, err %v: want 3", s.RowsWritten, err)
+	}
+	sess := session(t, c)
+	for k, want := range map[int]int{1: 11, 2: 21, 3: 30} {
+		var v int
+		if err := sess.Query(`SELECT v FROM ks.t WHERE k = ?`, k).Scan(&v); err != nil || v != want {
+			t.Errorf("k = %d: v = %d (%v), want %d, the later row's", k, v, err, want)
+		}
+	}
+
+	// A row removed from the file: the rest cannot be matched to their
+	// timestamps, and the run is refused before it loads anything.
+	lines := strings.SplitAfter(mended, "\n")
+	if err := os.WriteFile(o.ErrFile, []byte(lines[0]+strings.Join(lines[2:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o3 := o2
+	o3.ErrFile = filepath.Join(dir, "retry2.err")
+	s, err := runLoad(t, o3)
+	var se *StampsError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "holds 2 rows, its log lists 3") || s.RowsRead != 0 {
+		t.Fatalf("reload of a file with a row removed: %v (read %d), want a StampsError counting 2 and 3, nothing read", err, s.RowsRead)
+	}
+	// With the log moved away, the rows are stamped afresh.
+	if err := os.Rename(o.ErrFile+".log", o.ErrFile+".log.old"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := runLoad(t, o3); err != nil || s.RowsWritten != 2 {
+		t.Fatalf("reload without the log: written %d, err %v: want 2", s.RowsWritten, err)
+	}
+}
+
+// TestStampsOf: the timestamps of an error file's rows are those of its
+// log's lines for it, in order: ERRFILE's lines name no file, ERRFILE.2's
+// end "[in ERRFILE.2]"; notes and lines of a log without timestamps give
+// none.
+func TestStampsOf(t *testing.T) {
+	dir := t.TempDir()
+	errFile := filepath.Join(dir, "rows.err")
+	log := strings.Join([]string{
+		"a.csv:2:3: parse error: column v: invalid int \"x\": not a number [write timestamp 100]",
+		"b.csv:2: insert error: no [write timestamp 7] here [write timestamp 201] [in " + errFile + ".2]",
+		"a.csv:9-12: suspect: these rows were written from a compressed member that then failed its check",
+		"a.csv:4: not sent: the run stopped [write timestamp 103] [in " + errFile + "]",
+		"b.csv:5: unknown: timed out [write timestamp 204] [in " + errFile + ".2]",
+		"",
+	}, "\n")
+	if err := os.WriteFile(errFile+".log", []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, "old.err")
+	if err := os.WriteFile(old+".log", []byte("a.csv:2: parse error: bad\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		want []int64
+	}{
+		{errFile, []int64{100, 103}},
+		{errFile + ".2", []int64{201, 204}},
+		{errFile + ".3", nil},
+		{old, nil},
+		{filepath.Join(dir, "none.csv"), nil},
+	} {
+		got, _, err := stampsOf(tc.name)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("stampsOf(%s) = %v, %v; want %v", filepath.Base(tc.name), got, err, tc.want)
+		}
 	}
 }

@@ -34,6 +34,9 @@ type ledger struct {
 	// fail stops the run when an error file or the checkpoint cannot be
 	// written: going on would lose rows.
 	fail func(error)
+	// stamp gives record i of a chunk its write timestamp, which the log
+	// records with the row (Loader.stampOf).
+	stamp func(cr *chunkRecord, i int) int64
 
 	// Row counts by outcome, and input bytes whose rows have outcomes.
 	read, written, skipped, failedParse, failedInsert atomic.Int64
@@ -79,8 +82,11 @@ type chunkRecord struct {
 	file    string
 	records int
 	// ordinal is the input's count of records before this chunk: the
-	// write timestamp of its record i is the run's base plus ordinal + i.
+	// write timestamp of its record i is the run's base plus ordinal + i,
+	// or stamps[i] when its file is an error file whose log gives them
+	// (stamps.go).
 	ordinal int64
+	stamps  []int64
 	// ownBytes is the input this chunk accounts for in percent done: its
 	// own records (and what precedes them in the file), not what the
 	// reader had read ahead when it cut the chunk.
@@ -189,6 +195,9 @@ func (lg *ledger) notSentByDuration(cr *chunkRecord, n int) {
 // rows so far with that outcome is returned, for the error limits.
 func (lg *ledger) reject(cr *chunkRecord, kind outcome, r reject, sendable bool) int64 {
 	r.kind, r.header = kind, cr.header
+	if lg.stamp != nil && r.idx >= 0 {
+		r.ts = lg.stamp(cr, r.idx)
+	}
 	cr.mu.Lock()
 	cr.rejects = append(cr.rejects, r)
 	if kind == notSent || kind == unknown && !cr.counter {

@@ -72,6 +72,9 @@ type Loader struct {
 	// resumed one resumes: write timestamps are tsBase plus each record's
 	// ordinal in the input (plan.tsBind).
 	tsBase int64
+	// stamps: the write timestamps that the logs of inputs that are error
+	// files give their rows, by input name (stamps.go).
+	stamps map[string][]int64
 
 	planMu sync.Mutex
 	plans  map[int]*plan // per source index (layouts differ only with headers)
@@ -157,6 +160,7 @@ func New(opts Options) (*Loader, error) {
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile, opts.Dialect), stopping: make(chan struct{}), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release
+	l.ledger.stamp = l.stampOf
 	l.ledger.fail = func(err error) {
 		// Rows whose outcome cannot be recorded must not be sent.
 		l.abort(err.Error(), true)
@@ -209,6 +213,9 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	if err := checkOutputs(objects, outputFiles(&l.opts)); err != nil {
+		return Summary{}, err
+	}
+	if l.stamps, err = recordedStamps(objects, l.opts.Dialect, l.opts.SplitCount > 1); err != nil {
 		return Summary{}, err
 	}
 	l.split = splitOf(objects, &l.opts)

@@ -88,6 +88,9 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 	// an earlier run settled included, for write timestamps: the same in
 	// every run of the input.
 	var ordinal int64
+	// Of a file with recorded write timestamps, the records before a
+	// chunk: where its stamps begin.
+	fileSource, inFile := -1, 0
 	// enter counts chunk c in the ledger and hands it out, or settles it;
 	// it reports whether reading is over.
 	enter := func(c *csvparse.Chunk) (over bool) {
@@ -107,6 +110,13 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 		cr := l.ledger.open(c, own.of(c, sources[c.Source].Size), h, l.table.Counter)
 		cr.ordinal = ordinal
 		ordinal += int64(c.Records)
+		if c.Source != fileSource {
+			fileSource, inFile = c.Source, 0
+		}
+		if st := l.stamps[sources[c.Source].Name]; st != nil {
+			cr.stamps = st[min(inFile, len(st)):]
+		}
+		inFile += c.Records
 		if l.ledger.settledBefore(c.Seq) {
 			// Settled by an earlier run: skipped by --resume.
 			l.ledger.skipResumed(cr)

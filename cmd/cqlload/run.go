@@ -492,8 +492,9 @@ func exitStatus(sum loader.Summary, runErr error) int {
 	var ie *loader.InputClashError
 	var ke *loader.OutputKindError
 	var te *loader.InputTwiceError
+	var st *loader.StampsError
 	switch {
-	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se), errors.As(runErr, &ie), errors.As(runErr, &ke), errors.As(runErr, &te):
+	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se), errors.As(runErr, &ie), errors.As(runErr, &ke), errors.As(runErr, &te), errors.As(runErr, &st):
 		return exitUsage
 	case errors.Is(runErr, context.Canceled):
 		return exitInterrupted

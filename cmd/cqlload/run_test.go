@@ -318,6 +318,10 @@ func TestRefusedBeforeLoading(t *testing.T) {
 	if err := os.Symlink(in, link); err != nil {
 		t.Fatal(err)
 	}
+	// An error file mended by removing a row, its log still listing it.
+	stamped := filepath.Join(dir, "stamped.err")
+	os.WriteFile(stamped, []byte("1,a,1\n"), 0o644)
+	os.WriteFile(stamped+".log", []byte("in.csv:1: insert error: x [write timestamp 5]\nin.csv:2: insert error: x [write timestamp 6]\n"), 0o644)
 	before := c.Stats().Total().RowsWritten
 	for _, tc := range []struct {
 		name  string
@@ -345,6 +349,9 @@ func TestRefusedBeforeLoading(t *testing.T) {
 		{"checkpoint is the input", "", []string{"--err-file", errFile, "--resume", in, in}, "--resume would write or remove " + in},
 		{"summary is a link to the input", "", []string{"--err-file", errFile, "--summary-json", link, in}, "--summary-json would write or remove " + link + ", which is the input " + in},
 		{"split plan is the input", "", []string{"--err-file", errFile, "--split", "0/2", "--write-split-plan", in, in}, "--write-split-plan would write or remove " + in},
+		// Its rows' write timestamps are matched to them by position.
+		{"error file whose log lists other rows", "", []string{"--err-file", errFile, stamped}, stamped + ": it holds 1 rows, its log lists 2"},
+		{"split of an error file", "", []string{"--err-file", errFile, "--split", "0/2", stamped}, stamped + ": an error file cannot be shared out by --split"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--hosts", host, "--port", port, "--progress", "none", "--table", "ks.t", "--columns", "k,v,n"}, tc.args...)
