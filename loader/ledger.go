@@ -300,6 +300,9 @@ func (lg *ledger) settle(cr *chunkRecord) {
 	rejects, incomplete := cr.rejects, cr.incomplete
 	cr.rejects = nil
 	cr.mu.Unlock()
+	// In the chunk's order, not the order the outcomes came in (parse
+	// errors first, then batches as they finished).
+	slices.SortStableFunc(rejects, func(a, b reject) int { return a.idx - b.idx })
 	if incomplete && lg.cp != nil {
 		// A resumed run does this chunk again: its rows go after the
 		// last checkpoint. They point into the chunk, which is released

@@ -487,3 +487,36 @@ func TestResumeKeepsInputOrder(t *testing.T) {
 		t.Errorf("key 1 holds %q after the resume, want the input's later row, %q", v, "late")
 	}
 }
+
+// TestRejectsInChunkOrder: a settled chunk's rows go to the error file,
+// and their lines to the log, in the chunk's order, whatever order their
+// outcomes came in (parse errors while converting, insert errors as
+// batches finish).
+func TestRejectsInChunkOrder(t *testing.T) {
+	lg, _, _ := testLedger(t)
+	lg.cp = nil // without a checkpoint, a chunk with an unknown row is written as it settles
+	cr := lg.open(chunkOf(0, 4), 100, 0, false)
+	for _, o := range []struct {
+		idx  int
+		kind outcome
+	}{{3, rejectedParse}, {0, rejectedParse}, {2, rejectedInsert}, {1, unknown}} {
+		lg.reject(cr, o.kind, reject{where: fmt.Sprintf("in.csv:%d", o.idx+1), reason: "r", raw: fmt.Appendf(nil, "row%d", o.idx), idx: o.idx}, false)
+	}
+	lg.converted(cr)
+	data, err := os.ReadFile(lg.errs.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != "row0\nrow1\nrow2\nrow3\n" {
+		t.Fatalf("error file holds %q, want rows 0 to 3 in order", data)
+	}
+	log, err := os.ReadFile(lg.errs.path + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ln := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+		if !strings.HasPrefix(ln, fmt.Sprintf("in.csv:%d:", i+1)) {
+			t.Fatalf("log line %d is %q, want in.csv:%d's", i+1, ln, i+1)
+		}
+	}
+}
