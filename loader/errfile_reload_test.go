@@ -202,3 +202,36 @@ func TestStampsOf(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxRowsHint: a run of several inputs rejects up to MAXROWS rows of
+// each, so its error file can hold more rows than MAXROWS lets a load of
+// it alone read; the summary says so, and how to load them all. A single
+// input's error file never does.
+func TestMaxRowsHint(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.t (k int PRIMARY KEY, v text);`, nil)
+	bad := func(i int) string { return fmt.Sprintf("x%d,v\n", i) }
+	a, b := writeCSV(t, "a.csv", 5, bad), writeCSV(t, "b.csv", 5, bad)
+	for _, tc := range []struct {
+		name     string
+		files    []string
+		wantHint bool
+	}{
+		{"two inputs", []string{a, b}, true},
+		{"one input", []string{a}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := testOptions(t, c, "t", tc.files...)
+			o.Dialect.MaxRows = 3
+			s, err := runLoad(t, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hinted := slices.ContainsFunc(s.Hints, func(h string) bool {
+				return strings.Contains(h, fmt.Sprintf("holds %d rows, but with MAXROWS = 3 a load of it reads only 3: load it again with MAXROWS = -1", s.RowsFailedParse))
+			})
+			if hinted != tc.wantHint {
+				t.Fatalf("%d rows rejected, hints %q: want the MAXROWS hint %v", s.RowsFailedParse, s.Hints, tc.wantHint)
+			}
+		})
+	}
+}

@@ -108,3 +108,22 @@ func (l *Loader) counterRerunHint() {
 	l.hints.add("counter rerun", fmt.Sprintf("this counter load stopped part way: run again on the same input, it would apply the %d increments already written a second time. The rows not written are in %s, each with its outcome in %s.log (an unknown one may have been applied); counter loads want --resume, which sends none twice",
 		p.RowsWritten, l.opts.ErrFile, l.opts.ErrFile))
 }
+
+// maxRowsHint: an error file that holds more rows than MAXROWS lets a
+// load of it alone read (a run of several inputs rejects up to MAXROWS
+// rows from each), so the command that wrote it would leave the rest
+// unread, said nowhere else.
+func (l *Loader) maxRowsHint() {
+	d := l.opts.Dialect
+	if d.MaxRows < 0 {
+		return
+	}
+	// One input: MAXROWS counts the SKIPROWS placeholders too.
+	reads := int64(max(0, d.MaxRows-d.SkipRows))
+	files, _ := l.errs.state()
+	for _, f := range files {
+		if f.Rows > reads {
+			l.hints.add("maxrows "+f.Path, fmt.Sprintf("%s holds %d rows, but with MAXROWS = %d a load of it reads only %d: load it again with MAXROWS = -1", f.Path, f.Rows, d.MaxRows, reads))
+		}
+	}
+}

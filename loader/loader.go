@@ -340,6 +340,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	l.closeOwned()
 	l.tracker.end.Store(time.Now().UnixNano())
 	l.counterRerunHint()
+	l.maxRowsHint()
 	sum := l.summary()
 	if runErr != nil {
 		return sum, runErr
