@@ -502,7 +502,7 @@ func optionTable() []Option {
 					return o.Dialect.Encoding
 				}}),
 		with(Option{Name: "MAXRECORDBYTES", Flag: "max-record-bytes", Value: "bytes", Section: SectionDialect,
-			Help:    "a record longer than this is rejected whole, its bytes streamed to the error file intact",
+			Help:    "a record longer than this (in UTF-8, as decoded from ENCODING) is rejected whole, its bytes streamed to the error file intact",
 			Differs: "cqlload extension (cqlsh reads any length into memory)"},
 			accessor{bytesOpt(func(o *Options) *int { return &o.Dialect.MaxRecordBytes }).set,
 				func(o *Options) string {
