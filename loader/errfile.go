@@ -414,7 +414,14 @@ func (e *errFiles) write(rows []reject) error {
 	if e.err != nil {
 		return e.err
 	}
+	// A write that fails part way leaves bytes the counts must not
+	// cover: the checkpoint records these counts, and a resumed run cuts
+	// the files back to them, so they must end at the last whole write.
+	sizes, counts, logSize := slices.Clone(e.sizes), slices.Clone(e.rows), e.logSize
 	if err := e.writeLocked(rows); err != nil {
+		copy(e.sizes, sizes)
+		copy(e.rows, counts)
+		e.logSize = logSize
 		e.err = err
 		return err
 	}
@@ -528,18 +535,24 @@ func (e *errFiles) stream(h int, open func() (io.ReadCloser, error)) error {
 func (e *errFiles) note(line string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.err != nil {
+		return e.err
+	}
 	lf, err := e.openLog()
 	if err != nil {
 		return err
 	}
 	n, err := lf.WriteString(line + "\n")
-	e.logSize += int64(n)
 	if err == nil {
 		err = e.sync(lf)
 	}
 	if err != nil {
-		return fmt.Errorf("error log: %w", err)
+		// As in write: the log's recorded length stays at its last
+		// whole line, and nothing more is written after it.
+		e.err = fmt.Errorf("error log: %w", err)
+		return e.err
 	}
+	e.logSize += int64(n)
 	return nil
 }
 
