@@ -230,7 +230,16 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		switch {
 		case we.MayBeApplied && b.plan.counter:
 			l.settleRows(b, rows, unknown, err.Error()+" (counter update may have been applied: not sent again; check the counter before loading this row again)")
-			l.checkInsertErrors(len(rows), err.Error())
+			// Updates the cluster failed or timed out count towards
+			// MAXINSERTERRORS. One cut off by the run's own stop, or by
+			// a connection that was lost, says nothing of the rows or of
+			// the cluster's answers (inserts retry those): a lost cluster
+			// then ends the run as silent (exit 3) once the next updates
+			// find no node, and a stop is a stop (exit 4), not too many
+			// errors (exit 2).
+			if (we.Answered || we.Saturated) && ctx.Err() == nil && !l.stopped() {
+				l.checkInsertErrors(len(rows), err.Error())
+			}
 			return
 		case !we.Retryable:
 			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts)", err, attempt), mayBeApplied)
