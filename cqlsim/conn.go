@@ -219,10 +219,19 @@ func (c *conn) serve() {
 				"Invalid frame: direction bit set or negative body length %d", h.BodyLength)}, nil)
 			return
 		}
-		if h.BodyLength > maxFrame {
-			c.writeNow(v, h.StreamId, &message.ProtocolError{ErrorMessage: fmt.Sprintf(
-				"Request is too big: length %d exceeds maximum allowed length %d.", h.BodyLength, maxFrame)}, nil)
-			return
+		if n := int64(h.BodyLength) + headerLen; n > maxFrame {
+			// As Cassandra's frame decoder: the body is read past and
+			// the request refused as invalid on its stream; the
+			// connection stays open.
+			if _, err := io.CopyN(io.Discard, c.br, int64(h.BodyLength)); err != nil {
+				return
+			}
+			msg := &message.Invalid{ErrorMessage: fmt.Sprintf(
+				"Request is too big: length %d exceeds maximum allowed length %d.", n, maxFrame)}
+			c.n.stats.requests[h.OpCode].Add(1)
+			c.n.stats.response(msg)
+			c.write(h.StreamId, msg, nil, !c.nextFrameBuffered())
+			continue
 		}
 		if cap(c.body) < int(h.BodyLength) {
 			c.body = make([]byte, h.BodyLength)

@@ -96,12 +96,21 @@ func TestProtocolEdges(t *testing.T) {
 	})
 
 	t.Run("oversized frame", func(t *testing.T) {
+		// Cassandra reads past a frame over native_transport_max_frame_size
+		// and refuses it as invalid on its stream, keeping the connection.
 		c := dialRaw(t, cl)
-		c.sendRaw([]byte{4, 0, 0, 9, byte(primitive.OpCodeQuery), 0x02, 0, 0, 0}) // 32 MiB body announced
+		const body = 16<<20 - 8 // one byte over, with the 9-byte header
+		c.sendRaw(append([]byte{4, 0, 0, 9, byte(primitive.OpCodeQuery), 0, 0xff, 0xff, 0xf8}, make([]byte, body)...))
 		f := c.recv()
-		pe, ok := f.Body.Message.(*message.ProtocolError)
-		if !ok || !strings.Contains(pe.ErrorMessage, "Request is too big") {
-			t.Errorf("got %v, want Request is too big", f.Body.Message)
+		ie, ok := f.Body.Message.(*message.Invalid)
+		if !ok || f.Header.StreamId != 9 || !strings.Contains(ie.ErrorMessage, "Request is too big: length 16777217 exceeds maximum allowed length 16777216.") {
+			t.Fatalf("got %v on stream %d, want Invalid: Request is too big on stream 9", f.Body.Message, f.Header.StreamId)
+		}
+		c.send(primitive.ProtocolVersion4, 10, &message.Options{})
+		if f := c.recv(); f.Header.StreamId != 10 {
+			t.Fatalf("stream %d", f.Header.StreamId)
+		} else if _, ok := f.Body.Message.(*message.Supported); !ok {
+			t.Fatalf("OPTIONS after the oversized frame: got %v, want SUPPORTED", f.Body.Message)
 		}
 	})
 

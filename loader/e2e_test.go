@@ -397,6 +397,38 @@ func TestInsertErrorsAbort(t *testing.T) {
 	}
 }
 
+// TestRequestOverFrameLimit loads a record that MAXRECORDBYTES lets
+// through but that makes a request over the cluster's frame limit (16
+// MiB): Cassandra refuses it as invalid and keeps the connection, so the
+// row is an insert error and the rest load. Before, cqlsim closed the
+// connection instead, and the run retried the row until its window
+// closed, then stopped as if the cluster were gone (exit 3, which a
+// scheduler retries for ever).
+func TestRequestOverFrameLimit(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	big := strings.Repeat("a", 17<<20)
+	path := writeCSV(t, "rows.csv", 5000, func(i int) string {
+		if i == 2500 {
+			return fmt.Sprintf("%d,%s\n", i, big)
+		}
+		return fmt.Sprintf("%d,v%d\n", i, i)
+	})
+	o := testOptions(t, c, "b", path)
+	o.Dialect.MaxRecordBytes = 64 << 20
+	o.RetryWindow = 3 * time.Second
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if s.RowsWritten != 4999 || s.RowsFailedInsert != 1 || s.RowsUnknown != 0 {
+		t.Fatalf("summary %+v: want 4,999 rows written and the big one failed", s.Progress)
+	}
+	log, err := os.ReadFile(o.ErrFile + ".log")
+	if err != nil || !strings.Contains(string(log), "rows.csv:2501: insert error: Request is too big") {
+		t.Fatalf("the log does not give the row's reason (%v):\n%.300s", err, log)
+	}
+}
+
 // TestRetriesRecover: with a share of requests failing as overloaded, the
 // retries get every row in.
 func TestRetriesRecover(t *testing.T) {
