@@ -329,8 +329,9 @@ func load(in *interrupts, c *cli, opts loader.Options, stdout, stderr io.Writer)
 	sum, runErr := l.Run(ctx)
 	in.runEnded()
 	// A run that failed before opening its input (no cluster, no such
-	// table) has nothing to report or summarise: the error says it all.
-	started := sum.Files > 0 || runErr == nil
+	// table), or was refused before loading (exit 64), has nothing to
+	// report or summarise: the error says it all.
+	started := (sum.Files > 0 || runErr == nil) && exitStatus(sum, runErr) != exitUsage
 	rep.stop(started)
 
 	if cause := context.Cause(ctx); errors.Is(runErr, context.Canceled) && cause != nil && cause != runErr {

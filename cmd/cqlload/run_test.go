@@ -330,6 +330,7 @@ func TestRefusedBeforeLoading(t *testing.T) {
 		want  string
 	}{
 		{"split of standard input", "1,a,1\n", []string{"--err-file", errFile, "--split", "0/2", "-"}, "--split: - is a stream, which only one process can read"},
+		{"resume of standard input", "1,a,1\n", []string{"--err-file", errFile, "--resume", filepath.Join(dir, "ck"), "-"}, "- is a stream (standard input or a pipe): a run reading it cannot be resumed"},
 		{"split of a file given twice", "", []string{"--err-file", errFile, "--split", "0/2", in, in}, in + " is given twice: each input is loaded once"},
 		// Loaded twice, a counter table's increments would be applied twice.
 		{"a file given twice", "", []string{"--err-file", errFile, in, in}, in + " is given twice: each input is loaded once"},
@@ -355,9 +356,13 @@ func TestRefusedBeforeLoading(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--hosts", host, "--port", port, "--progress", "none", "--table", "ks.t", "--columns", "k,v,n"}, tc.args...)
-			code, _, stderr := runCLI(t, tc.stdin, args...)
+			code, stdout, stderr := runCLI(t, tc.stdin, args...)
 			if code != exitUsage || !strings.Contains(stderr, tc.want) {
 				t.Fatalf("exit %d, want %d with %q:\n%s", code, exitUsage, tc.want, stderr)
+			}
+			// Nothing was loaded, so there is nothing to sum up.
+			if strings.Contains(stdout, "rows imported") {
+				t.Errorf("the refused run printed a summary:\n%s", stdout)
 			}
 		})
 	}
