@@ -142,12 +142,33 @@ func (j *sentJournal) remove() error {
 	return nil
 }
 
+// reopen reads what a stopped run left in the journal (readSentJournal)
+// for this run to append to. A torn last line is cut off first: the
+// next line appended to it would be misread as part of it, and its
+// updates, though sent, would not be known to a later resume, which
+// would send them again.
+func (j *sentJournal) reopen() (sent, acked map[int64][]int, err error) {
+	sent, acked, size, err := readSentJournal(j.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err := os.Stat(j.path); err == nil && st.Size() > size {
+		if err := os.Truncate(j.path, size); err != nil {
+			return nil, nil, fmt.Errorf("resume: counter journal: cutting off a torn line: %w", err)
+		}
+	}
+	j.mu.Lock()
+	j.base = size
+	j.mu.Unlock()
+	return sent, acked, nil
+}
+
 // readSentJournal returns, per chunk, the records a stopped run sent and
 // those it saw acknowledged. Only whole lines count: a line torn by a
 // machine crash is dropped. That is safe both ways: a request is sent
 // only after its whole line is synced, and a dropped acknowledgement only
 // leaves its rows unknown (a torn one could name the wrong row).
-// size is the file's length (0 when there is none).
+// size is the length of its whole lines (0 when there is none).
 func readSentJournal(path string) (sent, acked map[int64][]int, size int64, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -156,12 +177,8 @@ func readSentJournal(path string) (sent, acked map[int64][]int, size int64, err 
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("resume: counter journal: %w", err)
 	}
+	b = b[:bytes.LastIndexByte(b, '\n')+1]
 	size = int64(len(b))
-	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-		b = b[:i+1]
-	} else {
-		b = nil
-	}
 	sent, acked = map[int64][]int{}, map[int64][]int{}
 	for _, line := range strings.Split(string(b), "\n") {
 		fields := strings.Fields(line)

@@ -114,4 +114,19 @@ func TestSentJournalAcks(t *testing.T) {
 	if fmt.Sprint(acked[4]) != "[1 45]" {
 		t.Fatalf("a torn acknowledgement was read: %v", acked[4])
 	}
+
+	// A resumed run cuts the torn line off before it appends: glued to
+	// it, its own first line would be misread.
+	j = newSentJournal(path)
+	if _, acked, err = j.reopen(); err != nil || fmt.Sprint(acked[4]) != "[1 45]" {
+		t.Fatalf("reopen: acked %v, %v", acked, err)
+	}
+	if err := j.mark(5, []int32{0, 7}); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	sent, acked, _, err = readSentJournal(path)
+	if err != nil || fmt.Sprint(sent[5]) != "[0 7]" || fmt.Sprint(acked[4]) != "[1 45]" {
+		t.Fatalf("after the resumed run's mark: sent %v acked %v (%v)", sent, acked, err)
+	}
 }

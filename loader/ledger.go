@@ -426,11 +426,10 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 		if err != nil {
 			return err
 		}
-		sent, acked, size, err := readSentJournal(lg.journal.path)
+		sent, acked, err := lg.journal.reopen()
 		if err != nil {
 			return err
 		}
-		lg.journal.base = size // this run appends to it
 		for seq, idx := range acked {
 			pd, ok := lg.priorDoubt[seq]
 			if !ok {
