@@ -167,7 +167,8 @@ func TestErrFileReloadKeepsTimestamps(t *testing.T) {
 // TestStampsOf: the timestamps of an error file's rows are those of its
 // log's lines for it, in order: ERRFILE's lines name no file, ERRFILE.2's
 // end "[in ERRFILE.2]"; notes and lines of a log without timestamps give
-// none.
+// none. A set kept by a later fresh run (ERRFILE.SUFFIX, ERRFILE.2.SUFFIX)
+// has its log at ERRFILE.log.SUFFIX.
 func TestStampsOf(t *testing.T) {
 	dir := t.TempDir()
 	errFile := filepath.Join(dir, "rows.err")
@@ -182,6 +183,12 @@ func TestStampsOf(t *testing.T) {
 	if err := os.WriteFile(errFile+".log", []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The same set kept by a later fresh run: its lines still name the
+	// files as they were written.
+	const kept = ".20261204_101500_2"
+	if err := os.WriteFile(errFile+".log"+kept, []byte(strings.ReplaceAll(log, "[write timestamp ", "[write timestamp 9")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	old := filepath.Join(dir, "old.err")
 	if err := os.WriteFile(old+".log", []byte("a.csv:2: parse error: bad\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -193,6 +200,9 @@ func TestStampsOf(t *testing.T) {
 		{errFile, []int64{100, 103}},
 		{errFile + ".2", []int64{201, 204}},
 		{errFile + ".3", nil},
+		{errFile + kept, []int64{9100, 9103}},
+		{errFile + ".2" + kept, []int64{9201, 9204}},
+		{errFile + ".20261204_101501", nil},
 		{old, nil},
 		{filepath.Join(dir, "none.csv"), nil},
 	} {
@@ -233,5 +243,64 @@ func TestMaxRowsHint(t *testing.T) {
 				t.Fatalf("%d rows rejected, hints %q: want the MAXROWS hint %v", s.RowsFailedParse, s.Hints, tc.wantHint)
 			}
 		})
+	}
+}
+
+// TestKeptErrFileReloadKeepsTimestamps: a fresh run keeps the error files
+// an earlier run left (ERRFILE.SUFFIX, ERRFILE.2.SUFFIX and their log
+// ERRFILE.log.SUFFIX). Last night's rows, mended and loaded from the kept
+// files after tonight's run, keep last night's timestamps, so tonight's
+// newer values stay. Found through ERRFILE.SUFFIX.log only, they were
+// stamped from the reload's start and overwrote them.
+func TestKeptErrFileReloadKeepsTimestamps(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.t (k int PRIMARY KEY, v int);`, nil)
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// Two headers, so two error files: keys 1 and 2 rejected last night.
+	o := testOptions(t, c, "t", write("a.csv", "k,v\n1,ten\n"), write("b.csv", "v,k\ntwenty,2\n"))
+	o.Dialect.Header = true
+	o.ErrFile = filepath.Join(dir, "rows.err")
+	if s, err := runLoad(t, o); err != nil || s.RowsFailedParse != 2 {
+		t.Fatalf("last night: failed %d, err %v: want 2", s.RowsFailedParse, err)
+	}
+	// Tonight: newer values of both keys; the fresh run keeps the files.
+	tonight := o
+	tonight.Files = []string{write("tonight.csv", "k,v\n1,100\n2,200\n")}
+	s, err := runLoad(t, tonight)
+	if err != nil || s.RowsWritten != 2 || len(s.PreviousErrFiles) != 3 {
+		t.Fatalf("tonight: written %d, kept %v, err %v: want 2 rows and 3 files kept", s.RowsWritten, s.PreviousErrFiles, err)
+	}
+	var kept []string
+	for _, p := range s.PreviousErrFiles {
+		if !strings.Contains(filepath.Base(p), ".log") {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(filepath.Base(p), strings.NewReplacer("ten", "10", "twenty", "20").Replace(string(data)))
+			kept = append(kept, p)
+		}
+	}
+	for _, p := range kept {
+		o2 := o
+		o2.Files = []string{p}
+		o2.ErrFile = filepath.Join(dir, "retry.err")
+		if s, err := runLoad(t, o2); err != nil || s.RowsWritten != 1 {
+			t.Fatalf("reload of %s: written %d, err %v: want 1", filepath.Base(p), s.RowsWritten, err)
+		}
+	}
+	sess := session(t, c)
+	for k, want := range map[int]int{1: 100, 2: 200} {
+		var v int
+		if err := sess.Query(`SELECT v FROM ks.t WHERE k = ?`, k).Scan(&v); err != nil || v != want {
+			t.Errorf("k = %d: v = %d (%v), want %d, tonight's", k, v, err, want)
+		}
 	}
 }

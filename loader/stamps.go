@@ -82,21 +82,26 @@ func recordedStamps(objects []source.Object, d csvparse.Dialect, splitting bool)
 	return out, nil
 }
 
+// keptSuffix ends the names of an error-file set that a fresh run kept
+// (errFiles.keep): ERRFILE.20261204_101500, ERRFILE.log.20261204_101500,
+// ERRFILE.2.20261204_101500, with _2, _3, … when a name was taken.
+var keptSuffix = regexp.MustCompile(`\.[0-9]{8}_[0-9]{6}(?:_[0-9]+)?$`)
+
 // stampsOf reads the timestamps the log of error file name gives its
 // rows, in order, and names that log; nil when there is none. The log of
 // ERRFILE is ERRFILE.log; of ERRFILE.2, also ERRFILE.log, whose lines for
 // it end "[in ERRFILE.2]" (and, once there is an ERRFILE.2, those for
-// ERRFILE "[in ERRFILE]").
+// ERRFILE "[in ERRFILE]"). A set a later fresh run kept keeps its log
+// too: ERRFILE.SUFFIX's is ERRFILE.log.SUFFIX, whose lines still name
+// the files as they were written. Last night's rejected rows, mended
+// after tonight's run, must not overwrite tonight's newer values.
 func stampsOf(name string) ([]int64, string, error) {
-	// Lines name no file while the run has one error file, and "[in
-	// FILE]" from its second one on.
-	log, own := name+".log", true
-	if ext := filepath.Ext(name); len(ext) > 1 && numberedErrFile.MatchString(ext) {
-		if _, err := os.Stat(log); errors.Is(err, fs.ErrNotExist) {
-			log, own = strings.TrimSuffix(name, ext)+".log", false
-		}
+	log, in, own := logOf(name)
+	if suffix := keptSuffix.FindString(name); suffix != "" && !exists(log) {
+		orig := strings.TrimSuffix(name, suffix)
+		log, in, own = logOf(orig)
+		log = strings.TrimSuffix(log, ".log") + ".log" + suffix
 	}
-	in := filepath.Base(name)
 	f, err := os.Open(log)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
@@ -123,6 +128,23 @@ func stampsOf(name string) ([]int64, string, error) {
 		}
 	}
 	return stamps, log, nil
+}
+
+// logOf names the log of error file name as its run wrote them, the base
+// name its lines give it ("[in NAME]"), and whether its lines may also
+// name no file: those of ERRFILE do until the run writes an ERRFILE.2.
+func logOf(name string) (log, in string, own bool) {
+	log, own = name+".log", true
+	if ext := filepath.Ext(name); len(ext) > 1 && numberedErrFile.MatchString(ext) && !exists(log) {
+		log, own = strings.TrimSuffix(name, ext)+".log", false
+	}
+	return log, filepath.Base(name), own
+}
+
+// exists reports whether there is anything at p.
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // countRows counts the records of src as a run with d reads them, all of
