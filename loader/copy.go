@@ -25,7 +25,9 @@ type CopyStatement struct {
 }
 
 // ParseCopy parses `COPY [ks.]table [(c1, c2, …)] FROM 'file' | STDIN
-// [WITH opt = value [AND opt = value …]] [;]` as cqlsh accepts it.
+// [WITH opt = value [AND opt = value …]] [;]` as cqlsh accepts it, after
+// any `USE ks;` statements, which give the keyspace of a table named
+// without one.
 // Identifiers are case-insensitive unless "double-quoted".
 func ParseCopy(stmt string) (*CopyStatement, error) {
 	p := &copyParser{src: stmt}
@@ -85,8 +87,19 @@ type copyParser struct {
 	pos int
 }
 
+// errorf says where the parse stopped: the character of a one-line
+// statement, the line and column of a script (cqlload -f).
 func (p *copyParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("at character %d: %s", p.pos+1, fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	switch before := p.src[:min(p.pos, len(p.src))]; {
+	case strings.TrimSpace(p.src[len(before):]) == "" && strings.Contains(p.src, "\n"):
+		return fmt.Errorf("at the end: %s", msg)
+	case strings.Contains(p.src, "\n"):
+		line := strings.Count(before, "\n") + 1
+		col := len(before) - strings.LastIndexByte(before, '\n')
+		return fmt.Errorf("at line %d, column %d: %s", line, col, msg)
+	}
+	return fmt.Errorf("at character %d: %s", p.pos+1, msg)
 }
 
 // skipSpace skips white space and comments, which cqlsh's lexer drops:
@@ -228,12 +241,31 @@ func ParseTable(name string) (keyspace, table string, err error) {
 
 func (p *copyParser) parse() (*CopyStatement, error) {
 	cs := &CopyStatement{}
+	// cqlsh -e "USE ks; COPY t FROM …": the keyspace of a table the
+	// COPY names without one, as in cqlsh (the last USE, over -k).
+	var use string
+	for p.keyword("use") {
+		ks, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		if p.peek() != ';' {
+			return nil, p.errorf("expected ; after USE %s", ks)
+		}
+		for p.peek() == ';' {
+			p.pos++
+		}
+		use = ks
+	}
 	if !p.keyword("copy") {
 		return nil, p.errorf("expected COPY")
 	}
 	var err error
 	if cs.Keyspace, cs.Table, err = p.tableName(); err != nil {
 		return nil, err
+	}
+	if cs.Keyspace == "" {
+		cs.Keyspace = use
 	}
 	if p.peek() == '(' {
 		p.pos++

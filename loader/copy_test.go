@@ -34,6 +34,12 @@ func TestParseCopy(t *testing.T) {
 		{"/* load */ COPY ks.t -- the table\n FROM 'x.csv' // the file\n WITH HEADER = true /* first line */;;", CopyStatement{
 			Keyspace: "ks", Table: "t", Files: []string{"x.csv"}, literal: true, Options: [][2]string{{"HEADER", "true"}},
 		}},
+		// USE gives the keyspace of a table named without one (the last
+		// USE); a table named with one keeps it.
+		{"use other;\nUSE \"MyKs\" ;; COPY t FROM 'x.csv';", CopyStatement{
+			Keyspace: "MyKs", Table: "t", Files: []string{"x.csv"}, literal: true,
+		}},
+		{`USE other; COPY ks.t FROM 'x.csv'`, CopyStatement{Keyspace: "ks", Table: "t", Files: []string{"x.csv"}, literal: true}},
 		{`COPY ks.t FROM 'a--b.csv' WITH NULL = '--'`, CopyStatement{
 			Keyspace: "ks", Table: "t", Files: []string{"a--b.csv"}, literal: true, Options: [][2]string{{"NULL", "--"}},
 		}},
@@ -84,6 +90,9 @@ func TestParseCopyErrors(t *testing.T) {
 		{`COPY ks.t FROM 'x.csv`, "unterminated string"},
 		{`COPY "ks.t FROM 'x.csv'`, "unterminated quoted identifier"},
 		{`COPY ks.t FROM 'a.csv'; COPY ks.u FROM 'b.csv';`, "one COPY statement at a time"},
+		{`USE ks COPY t FROM 'a.csv'`, "expected ; after USE ks"},
+		{`USE ks; SELECT * FROM t`, "expected COPY"},
+		{`COPY ks.t FROM 'a.csv'; USE ks;`, "unexpected"},
 	}
 	for _, tt := range tests {
 		_, err := ParseCopy(tt.in)

@@ -37,6 +37,10 @@ func TestCqlshDropIn(t *testing.T) {
 	csv2 := rowsFile(t, dir, "b.csv", 101, 8, ",")
 	tsv := rowsFile(t, dir, "a.tsv", 201, 5, "\t")
 	errFile := filepath.Join(dir, "e.err")
+	script := filepath.Join(dir, "import.cql")
+	if err := os.WriteFile(script, []byte("-- nightly import\nUSE ks;\n\nCOPY t (k, v, n)\n  FROM '"+tsv+"'\n  WITH DELIMITER = '\\t';\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	common := []string{"--progress", "none", "--err-file", errFile}
 	copyArgs := func(with string, file string) []string {
 		return append([]string{host, port, "-e", fmt.Sprintf("COPY ks.t (k, v, n) FROM '%s' WITH %s", file, with)}, common...)
@@ -61,12 +65,38 @@ func TestCqlshDropIn(t *testing.T) {
 		{"--skip-rows 3 --max-rows 4, one file", flagArgs([]string{csv}, "--skip-rows", "3", "--max-rows", "4"), "1 rows imported from 1 files"},
 		{"--skip-rows 3 --max-rows 4, two files", flagArgs([]string{csv, csv2}, "--skip-rows", "3", "--max-rows", "4"), "8 rows imported from 2 files"},
 		{"--skip-rows 3 --max-rows 4, a list of two", copyArgs("SKIPROWS = 3 AND MAXROWS = 4", csv+","+csv2), "8 rows imported from 2 files"},
+		{"-e USE ks; COPY t", append([]string{host, port, "-e", "USE ks; COPY t (k, v, n) FROM '" + csv + "'"}, common...), "8 rows imported from 1 files"},
+		{"-f script, as cqlsh -f", append([]string{host, port, "-f", script}, common...), "5 rows imported from 1 files"},
 		{"positional HOST PORT, flag form", append([]string{host, port, "--table", "ks.t", "--columns", "k,v,n"}, append(common, csv)...), "8 rows imported from 1 files"},
 	}
 	for _, tt := range tests {
 		code, out, stderr := runCLI(t, "", tt.args...)
 		if code != exitOK || !strings.Contains(out, tt.want) {
 			t.Errorf("%s: exit %d, want 0 and %q\nstdout: %s\nstderr: %s", tt.name, code, tt.want, out, stderr)
+		}
+	}
+
+	bad := filepath.Join(dir, "bad.cql")
+	if err := os.WriteFile(bad, []byte("USE ks;\nCOPY t FROM 'x.csv' WITH HEADER\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	junk := filepath.Join(dir, "junk.cql")
+	if err := os.WriteFile(junk, []byte("COPY ks.t\nFROM 'x.csv'\n  junk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"-e and -f", []string{"-e", "COPY ks.t FROM 'x.csv'", "-f", script}, "either -e COPY ... or -f FILE"},
+		{"-f of no file", []string{"-f", filepath.Join(dir, "none.cql")}, "none.cql: no such file"},
+		{"-f of a bad statement", []string{"-f", bad}, bad + ": COPY statement: at the end: expected = after HEADER"},
+		{"-f, an error inside", []string{"-f", junk}, junk + ": COPY statement: at line 3, column 3: unexpected \"junk\\n\""},
+	} {
+		code, out, stderr := runCLI(t, "", append([]string{host, port}, tt.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) || strings.Contains(out, "imported") {
+			t.Errorf("%s: exit %d, want %d and %q\nstdout: %s\nstderr: %s", tt.name, code, exitUsage, tt.want, out, stderr)
 		}
 	}
 }

@@ -19,17 +19,18 @@ type cli struct {
 	fs   *pflag.FlagSet
 	vals map[string]*optValue // loader options by flag
 
-	execute, table, columns, hosts, keyspace string
-	username, password, passwordFile         string
-	ssl, sslNoVerify                         bool
-	sslCA, sslCert, sslKey                   string
-	port                                     int
-	connectTimeout, requestTimeout           time.Duration
-	dc, summaryJSON, progress, metricsAddr   string
-	help, count, verbose, version, dryRun    bool
-	dryRunRows                               int
-	cqlshrc                                  string
-	writeSplitPlan                           string
+	execute, file, table, columns, hosts   string
+	keyspace                               string
+	username, password, passwordFile       string
+	ssl, sslNoVerify                       bool
+	sslCA, sslCert, sslKey                 string
+	port                                   int
+	connectTimeout, requestTimeout         time.Duration
+	dc, summaryJSON, progress, metricsAddr string
+	help, count, verbose, version, dryRun  bool
+	dryRunRows                             int
+	cqlshrc                                string
+	writeSplitPlan                         string
 }
 
 // cliFlag is a flag the command line binds itself: an Option without a
@@ -101,6 +102,9 @@ func cliFlags() []cliFlag {
 		{loader.Option{Flag: "execute", Short: "e", Section: in, Help: "a cqlsh COPY ... FROM statement",
 			Example: `cqlload -e "COPY ks.t (id, name) FROM 'data/*.csv.gz' WITH HEADER = true"`},
 			strFlag(func(c *cli) *string { return &c.execute })},
+		{loader.Option{Flag: "file", Short: "f", Section: in, Help: "read the COPY statement (after any USE ks;) from this file, as cqlsh -f runs a script",
+			Example: `cqlload -f import.cql`},
+			strFlag(func(c *cli) *string { return &c.file })},
 		{opt("table", "", in, `the table to load, as keyspace.table, named as in CQL: "MyKs"."MyTable" for names with capitals (the files follow the flags)`),
 			strFlag(func(c *cli) *string { return &c.table })},
 		{opt("columns", "", in, "comma-separated columns in file order (default: all, or the header's names)"),

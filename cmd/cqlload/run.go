@@ -173,6 +173,19 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 		return nil
 	}
 	pos := c.fs.Args()
+	if c.file != "" {
+		// cqlsh -f: the script is the statement -e would give.
+		if c.execute != "" {
+			return nil, false, errors.New("give either -e COPY ... or -f FILE, not both")
+		}
+		data, err := os.ReadFile(c.file)
+		if err != nil {
+			return nil, false, fmt.Errorf("-f: %w", err)
+		}
+		if c.execute = string(data); strings.TrimSpace(c.execute) == "" {
+			return nil, false, fmt.Errorf("-f %s: the file holds no COPY statement", c.file)
+		}
+	}
 	switch {
 	case c.execute != "" && c.table != "":
 		return nil, false, errors.New("give either -e COPY ... or --table, not both")
@@ -181,7 +194,9 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 		// flag was dropped without a word.
 		return nil, false, errors.New("give the columns in the COPY statement's column list, not --columns")
 	case c.execute != "":
-		if stmt, err = loader.ParseCopy(c.execute); err != nil {
+		if stmt, err = loader.ParseCopy(c.execute); err != nil && c.file != "" {
+			return nil, false, fmt.Errorf("%s: %w", c.file, err)
+		} else if err != nil {
 			return nil, false, err
 		}
 		if len(pos) > 2 {
