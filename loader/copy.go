@@ -143,6 +143,20 @@ func (p *copyParser) word() string {
 	return p.src[start:p.pos]
 }
 
+// endOfLine reports whether only blanks are left on the line, or on the
+// statement, and moves past them.
+func (p *copyParser) endOfLine() bool {
+	i := p.pos
+	for i < len(p.src) && (p.src[i] == ' ' || p.src[i] == '\t' || p.src[i] == '\r') {
+		i++
+	}
+	if i < len(p.src) && p.src[i] != '\n' {
+		return false
+	}
+	p.pos = i
+	return true
+}
+
 func (p *copyParser) keyword(kw string) bool {
 	save := p.pos
 	if strings.EqualFold(p.word(), kw) {
@@ -241,21 +255,40 @@ func ParseTable(name string) (keyspace, table string, err error) {
 
 func (p *copyParser) parse() (*CopyStatement, error) {
 	cs := &CopyStatement{}
-	// cqlsh -e "USE ks; COPY t FROM …": the keyspace of a table the
-	// COPY names without one, as in cqlsh (the last USE, over -k).
+	// What cqlsh runs before a COPY and the COPY heeds, as in
+	// cqlsh -e "USE ks; CONSISTENCY QUORUM; COPY t FROM …": USE gives the
+	// keyspace of a table the COPY names without one (the last USE,
+	// over -k); cqlsh's COPY writes at the shell's CONSISTENCY, which
+	// WITH CONSISTENCY and --consistency override.
 	var use string
-	for p.keyword("use") {
-		ks, err := p.ident()
-		if err != nil {
-			return nil, err
-		}
-		if p.peek() != ';' {
-			return nil, p.errorf("expected ; after USE %s", ks)
+prelude:
+	for {
+		switch {
+		case p.keyword("use"):
+			ks, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			if p.peek() != ';' {
+				return nil, p.errorf("expected ; after USE %s", ks)
+			}
+			use = ks
+		case p.keyword("consistency"):
+			level := p.word()
+			if level == "" {
+				return nil, p.errorf("expected a consistency level after CONSISTENCY")
+			}
+			// A shell command: it ends at the line's end, ; optional.
+			if !p.endOfLine() && p.peek() != ';' {
+				return nil, p.errorf("expected ; after CONSISTENCY %s", level)
+			}
+			cs.Options = append(cs.Options, [2]string{"CONSISTENCY", level})
+		default:
+			break prelude
 		}
 		for p.peek() == ';' {
 			p.pos++
 		}
-		use = ks
 	}
 	if !p.keyword("copy") {
 		return nil, p.errorf("expected COPY")
@@ -339,6 +372,12 @@ func (p *copyParser) parse() (*CopyStatement, error) {
 	}
 	for p.peek() == ';' {
 		p.pos++
+	}
+	// A script may end with the shell's EXIT or QUIT.
+	if p.keyword("exit") || p.keyword("quit") {
+		for p.peek() == ';' {
+			p.pos++
+		}
 	}
 	switch {
 	case p.peek() == 0:

@@ -40,6 +40,16 @@ func TestParseCopy(t *testing.T) {
 			Keyspace: "MyKs", Table: "t", Files: []string{"x.csv"}, literal: true,
 		}},
 		{`USE other; COPY ks.t FROM 'x.csv'`, CopyStatement{Keyspace: "ks", Table: "t", Files: []string{"x.csv"}, literal: true}},
+		// cqlsh's COPY writes at the shell's CONSISTENCY (a shell command:
+		// ; or the line's end ends it), which WITH CONSISTENCY overrides;
+		// a script may end with EXIT.
+		{"CONSISTENCY QUORUM\nUSE ks;\nCOPY t FROM 'x.csv' WITH CONSISTENCY = ONE;\nexit\n", CopyStatement{
+			Keyspace: "ks", Table: "t", Files: []string{"x.csv"}, literal: true,
+			Options: [][2]string{{"CONSISTENCY", "QUORUM"}, {"CONSISTENCY", "ONE"}},
+		}},
+		{`consistency local_quorum; COPY ks.t FROM 'x.csv'; QUIT;`, CopyStatement{
+			Keyspace: "ks", Table: "t", Files: []string{"x.csv"}, literal: true, Options: [][2]string{{"CONSISTENCY", "local_quorum"}},
+		}},
 		{`COPY ks.t FROM 'a--b.csv' WITH NULL = '--'`, CopyStatement{
 			Keyspace: "ks", Table: "t", Files: []string{"a--b.csv"}, literal: true, Options: [][2]string{{"NULL", "--"}},
 		}},
@@ -92,6 +102,9 @@ func TestParseCopyErrors(t *testing.T) {
 		{`COPY ks.t FROM 'a.csv'; COPY ks.u FROM 'b.csv';`, "one COPY statement at a time"},
 		{`USE ks COPY t FROM 'a.csv'`, "expected ; after USE ks"},
 		{`USE ks; SELECT * FROM t`, "expected COPY"},
+		{`CONSISTENCY QUORUM COPY ks.t FROM 'a.csv'`, "expected ; after CONSISTENCY QUORUM"},
+		{`CONSISTENCY; COPY ks.t FROM 'a.csv'`, "expected a consistency level"},
+		{`COPY ks.t FROM 'a.csv'; EXIT; COPY ks.u FROM 'b.csv'`, "one COPY statement at a time"},
 		{`COPY ks.t FROM 'a.csv'; USE ks;`, "unexpected"},
 	}
 	for _, tt := range tests {

@@ -413,7 +413,7 @@ func optionTable() []Option {
 		// Connection.
 		with(Option{Name: "CONSISTENCY", Flag: "consistency", Value: "level", Section: SectionConnection,
 			Help:    "write consistency level",
-			Differs: "cqlload extension (cqlsh takes it from its CONSISTENCY command)",
+			Differs: "cqlload extension: cqlsh takes it from its CONSISTENCY command, which cqlload reads too before the COPY (`-e \"CONSISTENCY QUORUM; COPY …\"`); default LOCAL_ONE (cqlsh: ONE), so that a client in one data center writes to its own",
 			Example: "cqlload --consistency QUORUM --table ks.t data.csv"},
 			accessor{func(o *Options, v string) (err error) {
 				o.Consistency, err = ParseConsistency(v)

@@ -241,3 +241,27 @@ func TestHomeInPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestShellConsistency: cqlsh's COPY writes at the shell's CONSISTENCY,
+// so a script's CONSISTENCY line reaches the writes (THREE cannot be met
+// at replication factor 1: every write is Unavailable, and the run stops
+// once the retry window passes), and --consistency, a flag, overrides it.
+func TestShellConsistency(t *testing.T) {
+	c := startSim(t)
+	host, port := "127.0.0.1", strconv.Itoa(c.Port())
+	dir := t.TempDir()
+	csv := rowsFile(t, dir, "a.csv", 1, 8, ",")
+	script := filepath.Join(dir, "import.cql")
+	if err := os.WriteFile(script, []byte("CONSISTENCY THREE\nCOPY ks.t (k, v, n) FROM '"+csv+"';\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{host, port, "-f", script, "--progress", "none", "--err-file", filepath.Join(dir, "e.err"), "--retry-window", "1s"}
+	code, out, stderr := runCLI(t, "", common...)
+	if code != exitFatal || !strings.Contains(stderr+out, "THREE") || strings.Contains(out, "8 rows imported") {
+		t.Errorf("CONSISTENCY THREE at RF 1: exit %d, want %d and an Unavailable error naming THREE\nstdout: %s\nstderr: %s", code, exitFatal, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "", append(common, "--consistency", "ONE")...)
+	if code != exitOK || !strings.Contains(out, "8 rows imported") {
+		t.Errorf("--consistency ONE over the script's THREE: exit %d, want 0 and 8 rows\nstdout: %s\nstderr: %s", code, out, stderr)
+	}
+}
