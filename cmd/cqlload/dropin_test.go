@@ -76,6 +76,14 @@ func TestCqlshDropIn(t *testing.T) {
 		}
 	}
 
+	// cqlsh's shell flags run as written, named in a note; --debug is
+	// --verbose.
+	code, out, stderr := runCLI(t, "", append(copyArgs("HEADER = false", csv), "--no-color", "-C", "-t", "--cqlversion=3.4.5", "--protocol-version", "4", "--browser", "x", "--debug")...)
+	const note = "note: --color, --no-color, --tty, --browser, --cqlversion, --protocol-version: cqlsh's flags for its shell, which change nothing in a load: ignored (the driver negotiates the protocol with each node)"
+	if code != exitOK || !strings.Contains(out, "8 rows imported") || !strings.Contains(stderr, note) {
+		t.Errorf("cqlsh's shell flags: exit %d, want 0, 8 rows and the note %q\nstdout: %s\nstderr: %s", code, note, out, stderr)
+	}
+
 	bad := filepath.Join(dir, "bad.cql")
 	if err := os.WriteFile(bad, []byte("USE ks;\nCOPY t FROM 'x.csv' WITH HEADER\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -191,7 +191,44 @@ func newCLI(opts *loader.Options) (*cli, []documented) {
 			docs = append(docs, documented{o, c.fs.Lookup(o.Flag)})
 		}
 	}
+	c.bindShellFlags()
 	return c, docs
+}
+
+// shellFlags are cqlsh's flags for its interactive shell: they change
+// nothing in a load, and are accepted so that a cqlsh command line runs
+// as written (with a note naming them). --debug is --verbose.
+var shellFlags = []struct {
+	name, short string
+	bool        bool
+}{
+	{"color", "C", true}, {"no-color", "", true}, {"tty", "t", true}, {"browser", "", false},
+	{"cqlversion", "", false}, {"protocol-version", "", false}, {"debug", "", true},
+}
+
+func (c *cli) bindShellFlags() {
+	for _, f := range shellFlags {
+		usage := "cqlsh's, for its shell: ignored"
+		if f.name == "debug" {
+			c.fs.BoolVar(&c.verbose, f.name, false, "cqlsh's: --verbose")
+		} else if f.bool {
+			c.fs.BoolP(f.name, f.short, false, usage)
+		} else {
+			c.fs.StringP(f.name, f.short, "", usage)
+		}
+		_ = c.fs.MarkHidden(f.name)
+	}
+}
+
+// ignoredShellFlags names the shell flags given that change nothing.
+func (c *cli) ignoredShellFlags() []string {
+	var out []string
+	for _, f := range shellFlags {
+		if fl := c.fs.Lookup(f.name); f.name != "debug" && fl.Changed {
+			out = append(out, "--"+f.name)
+		}
+	}
+	return out
 }
 
 const usageHead = `cqlload loads CSV files into Apache Cassandra or ScyllaDB.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := c.options(&opts, stdin, stderr); err != nil {
 		return usageError(stderr, err)
+	}
+	if ign := c.ignoredShellFlags(); len(ign) > 0 {
+		why := ""
+		if slices.ContainsFunc(ign, func(f string) bool { return strings.HasSuffix(f, "version") }) {
+			why = " (the driver negotiates the protocol with each node)"
+		}
+		fmt.Fprintf(stderr, "cqlload: note: %s: cqlsh's flags for its shell, which change nothing in a load: ignored%s\n", strings.Join(ign, ", "), why)
 	}
 	if ign := opts.Ignored(); len(ign) > 0 {
 		fmt.Fprintf(stderr, "cqlload: note: %s tune cqlsh's worker processes, which cqlload does not have: ignored\n", strings.Join(ign, ", "))
