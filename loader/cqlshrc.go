@@ -25,6 +25,9 @@ type Cqlshrc struct {
 	RequestTimeout time.Duration
 
 	Username, Password, Keyspace string
+	// Credentials is [authentication] credentials: the credentials
+	// file's path, "" for the default.
+	Credentials string
 
 	CertFile, UserKey, UserCert string
 	// Validate is [ssl] validate: verify the nodes' certificates; nil
@@ -111,6 +114,7 @@ func ReadCqlshrc(path string) (rc *Cqlshrc, ok bool, err error) {
 	rc.Username, _ = get("authentication", "username")
 	rc.Password, _ = get("authentication", "password")
 	rc.Keyspace, _ = get("authentication", "keyspace")
+	rc.Credentials, _ = get("authentication", "credentials")
 	rc.CertFile, _ = get("ssl", "certfile")
 	rc.UserKey, _ = get("ssl", "userkey")
 	rc.UserCert, _ = get("ssl", "usercert")

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cqlload/cqlload/cqlsim"
 )
@@ -117,5 +119,77 @@ func TestCqlshHostPortAndTimeFormat(t *testing.T) {
 	t.Setenv("CQLSH_PORT", "nine")
 	if code, _, stderr = runCLI(t, "", base...); code != exitUsage || !strings.Contains(stderr, `CQLSH_PORT "nine" is not a port`) {
 		t.Fatalf("bad CQLSH_PORT: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestCredentialsFile: cqlsh's credentials file (~/.cassandra/credentials,
+// the cqlshrc's [authentication] credentials, or --credentials) gives the
+// user name and password: over the cqlshrc's, under the flags'. As cqlsh,
+// a file that group or others may read is not used, with a warning.
+func TestCredentialsFile(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := cqlsim.Start(ctx, cqlsim.Config{Nodes: 1, Username: "loader", Password: "s3cr=t", Schema: []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};" +
+			"CREATE TABLE ks.t (k int PRIMARY KEY, v text);"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CQLLOAD_PASSWORD", "")
+	dot := filepath.Join(home, ".cassandra")
+	os.MkdirAll(dot, 0o755)
+	write := func(path, data string, mode os.FileMode) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := filepath.Join(t.TempDir(), "in.csv")
+	write(in, "1,a\n2,b\n", 0o644)
+	const good = "[PlainTextAuthProvider]\nusername = loader\npassword = s3cr=t\n"
+	other := filepath.Join(t.TempDir(), "creds")
+	write(other, "[plain_text_auth]\nusername = loader\npassword = s3cr=t\n", 0o600)
+
+	for _, tt := range []struct {
+		name, creds, rc string
+		mode            os.FileMode
+		args            []string
+		ok              bool
+		stderr          string
+	}{
+		{name: "the default file", creds: good, mode: 0o600, ok: true},
+		{name: "over the cqlshrc's", creds: good, mode: 0o600, rc: "[authentication]\nusername = loader\npassword = wrong\n", ok: true},
+		{name: "for -u of its user", creds: good, mode: 0o600, args: []string{"-u", "loader"}, ok: true},
+		{name: "-p wins", creds: good, mode: 0o600, args: []string{"-p", "wrong"}, stderr: "are incorrect"},
+		{name: "readable by others", creds: good, mode: 0o644, stderr: "is not used"},
+		{name: "--credentials, Cassandra 4.0's section", args: []string{"--credentials", other}, ok: true},
+		{name: "the cqlshrc names it", rc: "[authentication]\ncredentials = " + other + "\n", ok: true},
+		{name: "--credentials of no file", args: []string{"--credentials", other + ".none"}, stderr: "no such file"},
+	} {
+		os.Remove(filepath.Join(dot, "credentials"))
+		os.Remove(filepath.Join(dot, "cqlshrc"))
+		if tt.creds != "" {
+			write(filepath.Join(dot, "credentials"), tt.creds, tt.mode)
+		}
+		if tt.rc != "" {
+			write(filepath.Join(dot, "cqlshrc"), tt.rc, 0o600)
+		}
+		args := append([]string{"127.0.0.1", strconv.Itoa(c.Port()), "--progress", "none", "--err-file", filepath.Join(home, "e.err"),
+			"-e", fmt.Sprintf("COPY ks.t (k, v) FROM '%s'", in)}, tt.args...)
+		code, out, stderr := runCLI(t, "", args...)
+		switch {
+		case tt.ok && (code != exitOK || !strings.Contains(out, "2 rows imported")):
+			t.Errorf("%s: exit %d, want 0 and 2 rows\n%s\n%s", tt.name, code, out, stderr)
+		case !tt.ok && (code == exitOK || !strings.Contains(stderr, tt.stderr)):
+			t.Errorf("%s: exit %d, want a failure saying %q\n%s\n%s", tt.name, code, tt.stderr, out, stderr)
+		case strings.Contains(out+stderr, "s3cr=t"):
+			t.Errorf("%s: the password was printed\n%s\n%s", tt.name, out, stderr)
+		}
 	}
 }

@@ -29,7 +29,8 @@ type cli struct {
 	dc, summaryJSON, progress, metricsAddr string
 	help, count, verbose, version, dryRun  bool
 	dryRunRows                             int
-	cqlshrc                                string
+	cqlshrc, credentials                   string
+	creds                                  *loader.Credentials // cqlsh's credentials file, nil if none
 	writeSplitPlan                         string
 }
 
@@ -98,6 +99,11 @@ func cliFlags() []cliFlag {
 			Documented: "`~/.cassandra/cqlshrc`, when it exists",
 			Example:    "cqlload 10.0.0.5 9142 -u loader --ssl --ssl-ca ca.pem --table ks.t data.csv"},
 			strFlag(func(c *cli) *string { return &c.cqlshrc })},
+
+		{loader.Option{Flag: "credentials", Section: conn,
+			Help:       "cqlsh's credentials file: username and password under [PlainTextAuthProvider]; flags win, and it wins over the cqlshrc",
+			Documented: "`~/.cassandra/credentials` (or the cqlshrc's `[authentication] credentials`), when it exists"},
+			strFlag(func(c *cli) *string { return &c.credentials })},
 
 		{loader.Option{Flag: "execute", Short: "e", Section: in, Help: "a cqlsh COPY ... FROM statement",
 			Example: `cqlload -e "COPY ks.t (id, name) FROM 'data/*.csv.gz' WITH HEADER = true"`},

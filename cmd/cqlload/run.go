@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/cqlload/cqlload/internal/homedir"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -105,6 +106,9 @@ func usageError(stderr io.Writer, err error) int {
 func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) error {
 	rc, err := readCqlshrc(c, stderr)
 	if err != nil {
+		return err
+	}
+	if err := c.readCredentials(rc, stderr); err != nil {
 		return err
 	}
 	stmt, portGiven, err := c.target(opts)
@@ -281,6 +285,9 @@ func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven boo
 	pw, err := password(*c)
 	if err != nil {
 		return err
+	}
+	if cr := c.creds; pw == "" && cr != nil && (cr.Username == "" || c.username == cr.Username) {
+		pw = cr.Password
 	}
 	if pw == "" && rc != nil && c.username == rc.Username {
 		pw = rc.Password
@@ -614,6 +621,40 @@ func readCqlshrc(c *cli, stderr io.Writer) (*loader.Cqlshrc, error) {
 		c.sslKey = rc.UserKey
 	}
 	return rc, nil
+}
+
+// readCredentials reads cqlsh's credentials file (--credentials, else
+// the cqlshrc's [authentication] credentials, else
+// ~/.cassandra/credentials when it exists): its user name is taken over
+// the cqlshrc's unless -u gave one; connection takes its password.
+func (c *cli) readCredentials(rc *loader.Cqlshrc, stderr io.Writer) error {
+	path, explicit := c.credentials, c.credentials != ""
+	if !explicit && rc != nil {
+		path = rc.Credentials
+	}
+	if path == "" {
+		path = loader.DefaultCredentialsPath()
+	}
+	if path == "" {
+		return nil
+	}
+	cr, err := loader.ReadCredentials(homedir.Expand(path))
+	switch {
+	case err != nil:
+		return err
+	case cr == nil && explicit:
+		return fmt.Errorf("--credentials %s: no such file", path)
+	case cr == nil:
+		return nil
+	case cr.Warning != "":
+		fmt.Fprintf(stderr, "cqlload: warning: %s\n", cr.Warning)
+		return nil
+	}
+	c.creds = cr
+	if !c.fs.Lookup("username").Changed && cr.Username != "" {
+		c.username = cr.Username
+	}
+	return nil
 }
 
 func rcPath(rc *loader.Cqlshrc) string {
