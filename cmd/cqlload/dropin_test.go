@@ -38,7 +38,7 @@ func TestCqlshDropIn(t *testing.T) {
 	tsv := rowsFile(t, dir, "a.tsv", 201, 5, "\t")
 	errFile := filepath.Join(dir, "e.err")
 	script := filepath.Join(dir, "import.cql")
-	if err := os.WriteFile(script, []byte("-- nightly import\nUSE ks;\n\nCOPY t (k, v, n)\n  FROM '"+tsv+"'\n  WITH DELIMITER = '\\t';\n"), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte("\ufeff-- nightly import, saved with a byte order mark\r\nUSE ks;\n\nCOPY t (k, v, n)\n  FROM '"+tsv+"'\n  WITH DELIMITER = '\\t';\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	common := []string{"--progress", "none", "--err-file", errFile}

@@ -194,7 +194,8 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 		if err != nil {
 			return nil, false, fmt.Errorf("-f: %w", err)
 		}
-		if c.execute = string(data); strings.TrimSpace(c.execute) == "" {
+		// As cqlsh, a script may start with a UTF-8 byte order mark.
+		if c.execute = strings.TrimPrefix(string(data), "\ufeff"); strings.TrimSpace(c.execute) == "" {
 			return nil, false, fmt.Errorf("-f %s: the file holds no COPY statement", c.file)
 		}
 	}
