@@ -28,8 +28,9 @@
 // replica placement), consistency.go, blackhole.go, stats.go. Parsing, the
 // type system and value validation live in internal/cql.
 //
-// Not simulated: ALTER, DESCRIBE (answered with the SyntaxError drivers
-// expect from servers without it), secondary indexes and materialized views,
+// Not simulated: ALTER other than ALTER TABLE ADD and DROP, DESCRIBE
+// (answered with the SyntaxError drivers expect from servers without it),
+// secondary indexes and materialized views,
 // lightweight transactions beyond IF [NOT] EXISTS, JSON, GROUP BY and
 // functions other than count, token, writetime and ttl, range deletions,
 // per-element timestamps in collections, protocol v5, lz4, tracing, and

@@ -537,6 +537,12 @@ func (n *Node) ddl(sess *session, s cql.Statement) (message.Message, error) {
 			return nil, err
 		}
 		ch, err = cl.cat.dropTable(&c)
+	case *cql.AlterTable:
+		c := *st
+		if c.Keyspace, err = ksOr(st.Keyspace); err != nil {
+			return nil, err
+		}
+		ch, err = cl.cat.alterTable(&c)
 	case *cql.CreateType:
 		c := *st
 		if c.Keyspace, err = ksOr(st.Keyspace); err != nil {

@@ -127,7 +127,7 @@ func TestProtocolEdges(t *testing.T) {
 		}{
 			{"unknown prepared id", &message.Execute{QueryId: []byte("0123456789abcdef"), Options: &message.QueryOptions{}},
 				func(m message.Message) bool { _, ok := m.(*message.Unprepared); return ok }},
-			{"unsupported statement", &message.Query{Query: "ALTER TABLE ks.t ADD v int", Options: &message.QueryOptions{}},
+			{"unsupported statement", &message.Query{Query: "ALTER TABLE ks.t RENAME k TO kk", Options: &message.QueryOptions{}},
 				func(m message.Message) bool {
 					e, ok := m.(*message.Invalid)
 					return ok && strings.Contains(e.ErrorMessage, "ALTER")

@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,7 +35,10 @@ type column struct {
 	kind colKind
 	pos  int // position within the partition or clustering key; -1 otherwise
 	idx  int // index in table.cols
-	ri   int // index in table.regular (regular and static columns), -1 for keys
+	// ri is the column's slot in a row's cells (regular columns) or a
+	// partition's static cells; -1 for keys. Slots are never reused, so
+	// that rows stored before an ALTER TABLE keep their meaning.
+	ri   int
 	desc bool
 }
 
@@ -46,6 +50,7 @@ type table struct {
 	byName    map[string]*column
 	pk, ck    []*column
 	regular   []*column // regular and static columns
+	slots     int       // cell slots a row holds: ALTER TABLE ADD takes a new one
 	hasStatic bool
 	counter   bool
 	// defaultTTL is default_time_to_live in seconds.
@@ -343,6 +348,7 @@ func (c *catalog) buildTable(ks *keyspace, s *cql.CreateTable) (*table, error) {
 			}
 		}
 	}
+	t.slots = len(t.regular)
 	if v, ok := s.Options["default_time_to_live"]; ok {
 		n, err := strconv.Atoi(strings.Trim(v, "' "))
 		if err != nil || n < 0 {
@@ -382,6 +388,115 @@ func (c *catalog) dropTable(s *cql.DropTable) (*schemaChange, error) {
 	delete(ks.tables, s.Name)
 	c.bumpVersion()
 	return &schemaChange{primitive.SchemaChangeTypeDropped, primitive.SchemaChangeTargetTable, s.Keyspace, s.Name}, nil
+}
+
+// alterTable runs ALTER TABLE … ADD or DROP as Cassandra does: the table
+// keeps its id and data; an added column reads as null in the rows there
+// are; a dropped column's values are no longer read (an added column of
+// the same name starts empty). The table is replaced by a new version:
+// the old one is marked dropped, so that statements prepared against it
+// are evicted (Cassandra removes the prepared statements of an altered
+// table) and the driver prepares them again. Writes already running
+// against the old version land in the same slots of the same data.
+func (c *catalog) alterTable(s *cql.AlterTable) (*schemaChange, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ks := c.keyspaces[s.Keyspace]
+	var old *table
+	if ks != nil {
+		old = ks.tables[s.Name]
+	}
+	switch {
+	case old == nil:
+		return nil, invalidf("Table '%s.%s' doesn't exist", s.Keyspace, s.Name)
+	case isSystemKeyspace(s.Keyspace):
+		return nil, &reqError{&message.Unauthorized{ErrorMessage: s.Keyspace + " keyspace is not user-modifiable."}}
+	}
+	t := &table{ks: old.ks, name: old.name, keyspace: old.keyspace, id: old.id, byName: map[string]*column{},
+		slots: old.slots, hasStatic: old.hasStatic, counter: old.counter, defaultTTL: old.defaultTTL,
+		options: old.options, nodeLocal: old.nodeLocal, data: old.data}
+	isKey := func(col *column) bool { return col.kind == kindPartition || col.kind == kindClustering }
+	var rest []*column
+	changed := false
+	for _, name := range s.Drop {
+		col := old.byName[name]
+		switch {
+		case col == nil && s.IfColumn:
+			continue
+		case col == nil:
+			return nil, invalidf("Column %s was not found in table %s", name, s.Name)
+		case col.kind == kindPartition || col.kind == kindClustering:
+			return nil, invalidf("Cannot drop PRIMARY KEY part %s", name)
+		}
+		changed = true
+	}
+	for _, col := range old.cols {
+		if !slices.Contains(s.Drop, col.name) {
+			rest = append(rest, col)
+		}
+	}
+	for _, d := range s.Add {
+		if old.byName[d.Name] != nil {
+			if s.IfColumn {
+				continue
+			}
+			return nil, invalidf("Invalid column name %s because it conflicts with an existing column", d.Name)
+		}
+		typ, err := d.Type.ResolveUDTs(ks.name, c.lookupUDT(ks))
+		if err != nil {
+			return nil, invalidf("Unknown type %s: %v", d.Type, err)
+		}
+		kind := kindRegular
+		switch {
+		case d.Static && len(old.ck) == 0:
+			return nil, invalidf("Static columns are not allowed in COMPACT STORAGE tables or tables without clustering columns")
+		case typ.Kind == cql.Counter && !old.counter:
+			return nil, invalidf("Cannot add a counter column (%s) in a non counter column family", d.Name)
+		case typ.Kind != cql.Counter && old.counter:
+			return nil, invalidf("Cannot add a non counter column (%s) in a counter column family", d.Name)
+		case d.Static:
+			kind = kindStatic
+		}
+		rest = append(rest, &column{name: d.Name, typ: typ, kind: kind, pos: -1, ri: t.slots})
+		t.slots++
+		t.hasStatic = t.hasStatic || kind == kindStatic
+		changed = true
+	}
+	if !changed {
+		return nil, nil
+	}
+	// Key columns first, in key order, then the others by name, as
+	// buildTable lays them out.
+	slices.SortStableFunc(rest, func(a, b *column) int {
+		switch ka, kb := isKey(a), isKey(b); {
+		case ka && kb:
+			return 0
+		case ka != kb && ka:
+			return -1
+		case ka != kb:
+			return 1
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	// New column structs: plans of the old version keep theirs.
+	for _, col := range rest {
+		cp := *col
+		cp.idx = len(t.cols)
+		t.cols = append(t.cols, &cp)
+		t.byName[cp.name] = &cp
+		switch cp.kind {
+		case kindPartition:
+			t.pk = append(t.pk, &cp)
+		case kindClustering:
+			t.ck = append(t.ck, &cp)
+		default:
+			t.regular = append(t.regular, &cp)
+		}
+	}
+	ks.tables[s.Name] = t
+	old.dropped.Store(true)
+	c.bumpVersion()
+	return &schemaChange{primitive.SchemaChangeTypeUpdated, primitive.SchemaChangeTargetTable, s.Keyspace, s.Name}, nil
 }
 
 func (c *catalog) createType(s *cql.CreateType) (*schemaChange, error) {

@@ -595,14 +595,14 @@ func (s *selectPlan) partitionRows(p *partition, after [][]byte, seen int, bound
 				}
 				v = r.ck[f.col.pos]
 			case kindStatic:
-				if c := &p.static[f.col.ri]; c.live(now) {
+				if c := slotOf(p.static, f.col.ri); c != nil && c.live(now) {
 					v = c.value
 				}
 			default:
 				if r == nil {
 					return false
 				}
-				if c := &r.cells[f.col.ri]; c.live(now) {
+				if c := slotOf(r.cells, f.col.ri); c != nil && c.live(now) {
 					v = c.value
 				}
 			}
@@ -636,7 +636,7 @@ func (s *selectPlan) partitionRows(p *partition, after [][]byte, seen int, bound
 	// clustering and regular columns, as in Cassandra.
 	if n == 0 && after == nil && t.hasStatic && match(nil) {
 		for _, c := range t.regular {
-			if c.kind == kindStatic && p.static[c.ri].live(now) {
+			if sc := slotOf(p.static, c.ri); c.kind == kindStatic && sc != nil && sc.live(now) {
 				return emit(s.project(p, nil, now), p, nil)
 			}
 		}
@@ -659,9 +659,9 @@ func (s *selectPlan) project(p *partition, r *row, now int64) [][]byte {
 		case cql.SelWritetime, cql.SelTTL:
 			var c *cell
 			if it.col.kind == kindStatic {
-				c = &p.static[it.col.ri]
+				c = slotOf(p.static, it.col.ri)
 			} else if r != nil {
-				c = &r.cells[it.col.ri]
+				c = slotOf(r.cells, it.col.ri)
 			}
 			if c == nil || !c.live(now) {
 				continue
@@ -686,7 +686,7 @@ func (s *selectPlan) cellOf(p *partition, r *row, col *column, now int64) []byte
 		}
 		return r.ck[col.pos]
 	case kindStatic:
-		if c := &p.static[col.ri]; c.live(now) {
+		if c := slotOf(p.static, col.ri); c != nil && c.live(now) {
 			return c.value
 		}
 		return nil
@@ -694,7 +694,7 @@ func (s *selectPlan) cellOf(p *partition, r *row, col *column, now int64) []byte
 	if r == nil {
 		return nil
 	}
-	if c := &r.cells[col.ri]; c.live(now) {
+	if c := slotOf(r.cells, col.ri); c != nil && c.live(now) {
 		return c.value
 	}
 	return nil

@@ -54,6 +54,24 @@ func expiry(e uint32) uint64 {
 	return uint64(e)
 }
 
+// slotOf is the cell of slot ri (column.ri) in cells, nil when cells
+// were stored before ALTER TABLE added the column.
+func slotOf(cells []cell, ri int) *cell {
+	if ri < len(cells) {
+		return &cells[ri]
+	}
+	return nil
+}
+
+// growSlot is the cell of slot ri in *cells, which it lengthens first
+// when they were stored before ALTER TABLE added the column.
+func growSlot(cells *[]cell, ri int) *cell {
+	if ri >= len(*cells) {
+		*cells = append(*cells, make([]cell, ri+1-len(*cells))...)
+	}
+	return &(*cells)[ri]
+}
+
 // liveness is a row marker: a cell without a value.
 type liveness struct {
 	ts      int64
@@ -73,7 +91,7 @@ func (r *row) live(now int64, t *table) bool {
 		return true
 	}
 	for _, c := range t.regular {
-		if r.cells[c.ri].live(now) {
+		if s := slotOf(r.cells, c.ri); s != nil && s.live(now) {
 			return true
 		}
 	}
@@ -185,16 +203,16 @@ func newPartition(t *table, m *mutation) *partition {
 		r    row
 		rows [1]*row
 	}
-	n := len(t.regular)
+	n := t.slots
 	if t.hasStatic {
 		n *= 2
 	}
 	cells := make([]cell, n)
 	a := &partAndRow{}
 	a.p = partition{key: m.key, token: m.token, pk: m.pk, deletedAt: noDeletion}
-	a.r = row{ck: m.ck, deletedAt: noDeletion, cells: cells[:len(t.regular):len(t.regular)]}
+	a.r = row{ck: m.ck, deletedAt: noDeletion, cells: cells[:t.slots:t.slots]}
 	if t.hasStatic {
-		a.p.static = cells[len(t.regular):]
+		a.p.static = cells[t.slots:]
 	}
 	if m.ck != nil {
 		a.rows[0] = &a.r
@@ -259,14 +277,14 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 			if m.deleteRow && m.ts <= p.deletedAt {
 				return nil
 			}
-			r = &row{ck: m.ck, deletedAt: noDeletion, cells: make([]cell, len(t.regular))}
+			r = &row{ck: m.ck, deletedAt: noDeletion, cells: make([]cell, t.slots)}
 			p.rows = append(p.rows, nil)
 			copy(p.rows[i+1:], p.rows[i:])
 			p.rows[i] = r
 		}
 	} else if len(t.ck) == 0 {
 		if len(p.rows) == 0 {
-			p.rows = append(p.rows, &row{deletedAt: noDeletion, cells: make([]cell, len(t.regular))})
+			p.rows = append(p.rows, &row{deletedAt: noDeletion, cells: make([]cell, t.slots)})
 		}
 		r = p.rows[0]
 	}
@@ -295,9 +313,9 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 		w := &m.cells[i]
 		var dst *cell
 		if w.col.kind == kindStatic {
-			dst = &p.static[w.col.ri]
+			dst = growSlot(&p.static, w.col.ri)
 		} else if r != nil {
-			dst = &r.cells[w.col.ri]
+			dst = growSlot(&r.cells, w.col.ri)
 		} else {
 			continue
 		}
@@ -382,12 +400,12 @@ func (d *tableData) rowValues(t *table, m *mutation, now int64) [][]byte {
 		case kindClustering:
 			out[i] = r.ck[c.pos]
 		case kindStatic:
-			if p.static[c.ri].live(now) {
-				out[i] = p.static[c.ri].value
+			if s := slotOf(p.static, c.ri); s != nil && s.live(now) {
+				out[i] = s.value
 			}
 		default:
-			if r.cells[c.ri].live(now) {
-				out[i] = r.cells[c.ri].value
+			if s := slotOf(r.cells, c.ri); s != nil && s.live(now) {
+				out[i] = s.value
 			}
 		}
 	}

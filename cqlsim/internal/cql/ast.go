@@ -51,6 +51,16 @@ type DropTable struct {
 	IfExists       bool
 }
 
+// AlterTable is ALTER TABLE … ADD or … DROP, of regular or static
+// columns; its other forms (RENAME, WITH, ALTER … TYPE) are unsupported.
+type AlterTable struct {
+	Keyspace, Name string
+	Add            []ColumnDef // ADD [IF NOT EXISTS] c type [, …] or ADD (…)
+	Drop           []string    // DROP [IF EXISTS] c or DROP (c, …)
+	// IfColumn: ADD IF NOT EXISTS or DROP IF EXISTS (Cassandra 4.1).
+	IfColumn bool
+}
+
 // CreateType is CREATE TYPE.
 type CreateType struct {
 	Keyspace, Name string
@@ -223,6 +233,7 @@ func (*CreateKeyspace) statement() {}
 func (*DropKeyspace) statement()   {}
 func (*CreateTable) statement()    {}
 func (*DropTable) statement()      {}
+func (*AlterTable) statement()     {}
 func (*CreateType) statement()     {}
 func (*DropType) statement()       {}
 func (*Truncate) statement()       {}

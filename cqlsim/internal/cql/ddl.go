@@ -61,6 +61,39 @@ func (p *parser) drop() Statement {
 	return nil
 }
 
+func (p *parser) alterTable() Statement {
+	s := &AlterTable{}
+	s.Keyspace, s.Name = p.qualifiedName()
+	switch {
+	case p.acceptKw("add"):
+		s.IfColumn = p.ifNotExists()
+		column := func() {
+			c := ColumnDef{Name: p.ident(), Type: p.typ()}
+			c.Static = p.acceptKw("static")
+			s.Add = append(s.Add, c)
+		}
+		if p.acceptPunct("(") {
+			for column(); p.acceptPunct(","); column() {
+			}
+			p.expectPunct(")")
+		} else {
+			for column(); p.acceptPunct(","); column() {
+			}
+		}
+	case p.acceptKw("drop"):
+		s.IfColumn = p.ifExists()
+		if p.acceptPunct("(") {
+			s.Drop = p.identList()
+			p.expectPunct(")")
+		} else {
+			s.Drop = []string{p.ident()}
+		}
+	default:
+		panic(&UnsupportedError{Statement: "ALTER TABLE … " + strings.ToUpper(p.peek().val)})
+	}
+	return s
+}
+
 func (p *parser) createKeyspace() Statement {
 	s := &CreateKeyspace{IfNotExists: p.ifNotExists(), DurableWrites: true}
 	s.Name = p.ident()

@@ -286,7 +286,13 @@ func (p *parser) statement() Statement {
 	case "drop":
 		p.i++
 		return p.drop()
-	case "alter", "grant", "revoke", "list", "describe", "desc":
+	case "alter":
+		if isKw(p.peekN(1), "table") || isKw(p.peekN(1), "columnfamily") {
+			p.i += 2
+			return p.alterTable()
+		}
+		p.unsupported(2)
+	case "grant", "revoke", "list", "describe", "desc":
 		p.unsupported(2)
 	}
 	p.fail("no viable alternative at input '%s'", p.text(t))
