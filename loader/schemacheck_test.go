@@ -83,6 +83,88 @@ func TestTableDropped(t *testing.T) {
 	}
 }
 
+// TestTableAltered: a column added to the table during a load (a schema
+// migration) costs nothing: the statements prepared before it are
+// prepared again, and every row is written. A column the load writes,
+// dropped during it, stops the run as a dropped table does, its rows not
+// sent; once the column is back, --resume loads them.
+func TestTableAltered(t *testing.T) {
+	for _, tc := range []struct {
+		name, alter string
+		gone        string // the abort's reason; "" for a run that finishes
+	}{
+		{"a column added", "ALTER TABLE ks.d ADD extra int", ""},
+		{"a loaded column dropped", "ALTER TABLE ks.d DROP v", "column v of table ks.d no longer exists"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startCluster(t, 3, 1, `CREATE TABLE ks.d (k int PRIMARY KEY, v text);`, nil)
+			const rows = 20000
+			path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
+			o := testOptions(t, c, "d", path)
+			o.Resume = filepath.Join(t.TempDir(), "ckpt")
+			o.ChunkSize = 500
+			o.IngestRate = 20000
+			o.MaxInsertErrors = -1
+			l, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess := session(t, c)
+			go func() {
+				for l.Progress().RowsWritten < rows/3 {
+					time.Sleep(time.Millisecond)
+				}
+				if err := sess.Query(tc.alter).Exec(); err != nil {
+					t.Errorf("%s: %v", tc.alter, err)
+				}
+			}()
+			s1, err := l.Run(context.Background())
+			checkAccounting(t, s1)
+			if s1.RowsFailedInsert != 0 {
+				t.Errorf("%d insert errors", s1.RowsFailedInsert)
+			}
+			count := func() int64 {
+				var n int64
+				if err := sess.Query(`SELECT count(*) FROM ks.d`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			if tc.gone == "" {
+				if err != nil || s1.RowsWritten != rows || count() != rows {
+					t.Fatalf("run: %v; written %d, the table holds %d; want every one of %d", err, s1.RowsWritten, count(), rows)
+				}
+				var unprepared int64
+				for _, n := range c.Stats().Nodes {
+					unprepared += n.Errors["unprepared"]
+				}
+				if unprepared == 0 {
+					t.Error("no statement was prepared again: the change came too late to test")
+				}
+				return
+			}
+			var ae *AbortError
+			if !errors.As(err, &ae) || !ae.Fatal || !strings.Contains(ae.Reason, tc.gone) {
+				t.Fatalf("run: %v, want a fatal abort saying %q", err, tc.gone)
+			}
+			if s1.RowsNotSent == 0 || s1.RowsWritten == rows {
+				t.Fatalf("written %d, not sent %d: the change came too late to test", s1.RowsWritten, s1.RowsNotSent)
+			}
+			if err := sess.Query(`ALTER TABLE ks.d ADD v text`).Exec(); err != nil {
+				t.Fatal(err)
+			}
+			o.IngestRate = 0
+			s2, err := runLoad(t, o)
+			if err != nil || s2.RowsResumed+s2.RowsRead != rows || s2.RowsFailedInsert != 0 {
+				t.Fatalf("resumed run: %v; resumed %d + read %d, want %d; %d insert errors", err, s2.RowsResumed, s2.RowsRead, rows, s2.RowsFailedInsert)
+			}
+			if n := count(); n != rows {
+				t.Errorf("the table holds %d rows, want %d", n, rows)
+			}
+		})
+	}
+}
+
 // TestTableGone: what tableGone reports for a plan whose table or column
 // is gone, and that a look stands for schemaCheckEvery.
 func TestTableGone(t *testing.T) {
