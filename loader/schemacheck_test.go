@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
+
+	"github.com/cqlload/cqlload/cqlsim"
 	"github.com/cqlload/cqlload/schema"
 )
 
@@ -20,27 +23,7 @@ func TestTableDropped(t *testing.T) {
 	const create = `CREATE TABLE ks.d (k int PRIMARY KEY, v text);`
 	c := startCluster(t, 3, 1, create, nil)
 	const rows = 20000
-	path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
-	o := testOptions(t, c, "d", path)
-	o.Resume = filepath.Join(t.TempDir(), "ckpt")
-	o.ChunkSize = 500
-	o.IngestRate = 20000
-	o.MaxInsertErrors = -1 // unlimited: the run must stop by itself
-
-	l, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess := session(t, c)
-	go func() {
-		for l.Progress().RowsWritten < rows/3 {
-			time.Sleep(time.Millisecond)
-		}
-		if err := sess.Query(`DROP TABLE ks.d`).Exec(); err != nil {
-			t.Errorf("drop: %v", err)
-		}
-	}()
-	s1, err := l.Run(context.Background())
+	o, sess, s1, err := loadThenChange(t, c, rows, `DROP TABLE ks.d`)
 	var ae *AbortError
 	if !errors.As(err, &ae) || !ae.Fatal || !strings.Contains(ae.Reason, "table ks.d no longer exists") {
 		t.Fatalf("run with its table dropped: %v, want a fatal abort saying the table no longer exists", err)
@@ -99,26 +82,7 @@ func TestTableAltered(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startCluster(t, 3, 1, `CREATE TABLE ks.d (k int PRIMARY KEY, v text);`, nil)
 			const rows = 20000
-			path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
-			o := testOptions(t, c, "d", path)
-			o.Resume = filepath.Join(t.TempDir(), "ckpt")
-			o.ChunkSize = 500
-			o.IngestRate = 20000
-			o.MaxInsertErrors = -1
-			l, err := New(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess := session(t, c)
-			go func() {
-				for l.Progress().RowsWritten < rows/3 {
-					time.Sleep(time.Millisecond)
-				}
-				if err := sess.Query(tc.alter).Exec(); err != nil {
-					t.Errorf("%s: %v", tc.alter, err)
-				}
-			}()
-			s1, err := l.Run(context.Background())
+			o, sess, s1, err := loadThenChange(t, c, rows, tc.alter)
 			checkAccounting(t, s1)
 			if s1.RowsFailedInsert != 0 {
 				t.Errorf("%d insert errors", s1.RowsFailedInsert)
@@ -163,6 +127,35 @@ func TestTableAltered(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadThenChange loads rows rows of (k, v) into ks.d, at a pace that
+// leaves time to run change (a schema statement) once a third of them
+// are written, with a checkpoint to resume from. It returns the run's
+// options, a session, and its summary and error.
+func loadThenChange(t *testing.T, c *cqlsim.Cluster, rows int, change string) (Options, *gocql.Session, Summary, error) {
+	t.Helper()
+	path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v%d\n", i, i) })
+	o := testOptions(t, c, "d", path)
+	o.Resume = filepath.Join(t.TempDir(), "ckpt")
+	o.ChunkSize = 500
+	o.IngestRate = 20000
+	o.MaxInsertErrors = -1 // unlimited: the run must stop by itself
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := session(t, c)
+	go func() {
+		for l.Progress().RowsWritten < int64(rows)/3 {
+			time.Sleep(time.Millisecond)
+		}
+		if err := sess.Query(change).Exec(); err != nil {
+			t.Errorf("%s: %v", change, err)
+		}
+	}()
+	s, err := l.Run(context.Background())
+	return o, sess, s, err
 }
 
 // TestTableGone: what tableGone reports for a plan whose table or column
