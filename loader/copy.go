@@ -26,8 +26,9 @@ type CopyStatement struct {
 
 // ParseCopy parses `COPY [ks.]table [(c1, c2, …)] FROM 'file' | STDIN
 // [WITH opt = value [AND opt = value …]] [;]` as cqlsh accepts it, after
-// any `USE ks;` statements, which give the keyspace of a table named
-// without one.
+// any `USE ks;` (the keyspace of a table named without one) and cqlsh's
+// `CONSISTENCY level` (an option CONSISTENCY before the WITH ones), and
+// before an `EXIT` or `QUIT`: a cqlsh script (cqlload -f) that loads.
 // Identifiers are case-insensitive unless "double-quoted".
 func ParseCopy(stmt string) (*CopyStatement, error) {
 	p := &copyParser{src: stmt}
