@@ -227,11 +227,14 @@ func (e *errFiles) keep(at time.Time) ([]string, error) {
 // numberedFiles lists the error files of further headers that exist:
 // ERRFILE.2, ERRFILE.3, …
 func (e *errFiles) numberedFiles() []string {
+	// The directory is listed rather than globbed: ERRFILE may hold
+	// a glob's special characters (rej[1].err).
 	var out []string
-	matches, _ := filepath.Glob(e.path + ".*")
-	for _, m := range matches {
-		if numberedErrFile.MatchString(strings.TrimPrefix(m, e.path)) {
-			out = append(out, m)
+	dir, base := filepath.Split(e.path)
+	entries, _ := os.ReadDir(filepath.Clean(dir + "."))
+	for _, ent := range entries {
+		if rest, ok := strings.CutPrefix(ent.Name(), base); ok && numberedErrFile.MatchString(rest) {
+			out = append(out, e.path+rest)
 		}
 	}
 	return out

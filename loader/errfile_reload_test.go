@@ -189,6 +189,12 @@ func TestStampsOf(t *testing.T) {
 	if err := os.WriteFile(errFile+".log"+kept, []byte(strings.ReplaceAll(log, "[write timestamp ", "[write timestamp 9")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A split's error file (ERRFILE without an extension: rejects.0)
+	// kept, with its own log; and a log with CRLF line ends.
+	split := filepath.Join(dir, "rejects.0")
+	if err := os.WriteFile(split+".log"+kept, []byte("a.csv:7: parse error: x [write timestamp 77]\r\na.csv:8: parse error: y [write timestamp 78]\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	old := filepath.Join(dir, "old.err")
 	if err := os.WriteFile(old+".log", []byte("a.csv:2: parse error: bad\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -203,6 +209,7 @@ func TestStampsOf(t *testing.T) {
 		{errFile + kept, []int64{9100, 9103}},
 		{errFile + ".2" + kept, []int64{9201, 9204}},
 		{errFile + ".20261204_101501", nil},
+		{split + kept, []int64{77, 78}},
 		{old, nil},
 		{filepath.Join(dir, "none.csv"), nil},
 	} {
@@ -210,6 +217,16 @@ func TestStampsOf(t *testing.T) {
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("stampsOf(%s) = %v, %v; want %v", filepath.Base(tc.name), got, err, tc.want)
 		}
+	}
+	// A log of timestamps with none for the file (a set renamed by hand:
+	// its lines name the old names) gives none, not nil: the file's rows
+	// are counted against none and refused, not stamped afresh.
+	renamed := filepath.Join(dir, "fixed.err.2")
+	if err := os.WriteFile(filepath.Join(dir, "fixed.err.log"), []byte("b.csv:2: parse error: x [write timestamp 5] [in "+errFile+".2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := stampsOf(renamed); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("stampsOf(fixed.err.2) = %#v, %v; want an empty list", got, err)
 	}
 }
 
@@ -302,5 +319,22 @@ func TestKeptErrFileReloadKeepsTimestamps(t *testing.T) {
 		if err := sess.Query(`SELECT v FROM ks.t WHERE k = ?`, k).Scan(&v); err != nil || v != want {
 			t.Errorf("k = %d: v = %d (%v), want %d, tonight's", k, v, err, want)
 		}
+	}
+}
+
+// TestNumberedFilesOfAGlobName: the numbered error files of an ERRFILE
+// whose name holds a glob's special characters are found (a glob of the
+// name missed rej[1].err.2, and a fresh run wrote over it).
+func TestNumberedFilesOfAGlobName(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "rej[1].err")
+	for _, n := range []string{"", ".2", ".3", ".log", ".2x", ".20261204_101500"} {
+		if err := os.WriteFile(base+n, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &errFiles{path: base}
+	if got, want := e.numberedFiles(), []string{base + ".2", base + ".3"}; !slices.Equal(got, want) {
+		t.Errorf("numberedFiles() = %v, want %v", got, want)
 	}
 }

@@ -98,9 +98,15 @@ var keptSuffix = regexp.MustCompile(`\.[0-9]{8}_[0-9]{6}(?:_[0-9]+)?$`)
 func stampsOf(name string) ([]int64, string, error) {
 	log, in, own := logOf(name)
 	if suffix := keptSuffix.FindString(name); suffix != "" && !exists(log) {
+		// The kept set's own log first: a split's error file rejects.0
+		// has rejects.0.log, kept as rejects.0.log.SUFFIX; else, for a
+		// numbered file, the log of its set.
 		orig := strings.TrimSuffix(name, suffix)
-		log, in, own = logOf(orig)
-		log = strings.TrimSuffix(log, ".log") + ".log" + suffix
+		log, in, own = orig+".log"+suffix, filepath.Base(orig), true
+		if !exists(log) {
+			log, in, own = logOf(orig)
+			log = strings.TrimSuffix(log, ".log") + ".log" + suffix
+		}
 	}
 	f, err := os.Open(log)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -113,7 +119,14 @@ func stampsOf(name string) ([]int64, string, error) {
 	br := bufio.NewReader(f)
 	for {
 		line, err := br.ReadString('\n')
-		m := stampMark.FindStringSubmatch(strings.TrimSuffix(line, "\n"))
+		m := stampMark.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+		if m != nil && stamps == nil {
+			// A log of timestamps, if none for this file (a set renamed
+			// by hand, whose lines name the old names): the rows are
+			// counted against none, and refused, rather than stamped
+			// from this run's start without a word.
+			stamps = []int64{}
+		}
 		if m != nil && (m[2] == "" && own || m[2] != "" && filepath.Base(m[2]) == in) {
 			ts, perr := strconv.ParseInt(m[1], 10, 64)
 			if perr != nil {
