@@ -182,7 +182,7 @@ func shapeOptions(o *Options, chunkBytes int) map[string]string {
 		"nullmode":       strconv.Itoa(int(o.NullMode)),
 		"ttl":            strconv.Itoa(o.TTL),
 		"formats":        fmt.Sprintf("%q %q %q %q %v %s", f.DecimalSep, f.ThousandsSep, f.BoolStyle, f.DateTimeFormat, f.CqlshEscapes, tz),
-		"errfile":        o.ErrFile,
+		"errfile":        absPath(o.ErrFile),
 		"split":          fmt.Sprintf("%d/%d", o.SplitIndex, max(o.SplitCount, 1)),
 		"splitsize":      strconv.FormatInt(o.SplitSize, 10),
 	}
@@ -372,4 +372,14 @@ func parseBitmap(s string) (bitmap, error) {
 		b = append(b, w)
 	}
 	return b, nil
+}
+
+// absPath is p made absolute, so that a checkpoint names the error file
+// a resume started in another directory would cut back, not its name
+// there; p itself if the working directory cannot be known.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }

@@ -339,6 +339,20 @@ func holdsRecorded(p string, size int64, what, remedy string) error {
 	case st.Size() < size:
 		return &ResumeError{Reason: fmt.Sprintf("%s holds %d bytes, fewer than the %d of %s the checkpoint records: %s", p, st.Size(), size, what, remedy)}
 	}
+	// Every write ends a line, so the recorded length ends one (a line
+	// feed, in UTF-16LE followed by its zero byte). Where it does not,
+	// the file was edited since (rows mended before the run finished) or
+	// is another one: cut back there, it would lose rows and tear one.
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	defer f.Close()
+	var end [2]byte
+	n, _ := f.ReadAt(end[2-min(size, 2):], size-min(size, 2))
+	if n < int(min(size, 2)) || end[1] != '\n' && (end[0] != '\n' || end[1] != 0) {
+		return &ResumeError{Reason: fmt.Sprintf("%s has changed since the checkpoint recorded %s in it: its byte %d no longer ends a line (edited before the run finished, or another run's file of that name); finish the load with the file as it was, or remove the checkpoint to start over", p, what, size)}
+	}
 	return nil
 }
 

@@ -49,6 +49,11 @@ func TestResumeErrorFileGone(t *testing.T) {
 	}{
 		{"error file removed", o.ErrFile, os.Remove, "is gone, but the checkpoint records"},
 		{"log shortened", o.ErrFile + ".log", func(p string) error { return os.Truncate(p, 10) }, "holds 10 bytes, fewer than"},
+		// Rows mended (lengthened) before the run finished: cut back to
+		// the recorded length, the file lost rows and tore one.
+		{"rows mended before the run finished", o.ErrFile, func(p string) error {
+			return os.WriteFile(p, []byte(strings.ReplaceAll(string(saved[p]), ",bad", ",mended")), 0o644)
+		}, "has changed since the checkpoint"},
 	} {
 		if err := tc.damage(tc.file); err != nil {
 			t.Fatal(err)
