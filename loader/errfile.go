@@ -180,7 +180,10 @@ func (e *errFiles) fileFor(header string) int {
 	return len(e.headers) - 1
 }
 
-var numberedErrFile = regexp.MustCompile(`^\.[0-9]+$`)
+// numberedErrFile matches the suffix of ERRFILE.2, ERRFILE.3, …: never .0
+// or .1, which are the error files of --split 0/N and 1/N of an ERRFILE
+// without an extension (another load's files, with their own logs).
+var numberedErrFile = regexp.MustCompile(`^\.([2-9]|[1-9][0-9]+)$`)
 
 // keep renames the error files an earlier run left, as cqlsh does
 // ("Renaming existing ERRFILE to ERRFILE.20241204_101500"): a fresh run

@@ -14,7 +14,7 @@ import (
 func TestCheckOutputs(t *testing.T) {
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
-	for _, f := range []string{"in.csv", "part.00", "part.01", "e.err.log", "ck.sent", "other.csv"} {
+	for _, f := range []string{"in.csv", "part.00", "part.01", "part.2", "e.err.log", "ck.sent", "other.csv"} {
 		if err := os.WriteFile(at(f), []byte("1,a\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestCheckOutputs(t *testing.T) {
 		{"apart", []source.Object{obj(at("in.csv"), 4)}, Options{ErrFile: at("e.err"), Resume: at("ck"), RateFile: at("rate")}, ""},
 		{"error file", []source.Object{obj(at("other.csv"), 4), obj(at("in.csv"), 4)}, Options{ErrFile: at("in.csv")}, at("in.csv")},
 		{"error file, another spelling", []source.Object{obj(at("in.csv"), 4)}, Options{ErrFile: dir + "/./in.csv"}, dir + "/./in.csv"},
-		{"numbered error files", []source.Object{obj(at("part.01"), 4)}, Options{ErrFile: at("part")}, at("part.01")},
+		{"numbered error files", []source.Object{obj(at("part.01"), 4), obj(at("part.2"), 4)}, Options{ErrFile: at("part")}, at("part.2")},
 		{"not numbered: .csv", []source.Object{obj(at("in.csv"), 4)}, Options{ErrFile: at("in")}, ""},
 		{"error log", []source.Object{obj(at("e.err.log"), 4)}, Options{ErrFile: at("e.err")}, at("e.err.log")},
 		{"hard link", []source.Object{obj(at("in.csv"), 4)}, Options{ErrFile: at("hard.err")}, at("hard.err")},
