@@ -157,3 +157,22 @@ func TestSummaryLimitsLine(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryNamesResumedRejects: a resumed run whose own rows were all
+// written, but which exits 1 for the rows the run it resumed rejected,
+// names the error files that hold them.
+func TestSummaryNamesResumedRejects(t *testing.T) {
+	var b strings.Builder
+	s := loader.Summary{ErrFiles: []string{"e.err"}, ErrLog: "e.err.log"}
+	s.RowsWritten, s.RowsResumed = 10, 90
+	printSummary(&b, s, nil)
+	if want := "did not write some of its rows: see e.err and e.err.log"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant it to say %q", b.String(), want)
+	}
+	b.Reset()
+	s.ErrFiles, s.ErrLog = nil, ""
+	printSummary(&b, s, nil)
+	if strings.Contains(b.String(), "see ") {
+		t.Errorf("summary of a run without error files names some:\n%s", b.String())
+	}
+}

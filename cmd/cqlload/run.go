@@ -727,6 +727,9 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 		files := strings.Join(s.ErrFiles, ", ")
 		fmt.Fprintf(w, "%d rows not written: %d failed to parse, %d failed to insert, %d unknown (may have been applied), %d not sent (the run stopped); see %s and %s\n",
 			rej, s.RowsFailedParse, s.RowsFailedInsert, s.RowsUnknown, s.RowsNotSent, files, s.ErrLog)
+	} else if len(s.ErrFiles) > 0 && s.RowsResumed > 0 {
+		// The exit status says rows were not written: name where they are.
+		fmt.Fprintf(w, "The run this one resumed did not write some of its rows: see %s and %s\n", strings.Join(s.ErrFiles, ", "), s.ErrLog)
 	}
 	if s.DryRun {
 		// Nothing was sent: no rates, latencies or limits to report.
