@@ -150,6 +150,12 @@ type Splitter struct {
 	// early. NewSplitter sets DefaultFlushInterval (1 s); <= 0 disables
 	// it. Set it before the first Next.
 	FlushInterval time.Duration
+	// InputFiles is the number of files in the load the sources are
+	// drawn from, which MaxRows's one-input rule follows: a --split
+	// process reads only its share of a load's files, and --repeat
+	// reads the same files more than once. NewSplitter sets
+	// len(sources). Set it before the first Next.
+	InputFiles int
 
 	spills     spills
 	blockBytes int64 // bytes of all blocks made, for tests of memory use
@@ -162,8 +168,8 @@ type Splitter struct {
 // .zst, by magic bytes or extension), decoded from d.Encoding to UTF-8
 // and stripped of a UTF-8 BOM, unless the source continues a file
 // (Source.Continues). An invalid d makes Next fail. With a single
-// source, d.MaxRows includes the records d.SkipRows drops (see the
-// package documentation).
+// input file (InputFiles), d.MaxRows includes the records d.SkipRows
+// drops (see the package documentation).
 func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes int) *Splitter {
 	s := &Splitter{
 		sources:       sources,
@@ -175,6 +181,7 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 		idle:          make(chan *block, idleBlocks),
 		VerifyBuffer:  DefaultVerifyBuffer,
 		FlushInterval: DefaultFlushInterval,
+		InputFiles:    len(sources),
 	}
 	if s.chunkRecords <= 0 {
 		s.chunkRecords = DefaultChunkRecords
@@ -184,11 +191,6 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 	}
 	if err := d.Validate(); err != nil {
 		s.err = fmt.Errorf("csv options: %w", err)
-	}
-	if len(sources) == 1 && d.MaxRows >= 0 {
-		// One input: MAXROWS counts the rows SKIPROWS dropped, as in
-		// cqlsh's readers (SKIPROWS = 3 AND MAXROWS = 4 reads 1 row).
-		s.d.MaxRows = max(0, d.MaxRows-d.SkipRows)
 	}
 	s.enc, _ = lookupEncoding(d.Encoding)
 	return s
@@ -323,6 +325,11 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 // fill cuts the next chunk of f.
 func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	d := s.d
+	if s.InputFiles == 1 && d.MaxRows >= 0 {
+		// One input: MAXROWS counts the rows SKIPROWS dropped, as in
+		// cqlsh's readers (SKIPROWS = 3 AND MAXROWS = 4 reads 1 row).
+		d.MaxRows = max(0, d.MaxRows-d.SkipRows)
+	}
 	ch := &Chunk{Seq: s.seq, Source: f.idx, File: f.src.Name, DecodedSize: f.in.decoded}
 	if d.Header && !f.headerDone {
 		f.headerDone = true

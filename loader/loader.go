@@ -258,6 +258,10 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, MaxChunkBytes)
 	splitter.FlushInterval = l.opts.FlushInterval
 	splitter.VerifyBuffer = l.opts.VerifyBuffer
+	// MAXROWS's one-input rule belongs to the whole load: a split dealt
+	// one file of several, or one file read --repeat times, is not a
+	// load of one input.
+	splitter.InputFiles = len(objects)
 	l.ledger.bytesTotal.Store(splitter.TotalBytes())
 	l.tracker.begin()
 	l.lastActivity.Store(time.Now().UnixNano())

@@ -830,3 +830,43 @@ func TestSplitLineNumbers(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitSkipAndMaxRows: MAXROWS's one-input rule (it counts the rows
+// SKIPROWS dropped) follows the whole input set, so every N loads the
+// same rows: a split dealt one file of two is not a load of one file.
+func TestSplitSkipAndMaxRows(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.sm (k int PRIMARY KEY, v text);`, nil)
+	var files []string
+	for f := range 2 {
+		files = append(files, writeCSV(t, fmt.Sprintf("part%d.csv", f), 10, func(i int) string { return fmt.Sprintf("%d,v\n", f*100+i) }))
+	}
+	// Per file: rows 2..6 (SKIPROWS 2, then MAXROWS 5).
+	want := 10
+	for _, n := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
+			if err := c.Exec(`TRUNCATE ks.sm;`); err != nil {
+				t.Fatal(err)
+			}
+			var written int64
+			for i := range n {
+				o := testOptions(t, c, "sm", files...)
+				o.Dialect.SkipRows, o.Dialect.MaxRows = 2, 5
+				if n > 1 {
+					o.SplitIndex, o.SplitCount = i, n
+				}
+				s, err := runLoad(t, o)
+				if err != nil {
+					t.Fatalf("split %d/%d: %v", i, n, err)
+				}
+				written += s.RowsWritten
+			}
+			rows, err := c.Query(`SELECT k FROM ks.sm`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if written != int64(want) || len(rows) != want {
+				t.Errorf("%d splits wrote %d rows, the table holds %d; want %d", n, written, len(rows), want)
+			}
+		})
+	}
+}
