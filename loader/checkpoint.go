@@ -225,7 +225,12 @@ func decideResume(path string, ids []inputID, opts map[string]string) (resumeAct
 	if f.Version != checkpointVersion {
 		return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s was written by another version of cqlload (format %d, this one reads %d): remove it to start over", path, f.Version, checkpointVersion)}
 	}
-	diff := describeDiff(f.Inputs, ids, f.Options, opts)
+	inputs, options := describeDiff(f.Inputs, ids, nil, nil), describeDiff(nil, nil, f.Options, opts)
+	diff := inputs
+	if inputs != "" && options != "" {
+		diff += "; "
+	}
+	diff += options
 	switch {
 	case !f.Complete && f.empty():
 		// A run that stopped before anything settled (the cluster was
@@ -235,9 +240,14 @@ func decideResume(path string, ids []inputID, opts map[string]string) (resumeAct
 		return nothingToDo, &f, nil
 	case diff == "":
 		return resumeRun, &f, nil
-	case f.Complete:
+	case f.Complete && inputs != "":
 		// The nightly case: yesterday's run finished, today's input is new.
 		return startFresh, nil, nil
+	case f.Complete:
+		// The same input, loaded already: another split of it, or the
+		// same rows in other chunks (CHUNKSIZE), would be written twice,
+		// which a counter table keeps.
+		return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s records a finished load of this same input with other options (%s): this run would load its rows again. Run with the options it records to check it, or remove %s (or give --resume another path) to load the input again", path, options, path)}
 	}
 	return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s records an unfinished run of other input or options (%s): run with the same input and options to finish it, or remove %s to start over", path, diff, path)}
 }

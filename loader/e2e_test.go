@@ -664,12 +664,22 @@ func TestResume(t *testing.T) {
 		t.Fatalf("run after a complete one: nothing to do %v, written %d read %d resumed %d err %v", s3.NothingToDo, s3.RowsWritten, s3.RowsRead, s3.RowsResumed, err)
 	}
 
-	// A completed checkpoint with other options is last night's job: a
-	// fresh run.
+	// A completed checkpoint of the same input with other options: its
+	// rows would be written twice, so the run is refused.
 	o.ChunkSize = 100
 	s4, err := runLoad(t, o)
-	if err != nil || s4.RowsWritten != rows || s4.RowsResumed != 0 {
-		t.Fatalf("after a completed run, other options: written %d resumed %d err %v", s4.RowsWritten, s4.RowsResumed, err)
+	var re *ResumeError
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, "chunksize") || s4.RowsWritten != 0 {
+		t.Fatalf("same input, other options, after a completed run: written %d, err %v; want a refusal naming chunksize", s4.RowsWritten, err)
+	}
+	// Last night's job: the input is new, so other options start afresh.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+	s5, err := runLoad(t, o)
+	if err != nil || s5.RowsWritten != rows || s5.RowsResumed != 0 {
+		t.Fatalf("after a completed run, new input, other options: written %d resumed %d err %v", s5.RowsWritten, s5.RowsResumed, err)
 	}
 }
 

@@ -238,6 +238,8 @@ func TestDecideResume(t *testing.T) {
 		{"no checkpoint", filepath.Join(dir, "none"), startFresh, ""},
 		{"completed, same input", write(true, ids, opts), nothingToDo, ""},
 		{"completed, new input (nightly)", write(true, other, opts), startFresh, ""},
+		{"completed, new input, other options", write(true, other, otherOpts), startFresh, ""},
+		{"completed, same input, other options", write(true, ids, otherOpts), 0, `a finished load of this same input with other options (option chunksize was "100", now "5000")`},
 		{"unfinished, same input", writeSettled(ids, opts), resumeRun, ""},
 		{"unfinished, other content", writeSettled(other, opts), 0, "/data/users.csv has other content"},
 		{"unfinished, other options", writeSettled(ids, otherOpts), 0, `option chunksize was "100", now "5000"`},

@@ -870,3 +870,50 @@ func TestSplitSkipAndMaxRows(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitFinishedCheckpoint: a finished split's checkpoint, given to
+// another split of the same input (or the same split under another N),
+// is refused rather than taken for last night's run: the rows it holds
+// would be written twice, and a counter table keeps each increment.
+func TestSplitFinishedCheckpoint(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.fc (k int PRIMARY KEY, n counter);`, nil)
+	path := writeCSV(t, "rows.csv", 4000, func(i int) string { return fmt.Sprintf("%d,1\n", i) })
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "ckpt")
+	opts := func(i, n int) Options {
+		o := testOptions(t, c, "fc", path)
+		o.SplitIndex, o.SplitCount, o.SplitSize = i, n, 8<<10
+		o.Resume, o.ErrFile = ckpt, filepath.Join(dir, "rejected.err")
+		return o
+	}
+	first, err := runLoad(t, opts(0, 2))
+	if err != nil || first.RowsWritten == 0 {
+		t.Fatalf("split 0/2: %v, %d rows written", err, first.RowsWritten)
+	}
+	again, err := runLoad(t, opts(0, 2))
+	if err != nil || !again.NothingToDo || again.RowsWritten != 0 {
+		t.Fatalf("split 0/2 again: %v, nothing to do %v, %d written", err, again.NothingToDo, again.RowsWritten)
+	}
+	for _, other := range [][2]int{{1, 2}, {0, 3}} {
+		s, err := runLoad(t, opts(other[0], other[1]))
+		var re *ResumeError
+		if !errors.As(err, &re) || !strings.Contains(re.Reason, "split") || s.RowsWritten != 0 {
+			t.Errorf("split %d/%d with split 0/2's finished checkpoint: %v, %d written; want a refusal naming the split", other[0], other[1], err, s.RowsWritten)
+		}
+	}
+	rows, err := c.Query(`SELECT n FROM ks.fc`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, r := range rows {
+		n, err := strconv.ParseInt(r["n"], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += n
+	}
+	if sum != first.RowsWritten {
+		t.Errorf("the counters add up to %d, split 0/2 wrote %d", sum, first.RowsWritten)
+	}
+}
