@@ -362,6 +362,11 @@ type bitmap []uint64
 
 func (b bitmap) set(i int)      { b[i/64] |= 1 << (i % 64) }
 func (b bitmap) has(i int) bool { return i/64 < len(b) && b[i/64]&(1<<(i%64)) != 0 }
+func (b bitmap) clear(i int) {
+	if i/64 < len(b) {
+		b[i/64] &^= 1 << (i % 64)
+	}
+}
 
 func (b bitmap) String() string {
 	out := make([]byte, 0, len(b)*16)

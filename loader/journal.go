@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,8 +18,9 @@ import (
 // line per request: "seq idx idx …". Senders share each fsync (group
 // commit): a sender appends its line with one write, then waits until a
 // sync that began after its write has finished. Acknowledged requests get
-// an "a seq idx …" line, written but not waited for: one lost in a crash
-// only leaves its rows unknown.
+// an "a seq idx …" line, and requests the cluster refused without
+// applying any of it "r seq idx …", written but not waited for: one lost
+// in a crash only leaves its rows unknown.
 type sentJournal struct {
 	path string
 	sync func(*os.File) error
@@ -85,10 +87,20 @@ func (j *sentJournal) mark(seq int64, idx []int32) error {
 	return j.err
 }
 
-// ack records that rows idx of chunk seq were acknowledged. A write error
-// is kept for the next mark to report.
-func (j *sentJournal) ack(seq int64, idx []int32) {
-	line := journalLine([]byte("a "), seq, idx)
+// ack records that rows idx of chunk seq were acknowledged.
+func (j *sentJournal) ack(seq int64, idx []int32) { j.note("a ", seq, idx) }
+
+// refused records that the cluster refused rows idx of chunk seq and
+// applied none of them (Unavailable, Overloaded): a resumed run may
+// send them, unless a later line marks them sent again, which mark
+// makes durable before that send.
+func (j *sentJournal) refused(seq int64, idx []int32) { j.note("r ", seq, idx) }
+
+// note appends a line that is not waited for: one lost in a crash only
+// leaves its rows unknown, never sends one twice. A write error is kept
+// for the next mark to report.
+func (j *sentJournal) note(prefix string, seq int64, idx []int32) {
+	line := journalLine([]byte(prefix), seq, idx)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.err != nil || j.f == nil {
@@ -147,59 +159,115 @@ func (j *sentJournal) remove() error {
 // next line appended to it would be misread as part of it, and its
 // updates, though sent, would not be known to a later resume, which
 // would send them again.
-func (j *sentJournal) reopen() (sent, acked map[int64][]int, err error) {
-	sent, acked, size, err := readSentJournal(j.path)
+func (j *sentJournal) reopen() (journalState, error) {
+	st, size, err := readSentJournal(j.path)
 	if err != nil {
-		return nil, nil, err
+		return journalState{}, err
 	}
-	if st, err := os.Stat(j.path); err == nil && st.Size() > size {
+	if fi, err := os.Stat(j.path); err == nil && fi.Size() > size {
 		if err := os.Truncate(j.path, size); err != nil {
-			return nil, nil, fmt.Errorf("resume: counter journal: cutting off a torn line: %w", err)
+			return journalState{}, fmt.Errorf("resume: counter journal: cutting off a torn line: %w", err)
 		}
 	}
 	j.mu.Lock()
 	j.base = size
 	j.mu.Unlock()
-	return sent, acked, nil
+	return st, nil
 }
 
-// readSentJournal returns, per chunk, the records a stopped run sent and
-// those it saw acknowledged. Only whole lines count: a line torn by a
-// machine crash is dropped. That is safe both ways: a request is sent
-// only after its whole line is synced, and a dropped acknowledgement only
-// leaves its rows unknown (a torn one could name the wrong row).
+// journalState is what a journal says of the rows of each chunk, by
+// sequence number.
+type journalState struct {
+	// sent: rows whose last send no refusal followed; they may have
+	// been applied unless acked.
+	sent map[int64][]int
+	// acked: rows the cluster acknowledged.
+	acked map[int64][]int
+	// refused: rows whose last send the cluster refused, applying
+	// none of it, and that were not sent again: never applied.
+	refused map[int64][]int
+}
+
+// readSentJournal reads a journal's lines in order: "seq idx …" (about
+// to be sent), "a seq idx …" (acknowledged) and "r seq idx …" (refused,
+// nothing applied). A row's last send or refusal decides whether it may
+// have been applied. Only whole lines count: a line torn by a machine
+// crash is dropped. That is safe both ways: a request is sent only after
+// its whole line is synced, and a dropped acknowledgement or refusal
+// only leaves its rows unknown (a torn one could name the wrong row).
 // size is the length of its whole lines (0 when there is none).
-func readSentJournal(path string) (sent, acked map[int64][]int, size int64, err error) {
+func readSentJournal(path string) (st journalState, size int64, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, 0, nil
+		return journalState{}, 0, nil
 	}
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("resume: counter journal: %w", err)
+		return journalState{}, 0, fmt.Errorf("resume: counter journal: %w", err)
 	}
 	b = b[:bytes.LastIndexByte(b, '\n')+1]
 	size = int64(len(b))
-	sent, acked = map[int64][]int{}, map[int64][]int{}
-	for _, line := range strings.Split(string(b), "\n") {
-		fields := strings.Fields(line)
-		out := sent
-		if len(fields) > 0 && fields[0] == "a" {
-			out, fields = acked, fields[1:]
+	type line struct {
+		kind string // "", "a" or "r"
+		seq  int64
+		idx  []int
+	}
+	var lines []line
+	for _, text := range strings.Split(string(b), "\n") {
+		fields := strings.Fields(text)
+		l := line{}
+		if len(fields) > 0 && (fields[0] == "a" || fields[0] == "r") {
+			l.kind, fields = fields[0], fields[1:]
 		}
 		if len(fields) < 2 {
 			continue
 		}
-		seq, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
+		if l.seq, err = strconv.ParseInt(fields[0], 10, 64); err != nil {
 			continue
 		}
 		for _, f := range fields[1:] {
-			i, err := strconv.Atoi(f)
-			if err != nil || i < 0 {
-				continue
+			if i, err := strconv.Atoi(f); err == nil && i >= 0 {
+				l.idx = append(l.idx, i)
 			}
-			out[seq] = append(out[seq], i)
+		}
+		lines = append(lines, l)
+	}
+	// Refusals are rare: the line of each row's last one is kept, and a
+	// send is known superseded when a refusal of its row comes later.
+	type row struct {
+		seq int64
+		i   int
+	}
+	lastRefusal := map[row]int{}
+	for n, l := range lines {
+		if l.kind == "r" {
+			for _, i := range l.idx {
+				lastRefusal[row{l.seq, i}] = n
+			}
 		}
 	}
-	return sent, acked, size, nil
+	st = journalState{sent: map[int64][]int{}, acked: map[int64][]int{}, refused: map[int64][]int{}}
+	for n, l := range lines {
+		switch l.kind {
+		case "a":
+			st.acked[l.seq] = append(st.acked[l.seq], l.idx...)
+		case "":
+			for _, i := range l.idx {
+				r := row{l.seq, i}
+				if at, ok := lastRefusal[r]; ok {
+					if at > n {
+						continue // refused after this send
+					}
+					delete(lastRefusal, r) // sent again after its refusal
+				}
+				st.sent[l.seq] = append(st.sent[l.seq], i)
+			}
+		}
+	}
+	for r := range lastRefusal {
+		st.refused[r.seq] = append(st.refused[r.seq], r.i)
+	}
+	for _, idx := range st.refused {
+		slices.Sort(idx)
+	}
+	return st, size, nil
 }

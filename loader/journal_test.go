@@ -66,7 +66,8 @@ func TestSentJournalGroupCommit(t *testing.T) {
 	if n := syncs.Load(); n > 400 || n < 1 {
 		t.Fatalf("%d syncs for 400 marks", n)
 	}
-	sent, _, size, err := readSentJournal(path)
+	js, size, err := readSentJournal(path)
+	sent := js.sent
 	if err != nil || size != st.Size() {
 		t.Fatalf("read %d bytes of %d: %v", size, st.Size(), err)
 	}
@@ -102,31 +103,66 @@ func TestSentJournalAcks(t *testing.T) {
 	if err := j.close(); err != nil {
 		t.Fatal(err)
 	}
-	sent, acked, _, err := readSentJournal(path)
-	if err != nil || fmt.Sprint(sent[4]) != "[1 2 45]" || fmt.Sprint(acked[4]) != "[1 45]" {
-		t.Fatalf("sent %v acked %v err %v", sent, acked, err)
+	js, _, err := readSentJournal(path)
+	if err != nil || fmt.Sprint(js.sent[4]) != "[1 2 45]" || fmt.Sprint(js.acked[4]) != "[1 45]" {
+		t.Fatalf("sent %v acked %v err %v", js.sent, js.acked, err)
 	}
 	// Torn: "a 4 2 45" cut after "a 4 2 4".
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("a 4 2 4")
 	f.Close()
-	_, acked, _, _ = readSentJournal(path)
-	if fmt.Sprint(acked[4]) != "[1 45]" {
-		t.Fatalf("a torn acknowledgement was read: %v", acked[4])
+	js, _, _ = readSentJournal(path)
+	if fmt.Sprint(js.acked[4]) != "[1 45]" {
+		t.Fatalf("a torn acknowledgement was read: %v", js.acked[4])
 	}
 
 	// A resumed run cuts the torn line off before it appends: glued to
 	// it, its own first line would be misread.
 	j = newSentJournal(path)
-	if _, acked, err = j.reopen(); err != nil || fmt.Sprint(acked[4]) != "[1 45]" {
-		t.Fatalf("reopen: acked %v, %v", acked, err)
+	if js, err = j.reopen(); err != nil || fmt.Sprint(js.acked[4]) != "[1 45]" {
+		t.Fatalf("reopen: acked %v, %v", js.acked, err)
 	}
 	if err := j.mark(5, []int32{0, 7}); err != nil {
 		t.Fatal(err)
 	}
 	j.close()
-	sent, acked, _, err = readSentJournal(path)
-	if err != nil || fmt.Sprint(sent[5]) != "[0 7]" || fmt.Sprint(acked[4]) != "[1 45]" {
-		t.Fatalf("after the resumed run's mark: sent %v acked %v (%v)", sent, acked, err)
+	js, _, err = readSentJournal(path)
+	if err != nil || fmt.Sprint(js.sent[5]) != "[0 7]" || fmt.Sprint(js.acked[4]) != "[1 45]" {
+		t.Fatalf("after the resumed run's mark: sent %v acked %v (%v)", js.sent, js.acked, err)
+	}
+}
+
+// TestSentJournalRefusals: a row's last send or refusal decides: refused
+// and not sent again, it was never applied; sent again after a refusal,
+// it may have been.
+func TestSentJournalRefusals(t *testing.T) {
+	tests := []struct {
+		name, journal     string
+		wantSent, wantRef string
+	}{
+		{"sent", "3 1 2\n", "[1 2]", "[]"},
+		{"refused", "3 1 2\nr 3 1 2\n", "[]", "[1 2]"},
+		{"refused, sent again", "3 1 2\nr 3 1 2\n3 1 2\n", "[1 2]", "[]"},
+		{"refused twice", "3 1 2\nr 3 1 2\n3 1 2\nr 3 1 2\n", "[]", "[1 2]"},
+		{"one half refused", "3 1 2\nr 3 2\n", "[1]", "[2]"},
+		{"a torn refusal", "3 1 2\nr 3 1", "[1 2]", "[]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ckpt.sent")
+			if err := os.WriteFile(path, []byte(tt.journal), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			js, _, err := readSentJournal(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(js.sent[3]); got != tt.wantSent {
+				t.Errorf("sent %s, want %s", got, tt.wantSent)
+			}
+			if got := fmt.Sprint(js.refused[3]); got != tt.wantRef {
+				t.Errorf("refused %s, want %s", got, tt.wantRef)
+			}
+		})
 	}
 }

@@ -294,6 +294,20 @@ func (lg *ledger) sending(cr *chunkRecord, rows []*row) error {
 	return lg.journal.mark(cr.seq, idx)
 }
 
+// refused records that the cluster refused rows of a counter chunk and
+// applied none of them, so that a resumed run may send them (see
+// sentJournal.refused).
+func (lg *ledger) refused(cr *chunkRecord, rows []*row) {
+	if lg.journal == nil || cr.sent == nil {
+		return
+	}
+	idx := make([]int32, len(rows))
+	for i, r := range rows {
+		idx[i] = r.idx
+	}
+	lg.journal.refused(cr.seq, idx)
+}
+
 // settle writes a chunk's rejects, marks it settled and releases it.
 func (lg *ledger) settle(cr *chunkRecord) {
 	cr.mu.Lock()
@@ -426,11 +440,11 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 		if err != nil {
 			return err
 		}
-		sent, acked, err := lg.journal.reopen()
+		js, err := lg.journal.reopen()
 		if err != nil {
 			return err
 		}
-		for seq, idx := range acked {
+		for seq, idx := range js.acked {
 			pd, ok := lg.priorDoubt[seq]
 			if !ok {
 				continue // settled, or never sent
@@ -443,7 +457,7 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 			}
 			lg.priorDoubt[seq] = pd
 		}
-		for seq, idx := range sent {
+		for seq, idx := range js.sent {
 			pd, ok := lg.priorDoubt[seq]
 			if !ok {
 				// Settled, or a chunk the checkpoint never saw dispatched:
@@ -461,6 +475,15 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 				pd.sent.set(i)
 			}
 			lg.priorDoubt[seq] = pd
+		}
+		// Refused since the checkpoint recorded them sent, and not sent
+		// again: never applied, so sent now.
+		for seq, idx := range js.refused {
+			if pd, ok := lg.priorDoubt[seq]; ok {
+				for _, i := range idx {
+					pd.sent.clear(i)
+				}
+			}
 		}
 	}
 	return lg.errs.restore(f.ErrFiles, f.LogBytes)

@@ -131,6 +131,9 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 // from, may have been applied.
 func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeApplied bool) {
 	var firstFailure, due time.Time
+	// marked: the counter journal says these rows are being sent, and no
+	// refusal has been recorded since.
+	marked := false
 	// The coordinator's limiter: the permit's, while the batch holds one.
 	coord := b.lim
 	if coord == nil {
@@ -166,7 +169,8 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 				return
 			}
 		}
-		if attempt == 1 && b.plan.counter {
+		if b.plan.counter && !marked {
+			marked = true
 			if err := l.ledger.sending(b.rec, rows); err != nil {
 				// Not recorded: sending could count it twice on resume.
 				l.ledger.fail(err)
@@ -209,6 +213,13 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		l.releasePermit(b, rtt, we.outcome())
 		l.tracker.failed(err, we.Answered)
 		mayBeApplied = mayBeApplied || we.MayBeApplied
+		if b.plan.counter && !mayBeApplied {
+			// Refused, nothing applied: a run killed while it waits to
+			// retry leaves them sendable, not unknown. The retry marks
+			// them sent again first.
+			l.ledger.refused(b.rec, rows)
+			marked = false
+		}
 		if firstFailure.IsZero() {
 			firstFailure = time.Now()
 		}
