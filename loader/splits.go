@@ -309,6 +309,9 @@ type SplitOf struct {
 	// names and sizes and of the options that cut them into splits and
 	// rows (not of the split's index, nor of its error file's name).
 	Load string `json:"load"`
+	// Files is the number of input files of the whole load; the split's
+	// summary's own count is of the files it read a part of.
+	Files int `json:"files"`
 }
 
 // splitOf is the SplitOf of a --split run over objects; nil without one.
@@ -330,5 +333,5 @@ func splitOf(objects []source.Object, o *Options) *SplitOf {
 	for _, k := range slices.Sorted(maps.Keys(shape)) {
 		fmt.Fprintf(h, "%s=%q\n", k, shape[k])
 	}
-	return &SplitOf{Index: o.SplitIndex, Count: o.SplitCount, Load: hex.EncodeToString(h.Sum(nil)[:8])}
+	return &SplitOf{Index: o.SplitIndex, Count: o.SplitCount, Load: hex.EncodeToString(h.Sum(nil)[:8]), Files: len(objects)}
 }

@@ -746,8 +746,8 @@ func TestSplitOf(t *testing.T) {
 			t.Errorf("same load %d: %s, want %s", i, s.Load, base.Load)
 		}
 	}
-	if same[0].Index != 2 || same[0].Count != 3 {
-		t.Errorf("split %+v, want 2 of 3", same[0])
+	if same[0].Index != 2 || same[0].Count != 3 || same[0].Files != 2 {
+		t.Errorf("split %+v, want 2 of 3 of a load of 2 files", same[0])
 	}
 	for name, s := range map[string]*SplitOf{
 		"another size":   splitOf(objs(10, 21), opts(0, 3, nil)),

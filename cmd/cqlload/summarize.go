@@ -195,7 +195,13 @@ func mergeSummaries(parts []jsonSummary, names []string) (jsonSummary, error) {
 		if t.FirstWarning == "" {
 			t.FirstWarning = s.FirstWarning
 		}
-		t.Files = max(t.Files, s.Files) // splits share their inputs
+		if s.Split != nil {
+			// Splits share their inputs; a summary written before
+			// SplitOf.Files counts what its split read.
+			t.Files = max(t.Files, s.Split.Files, s.Files)
+		} else {
+			t.Files += s.Files
+		}
 		t.BatchRowsMax = max(t.BatchRowsMax, s.BatchRowsMax)
 		t.BatchBytesMax = max(t.BatchBytesMax, s.BatchBytesMax)
 		t.ErrFiles = append(t.ErrFiles, s.ErrFiles...)

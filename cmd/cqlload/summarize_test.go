@@ -46,7 +46,7 @@ func TestSummarize(t *testing.T) {
 	}
 	merged := filepath.Join(dir, "merged.json")
 	code, out, stderr := runCLI(t, "", "summarize", "--summary-json", merged, sums[0], sums[1])
-	if code != exitRejected || !strings.Contains(out, "6000 rows imported from 1 files") {
+	if code != exitRejected || !strings.Contains(out, "6000 rows imported from 2 files") {
 		t.Fatalf("summarize: exit %d, want %d\n%s%s", code, exitRejected, out, stderr)
 	}
 	var parts [2]jsonSummary
@@ -114,9 +114,9 @@ func TestSummarize(t *testing.T) {
 		}
 		return path
 	}
-	s0 := write("s0.json", parts[0], &loader.SplitOf{Index: 0, Count: 3, Load: "L"})
-	s1 := write("s1.json", parts[1], &loader.SplitOf{Index: 1, Count: 3, Load: "L"})
-	s2 := write("s2.json", parts[0], &loader.SplitOf{Index: 2, Count: 3, Load: "L"})
+	s0 := write("s0.json", parts[0], &loader.SplitOf{Index: 0, Count: 3, Load: "L", Files: 4})
+	s1 := write("s1.json", parts[1], &loader.SplitOf{Index: 1, Count: 3, Load: "L", Files: 4})
+	s2 := write("s2.json", parts[0], &loader.SplitOf{Index: 2, Count: 3, Load: "L", Files: 4})
 	other := write("other.json", parts[1], &loader.SplitOf{Index: 1, Count: 3, Load: "M"})
 	four := write("four.json", parts[1], &loader.SplitOf{Index: 1, Count: 4, Load: "L"})
 	for _, tc := range []struct {
@@ -125,7 +125,8 @@ func TestSummarize(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{"every split", []string{s2, s0, s1}, exitRejected, "9000 rows imported"},
+		// The load's files, not the most one split read.
+		{"every split", []string{s2, s0, s1}, exitRejected, "9000 rows imported from 4 files"},
 		{"a split missing", []string{s0, s2}, exitUsage, "no summary of split 1 of 3: the load is not known to be complete"},
 		{"a split twice", []string{s0, s1, s1, s2}, exitUsage, s1 + " and " + s1 + " are both split 1/3"},
 		{"another load", []string{s0, other, s2}, exitUsage, other + " is split 1/3 of another load"},
