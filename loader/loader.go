@@ -107,6 +107,9 @@ type Loader struct {
 	files        int
 	split        *SplitOf // which split of which load, with --split
 	keptErrFiles []string // an earlier run's error files, renamed (errFiles.keep)
+	// doneErrFiles: the error files, holding rows, of the completed run
+	// a --resume run found nothing left to do of.
+	doneErrFiles []string
 	// defaultErrFile: ERRFILE was not given, so settleErrFile may move
 	// it out of the inputs' way.
 	defaultErrFile bool
@@ -415,6 +418,13 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	case nothingToDo:
 		l.ledger.resumed.Store(prev.RowsDone)
 		l.ledger.bytesTotal.Store(0)
+		// A job run again after it finished with rejected rows must not
+		// report success: the rows are still not in the table.
+		for _, e := range prev.ErrFiles {
+			if e.Rows > 0 {
+				l.doneErrFiles = append(l.doneErrFiles, e.Path)
+			}
+		}
 		return true, nil
 	case resumeRun:
 		return false, l.ledger.resumeFrom(prev)
@@ -462,6 +472,9 @@ func (l *Loader) summary() Summary {
 	s.Hints = l.hints.all()
 	s.DryRun = l.opts.DryRun
 	s.ErrFiles = l.errs.used()
+	if len(s.ErrFiles) == 0 {
+		s.ErrFiles = l.doneErrFiles
+	}
 	if len(s.ErrFiles) > 0 {
 		s.ErrFile, s.ErrLog = s.ErrFiles[0], l.errs.path+".log"
 	}

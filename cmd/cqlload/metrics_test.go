@@ -176,3 +176,39 @@ func TestSummaryNamesResumedRejects(t *testing.T) {
 		t.Errorf("summary of a run without error files names some:\n%s", b.String())
 	}
 }
+
+// TestNothingToDoKeepsRejects: a finished run with rejected rows, run
+// again with its checkpoint (a Job's retry, a cron job run twice), finds
+// nothing to do but still exits 1 naming the error files, so that its
+// summary, and summarize over it, do not report the load clean.
+func TestNothingToDoKeepsRejects(t *testing.T) {
+	c := startSim(t)
+	host, port := "127.0.0.1", strconv.Itoa(c.Port())
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("1,a,1\nx,bad,2\n3,c,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errf, sum := filepath.Join(dir, "in.err"), filepath.Join(dir, "s.json")
+	args := []string{"--hosts", host, "--port", port, "--progress", "none", "--table", "ks.t", "--columns", "k,v,n",
+		"--resume", filepath.Join(dir, "ckpt"), "--err-file", errf, "--summary-json", sum, in}
+	if code, out, stderr := runCLI(t, "", args...); code != exitRejected {
+		t.Fatalf("first run: exit %d, want %d\n%s%s", code, exitRejected, out, stderr)
+	}
+	code, out, stderr := runCLI(t, "", args...)
+	if code != exitRejected || !strings.Contains(out, "Nothing to do") || !strings.Contains(out, errf) {
+		t.Fatalf("run again: exit %d, want %d, nothing to do, naming %s\n%s%s", code, exitRejected, errf, out, stderr)
+	}
+	if code, out, _ := runCLI(t, "", "summarize", sum); code != exitRejected {
+		t.Errorf("summarize of the run again: exit %d, want %d\n%s", code, exitRejected, out)
+	}
+	// Without rejects, a run again is clean.
+	if err := os.WriteFile(in, []byte("1,a,1\n3,c,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		if code, out, stderr := runCLI(t, "", args...); code != exitOK {
+			t.Errorf("clean input, run %d: exit %d\n%s%s", run+1, code, out, stderr)
+		}
+	}
+}

@@ -536,8 +536,9 @@ func exitStatus(sum loader.Summary, runErr error) int {
 		return exitFatal
 	case sum.RowsFailedParse+sum.RowsFailedInsert+sum.RowsUnknown+sum.RowsNotSent > 0,
 		len(sum.ErrFiles) > 0:
-		// The second case: a resumed run that finished cleanly, while
-		// the error files hold rows of the runs before it.
+		// The second case: a resumed run that finished cleanly, or
+		// found nothing to do, while the error files hold rows of the
+		// runs before it.
 		return exitRejected
 	}
 	return exitOK
@@ -706,6 +707,9 @@ func tlsConfig(c cli) (*tls.Config, error) {
 func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if s.NothingToDo {
 		fmt.Fprintf(w, "Nothing to do: the checkpoint records a completed run of these files with these options (%d rows); remove it to load them again.\n", s.RowsResumed)
+		if len(s.ErrFiles) > 0 {
+			fmt.Fprintf(w, "That run did not write every row: the rows it could not write are in %s, each with its reason in %s.\n", strings.Join(s.ErrFiles, ", "), s.ErrLog)
+		}
 		return
 	}
 	if s.DryRun {
