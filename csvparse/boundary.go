@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/encoding/charmap"
@@ -157,10 +158,14 @@ func FindRecordStartWithin(r io.ReaderAt, size, off int64, d Dialect, maxBack in
 
 // RecordStarts finds record starts in one file, as FindRecordStart does,
 // for several offsets: what one search proved about the file (a stretch
-// without quote characters) spares the next one reading it again. A
-// process whose range has two ends in a file without quotes reads the
-// prefix before the farther end once, not the two prefixes. Not safe for
-// concurrent use.
+// without quote characters, a record start) spares the next one reading
+// it again. A process whose range has two ends in a file without quotes
+// reads the prefix before the farther end once, not the two prefixes.
+// In a file whose cuts the bytes near them do not decide (long quoted
+// fields holding lines that parse as records either way), a search
+// walks on from the last record start found before its offset, so
+// offsets asked in increasing order read the file about once. Not safe
+// for concurrent use.
 type RecordStarts struct {
 	// OpenRange, when set, streams n bytes of the file from off. The
 	// scan of a long prefix for quotes then streams blocks that double
@@ -210,9 +215,68 @@ func (rs *RecordStarts) Searched() int64 { return rs.fs.searched }
 type fileSearch struct {
 	r io.ReaderAt
 	// open streams a range of the file, when it can be.
-	open     func(off, n int64) (io.ReadCloser, error)
-	memo     quoteMemo
+	open func(off, n int64) (io.ReadCloser, error)
+	memo quoteMemo
+	// between holds offsets, in order, where the parse is known to be
+	// between two records: the starts searches found, and places walks
+	// from the file's start passed, at least walkMarkEvery apart.
+	between []int64
+	// hard: a search of the file needed windows larger than its
+	// smallest, or the walk from the start; the bytes near a cut do
+	// not decide it, and a walk from a known place between records,
+	// if one is near, costs less.
+	hard     bool
 	searched int64 // bytes read
+}
+
+// walkMarkEvery is how far apart a walk from the file's start notes the
+// places between records where a later walk may begin.
+const walkMarkEvery = 1 << 20
+
+// walkFromStart is the walk from the file's start (after any BOM) to the
+// first record start at or after off, begun where the parse is known to
+// be between records, as far on as it can. In a file whose cuts the
+// windows cannot decide (long quoted fields holding lines that parse as
+// records either way) each cut walked the whole prefix again, and a
+// plan's N cuts read the file about N times.
+func (fs *fileSearch) walkFromStart(size, start, off int64, c *codes) (int64, error) {
+	fs.hard = true
+	return fs.walkFrom(size, max(start, fs.betweenBefore(off)), off, c)
+}
+
+// betweenBefore is the last place before off where the parse is known to
+// be between records; -1 if none.
+func (fs *fileSearch) betweenBefore(off int64) int64 {
+	if i, _ := slices.BinarySearch(fs.between, off); i > 0 {
+		return fs.between[i-1]
+	}
+	return -1
+}
+
+// walkFrom walks from p, between records, to the first record start at
+// or after off, noting where it passes between records.
+func (fs *fileSearch) walkFrom(size, p, off int64, c *codes) (int64, error) {
+	marks := []int64{p}
+	got, err := walkRecords(fs, size, p, off, c, bStart, &marks)
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range marks {
+		fs.noteBetween(m, size)
+	}
+	fs.noteBetween(got, size)
+	return got, nil
+}
+
+// noteBetween records that the parse is between records at p.
+func (fs *fileSearch) noteBetween(p, size int64) {
+	if p <= 0 || p >= size {
+		return
+	}
+	i, found := slices.BinarySearch(fs.between, p)
+	if !found {
+		fs.between = slices.Insert(fs.between, i, p)
+	}
 }
 
 func newFileSearch(r io.ReaderAt) fileSearch { return fileSearch{r: r} }
@@ -256,6 +320,16 @@ func findRecordStartIn(fs *fileSearch, size, off int64, d Dialect, maxBack, wMin
 	if off >= size {
 		return size, nil
 	}
+	if m := fs.betweenBefore(off); fs.hard && maxBack < 0 && m >= 0 && off-m <= 2*wMax {
+		// An earlier search found the parse between records not far
+		// before off: walking on from there is exact, and reads less
+		// than the windows this file needs.
+		p, err := fs.walkFrom(size, m, off, compile(d))
+		if err != nil {
+			return 0, &BoundaryError{Offset: off, Err: err}
+		}
+		return p, nil
+	}
 	b, err := boundaryStates(fs, size, off, d, maxBack, wMin, wMax)
 	if err != nil {
 		return 0, &BoundaryError{Offset: off, Err: err}
@@ -264,6 +338,7 @@ func findRecordStartIn(fs *fileSearch, size, off int64, d Dialect, maxBack, wMin
 	if err != nil {
 		return 0, &BoundaryError{Offset: off, Err: err}
 	}
+	fs.noteBetween(p, size)
 	return p, nil
 }
 
@@ -282,10 +357,10 @@ func (b boundaryAt) decide(fs *fileSearch, size, off int64) (int64, error) {
 	switch {
 	case bits.OnesCount8(b.set) == 1:
 		// From off, or from the end of a BOM that off lies in.
-		return walkRecords(fs, size, max(off, b.start), off, b.c, uint8(bits.TrailingZeros8(b.set)))
+		return walkRecords(fs, size, max(off, b.start), off, b.c, uint8(bits.TrailingZeros8(b.set)), nil)
 	case b.floor == b.start:
 		// The last resort: the Splitter's own scan from the start.
-		return walkRecords(fs, size, b.start, off, b.c, bStart)
+		return fs.walkFromStart(size, b.start, off, b.c)
 	}
 	return 0, ErrUndecidable
 }
@@ -364,7 +439,7 @@ func (rs *RecordStarts) Check(off, start, maxBack int64) (bool, error) {
 			if b.set&(1<<st) == 0 || (quotedStates&(1<<st) != 0) != quoted {
 				continue
 			}
-			got, err := walkRecords(&rs.fs, limit, off, off, b.c, st)
+			got, err := walkRecords(&rs.fs, limit, off, off, b.c, st, nil)
 			if err != nil {
 				return fail(err)
 			}
@@ -396,14 +471,14 @@ func HeaderEnd(r io.ReaderAt, size int64, d Dialect) (int64, error) {
 		}
 	}
 	c := compile(d)
-	first, err := walkRecords(r, size, start, start, c, bStart)
+	first, err := walkRecords(r, size, start, start, c, bStart, nil)
 	if err != nil {
 		return fail(err)
 	}
 	if first >= size {
 		return size, nil
 	}
-	end, err := walkRecords(r, size, first, first+1, c, bStart)
+	end, err := walkRecords(r, size, first, first+1, c, bStart, nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -456,6 +531,9 @@ func (f *boundaryFinder) statesAt(p int64) (uint8, error) {
 	var s int64
 	var buf []byte
 	for w := f.wMin; ; w *= 2 {
+		if w > f.wMin {
+			f.fs.hard = true
+		}
 		w = min(w, p-f.floor, f.wMax)
 		s = p - w
 		var err error
@@ -742,7 +820,7 @@ func (t *boundaryTable) run(set uint8, p []byte) uint8 {
 
 // walkRecords returns the first record start at or after off, walking
 // from p, where the parse is in state st, with the Splitter's scanner.
-func walkRecords(r io.ReaderAt, size, p, off int64, c *codes, st uint8) (int64, error) {
+func walkRecords(r io.ReaderAt, size, p, off int64, c *codes, st uint8, marks *[]int64) (int64, error) {
 	sc := scanner{c: c}
 	inRecord := st != bStart
 	if inRecord {
@@ -785,6 +863,9 @@ func walkRecords(r io.ReaderAt, size, p, off int64, c *codes, st uint8) (int64, 
 		if k := sc.scan(piece, false); k >= 0 {
 			p += int64(k)
 			inRecord = false
+			if marks != nil && (len(*marks) == 0 || p-(*marks)[len(*marks)-1] >= walkMarkEvery) {
+				*marks = append(*marks, p)
+			}
 			continue
 		}
 		p += int64(len(piece))

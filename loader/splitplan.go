@@ -150,13 +150,13 @@ func planSplits(objects []source.Object, o *Options) (splitPlanFile, SplitPlanSt
 	}
 	for _, obj := range objects {
 		f := planFile{Name: obj.Name, Size: obj.Size}
-		// The farthest cut first: its search proves what it reads free
-		// of quotes (or finds the last quote), and the nearer cuts are
-		// then answered from that without reading the file again.
+		// The nearest cut first: each search goes back only to what the
+		// one before proved, a stretch free of quotes or the record
+		// start it found (see csvparse.RecordStarts), so the file is
+		// read about once in all.
 		offs := slices.DeleteFunc(cuts[obj.Name], func(off int64) bool { return off <= 0 || off >= obj.Size })
 		slices.Sort(offs)
 		offs = slices.Compact(offs)
-		slices.Reverse(offs)
 		if len(offs) > 0 {
 			obj = byName[obj.Name] // with the opened local file
 			id, err := identifyOne(obj)
