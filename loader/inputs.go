@@ -87,17 +87,18 @@ func leaveOutOwn(objects []source.Object, o *Options, errFile string, isDefault 
 	}
 	kept = make([]source.Object, 0, len(objects))
 	for _, obj := range objects {
-		if !obj.Listed || obj.Size < 0 || source.IsURL(obj.Name) {
+		local, ok := source.LocalPath(obj.Name)
+		if !obj.Listed || obj.Size < 0 || !ok {
 			kept = append(kept, obj)
 			continue
 		}
-		path, why := abs(obj.Name), ""
+		path, why := abs(local), ""
 		if errNames.MatchString(path) {
 			why = "ERRFILE"
 		}
 		var st os.FileInfo
 		if exist {
-			st, _ = os.Stat(obj.Name) // for links and other spellings
+			st, _ = os.Stat(local) // for links and other spellings
 		}
 		for _, f := range others {
 			if why != "" {
@@ -133,8 +134,8 @@ func (e *InputTwiceError) Error() string {
 }
 
 // checkInputsOnce refuses a file that is among the inputs twice: local
-// files by identity (by device and inode where there are such, else
-// among files of one size), objects in storage by URL.
+// files (file:// URLs too) by identity (by device and inode where there
+// are such, else among files of one size), objects in storage by URL.
 func checkInputsOnce(objects []source.Object) error {
 	type seen struct {
 		name string
@@ -144,17 +145,18 @@ func checkInputsOnce(objects []source.Object) error {
 	bySize := map[int64][]seen{}
 	urls := map[string]bool{}
 	for _, obj := range objects {
+		local, ok := source.LocalPath(obj.Name)
 		switch {
 		case obj.Size < 0:
 			continue // standard input, which can be given once anyway, or a pipe
-		case source.IsURL(obj.Name):
+		case !ok:
 			if urls[obj.Name] {
 				return &InputTwiceError{First: obj.Name, Second: obj.Name}
 			}
 			urls[obj.Name] = true
 			continue
 		}
-		st, err := os.Stat(obj.Name)
+		st, err := os.Stat(local)
 		if err != nil {
 			continue // reading it will say what is wrong
 		}

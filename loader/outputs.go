@@ -74,14 +74,15 @@ func outputFiles(o *Options, others ...outputFile) []outputFile {
 // as an output that exists.
 func checkOutputs(objects []source.Object, outs []outputFile) error {
 	for _, obj := range objects {
-		if obj.Size < 0 || source.IsURL(obj.Name) {
+		local, ok := source.LocalPath(obj.Name)
+		if obj.Size < 0 || !ok {
 			continue // standard input, a pipe, an object in storage
 		}
-		in, err := filepath.Abs(obj.Name)
+		in, err := filepath.Abs(local)
 		if err != nil {
 			continue
 		}
-		inSt, inErr := os.Stat(obj.Name)
+		inSt, inErr := os.Stat(local)
 		for _, out := range outs {
 			p, err := filepath.Abs(out.path)
 			if err != nil {

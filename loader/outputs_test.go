@@ -46,6 +46,10 @@ func TestCheckOutputs(t *testing.T) {
 		{"the caller's", []source.Object{obj(at("in.csv"), 4)}, Options{ErrFile: at("e.err"), OtherOutputs: []Output{{"--summary-json", at("sym.json")}}}, at("sym.json")},
 		{"standard input", []source.Object{obj("-", -1)}, Options{ErrFile: "-"}, ""},
 		{"object in storage", []source.Object{obj("s3://b/in.csv", 4)}, Options{ErrFile: "s3://b/in.csv"}, ""},
+		// As the CLI's -e "COPY … FROM 'file:///…'" names it: the same
+		// file as a path, which a fresh run would rename away.
+		{"error file, as a file URL", []source.Object{obj("file://"+at("in.csv"), 4)}, Options{ErrFile: at("in.csv")}, at("in.csv")},
+		{"numbered error file, as a file URL", []source.Object{obj("file://"+at("part.2"), 4)}, Options{ErrFile: at("part")}, "file://" + at("part.2")},
 	}
 	for _, tc := range tests {
 		err := checkOutputs(tc.inputs, outputFiles(&tc.opts))

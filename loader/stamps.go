@@ -55,10 +55,11 @@ func (e *StampsError) Error() string {
 func recordedStamps(objects []source.Object, d csvparse.Dialect, splitting bool) (map[string][]int64, error) {
 	var out map[string][]int64
 	for _, obj := range objects {
-		if obj.Size < 0 || strings.Contains(obj.Name, "://") {
-			continue // a stream, or remote: no log beside it
+		local, ok := source.LocalPath(obj.Name)
+		if obj.Size < 0 || !ok {
+			continue // a stream, or in storage: no log beside it
 		}
-		stamps, log, err := stampsOf(obj.Name)
+		stamps, log, err := stampsOf(local)
 		if err != nil {
 			return nil, err
 		} else if stamps == nil {

@@ -171,6 +171,22 @@ func IsStdin(s string) bool {
 	return s == "-" || strings.EqualFold(s, "stdin")
 }
 
+// LocalPath is the path on this machine of the input an Object names: its
+// name for a local file, the path of a file:// URL (an Object's name is
+// file:// and the path, as given, decoded); ok is false for an object in
+// storage. An input given as a file URL is as much this machine's file
+// as one given by its path: a loader's checks of its own outputs, and of
+// inputs given twice, must see it.
+func LocalPath(name string) (path string, ok bool) {
+	if !IsURL(name) {
+		return name, true
+	}
+	if p, ok := strings.CutPrefix(name, "file://"); ok && strings.HasPrefix(p, "/") {
+		return p, true
+	}
+	return "", false
+}
+
 // IsURL reports whether spec is a URL this package opens: a scheme it
 // knows (s3, gs, azblob, file, mem) followed by "://". A Windows drive
 // letter (C:\) is not a scheme.

@@ -280,3 +280,22 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+func TestLocalPath(t *testing.T) {
+	for _, tc := range []struct {
+		name, path string
+		ok         bool
+	}{
+		{"in.csv", "in.csv", true},
+		{"/data/in.csv", "/data/in.csv", true},
+		{"file:///data/in.csv", "/data/in.csv", true},
+		{"file:///data/a b#1.csv", "/data/a b#1.csv", true}, // names are decoded
+		{"s3://bucket/in.csv", "", false},
+		{"mem://b/in.csv", "", false},
+		{`C:\data\in.csv`, `C:\data\in.csv`, true},
+	} {
+		if path, ok := LocalPath(tc.name); path != tc.path || ok != tc.ok {
+			t.Errorf("LocalPath(%q) = %q, %v; want %q, %v", tc.name, path, ok, tc.path, tc.ok)
+		}
+	}
+}

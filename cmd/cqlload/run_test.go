@@ -336,6 +336,8 @@ func TestRefusedBeforeLoading(t *testing.T) {
 		{"a file given twice", "", []string{"--err-file", errFile, in, in}, in + " is given twice: each input is loaded once"},
 		{"a file under two names", "", []string{"--err-file", errFile, in, link}, in + " and " + link + " are the same file"},
 		{"a file in two globs", "", []string{"--err-file", errFile, filepath.Join(dir, "*.csv"), filepath.Join(dir, "in.*")}, in + " is given twice"},
+		{"a file by its path and as a file URL", "", []string{"--err-file", errFile, in, "file://" + in}, in + " and file://" + in + " are the same file"},
+		{"an error file reloaded as a file URL, with --split", "", []string{"--err-file", errFile, "--split", "0/2", "file://" + stamped}, "an error file cannot be shared out by --split"},
 		{"split plan of a file given twice", "", []string{"--err-file", errFile, "--split", "0/2", "--write-split-plan", filepath.Join(dir, "plan.json"), in, in}, in + " is given twice"},
 		{"error file", "", []string{"--err-file", filepath.Join(missing, "e.err"), in}, "ERRFILE " + filepath.Join(missing, "e.err") + ": cannot create files in " + missing},
 		{"summary", "", []string{"--err-file", errFile, "--summary-json", filepath.Join(missing, "s.json"), in}, "--summary-json " + filepath.Join(missing, "s.json") + ": cannot create files in " + missing},
