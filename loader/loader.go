@@ -477,6 +477,7 @@ func (l *Loader) summary() Summary {
 	}
 	if len(s.ErrFiles) > 0 {
 		s.ErrFile, s.ErrLog = s.ErrFiles[0], l.errs.path+".log"
+		s.ErrLogs = []string{s.ErrLog}
 	}
 	return s
 }

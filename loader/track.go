@@ -265,6 +265,9 @@ type Summary struct {
 	ErrFile  string   `json:"err_file,omitempty"`
 	ErrFiles []string `json:"err_files,omitempty"`
 	ErrLog   string   `json:"err_log,omitempty"` // where each of those rows came from and why
+	// ErrLogs lists every log of those files: ErrLog for one run, the
+	// log of each split's in a summary that merges splits.
+	ErrLogs []string `json:"err_logs,omitempty"`
 	// PreviousErrFiles are the error files an earlier run left, which a
 	// fresh run renamed (ERRFILE.20060102_150405) rather than lose.
 	PreviousErrFiles []string `json:"previous_error_files,omitempty"`

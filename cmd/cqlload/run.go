@@ -704,11 +704,20 @@ func tlsConfig(c cli) (*tls.Config, error) {
 	return t, nil
 }
 
+// errLogs names the logs of a summary's error files: one for a run, one
+// per split for a summary that merges splits.
+func errLogs(s loader.Summary) string {
+	if len(s.ErrLogs) == 0 {
+		return s.ErrLog
+	}
+	return strings.Join(s.ErrLogs, ", ")
+}
+
 func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if s.NothingToDo {
 		fmt.Fprintf(w, "Nothing to do: the checkpoint records a completed run of these files with these options (%d rows); remove it to load them again.\n", s.RowsResumed)
 		if len(s.ErrFiles) > 0 {
-			fmt.Fprintf(w, "That run did not write every row: the rows it could not write are in %s, each with its reason in %s.\n", strings.Join(s.ErrFiles, ", "), s.ErrLog)
+			fmt.Fprintf(w, "That run did not write every row: the rows it could not write are in %s, each with its reason in %s.\n", strings.Join(s.ErrFiles, ", "), errLogs(s))
 		}
 		return
 	}
@@ -730,10 +739,10 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if rej := s.RowsFailedParse + s.RowsFailedInsert + s.RowsUnknown + s.RowsNotSent; rej > 0 {
 		files := strings.Join(s.ErrFiles, ", ")
 		fmt.Fprintf(w, "%d rows not written: %d failed to parse, %d failed to insert, %d unknown (may have been applied), %d not sent (the run stopped); see %s and %s\n",
-			rej, s.RowsFailedParse, s.RowsFailedInsert, s.RowsUnknown, s.RowsNotSent, files, s.ErrLog)
+			rej, s.RowsFailedParse, s.RowsFailedInsert, s.RowsUnknown, s.RowsNotSent, files, errLogs(s))
 	} else if len(s.ErrFiles) > 0 && s.RowsResumed > 0 {
 		// The exit status says rows were not written: name where they are.
-		fmt.Fprintf(w, "The run this one resumed did not write some of its rows: see %s and %s\n", strings.Join(s.ErrFiles, ", "), s.ErrLog)
+		fmt.Fprintf(w, "The run this one resumed did not write some of its rows: see %s and %s\n", strings.Join(s.ErrFiles, ", "), errLogs(s))
 	}
 	if s.DryRun {
 		// Nothing was sent: no rates, latencies or limits to report.

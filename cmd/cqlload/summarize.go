@@ -208,6 +208,15 @@ func mergeSummaries(parts []jsonSummary, names []string) (jsonSummary, error) {
 		if t.ErrLog == "" {
 			t.ErrLog = s.ErrLog
 		}
+		logs := s.ErrLogs
+		if len(logs) == 0 && s.ErrLog != "" {
+			logs = []string{s.ErrLog} // a summary written before err_logs
+		}
+		for _, l := range logs {
+			if !slices.Contains(t.ErrLogs, l) {
+				t.ErrLogs = append(t.ErrLogs, l)
+			}
+		}
 		if s.Aborted != "" {
 			t.Aborted = strings.TrimPrefix(t.Aborted+"; ", "; ") + names[i] + ": " + s.Aborted
 		}

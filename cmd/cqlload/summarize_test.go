@@ -152,6 +152,10 @@ func TestMergeFileLists(t *testing.T) {
 	b.InputsLeftOut = []string{"in/import_ks_t.0.err (ERRFILE)", "in/import_ks_t.1.err (ERRFILE)"}
 	a.PreviousErrFiles = []string{"import_ks_t.0.err.20261204_101500"}
 	b.PreviousErrFiles = []string{"import_ks_t.1.err.20261204_101500"}
+	// Each split's rows are in its own error files, their reasons in its
+	// own log; a summary written before err_logs has err_log only.
+	a.ErrFiles, a.ErrLog, a.ErrLogs = []string{"import_ks_t.0.err"}, "import_ks_t.0.err.log", []string{"import_ks_t.0.err.log"}
+	b.ErrFiles, b.ErrLog = []string{"import_ks_t.1.err"}, "import_ks_t.1.err.log"
 	m, err := mergeSummaries([]jsonSummary{a, b}, []string{"a.json", "b.json"})
 	if err != nil {
 		t.Fatal(err)
@@ -161,5 +165,14 @@ func TestMergeFileLists(t *testing.T) {
 	}
 	if want := append(a.PreviousErrFiles, b.PreviousErrFiles...); !slices.Equal(m.PreviousErrFiles, want) {
 		t.Errorf("previous error files: %q, want %q", m.PreviousErrFiles, want)
+	}
+	if want := []string{"import_ks_t.0.err.log", "import_ks_t.1.err.log"}; !slices.Equal(m.ErrLogs, want) {
+		t.Errorf("error logs: %q, want %q", m.ErrLogs, want)
+	}
+	var out strings.Builder
+	m.RowsRead, m.RowsFailedParse = 2, 2
+	printSummary(&out, m.Summary, nil)
+	if want := "see import_ks_t.0.err, import_ks_t.1.err and import_ks_t.0.err.log, import_ks_t.1.err.log"; !strings.Contains(out.String(), want) {
+		t.Errorf("merged summary:\n%s\nwant it to say %q", out.String(), want)
 	}
 }
