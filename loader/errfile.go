@@ -469,7 +469,7 @@ func (e *errFiles) writeLocked(rows []reject) error {
 			bufs[h] = append(append(bufs[h], r.raw...), '\n')
 		}
 		e.rows[h]++
-		log = fmt.Appendf(log, "%s: %s: %s", r.where, r.kind, r.reason)
+		log = fmt.Appendf(log, "%s: %s: %s", oneLine(r.where), r.kind, oneLine(r.reason))
 		if r.ts != 0 {
 			log = fmt.Appendf(log, " [write timestamp %d]", r.ts)
 		}
@@ -620,4 +620,15 @@ func (e *errFiles) close() error {
 		e.log = nil
 	}
 	return errors.Join(errs...)
+}
+
+// oneLine writes the line breaks of a log line's text as \n and \r: the
+// log gives each row one line (reloads match its lines to the rows by
+// position), and a reason may quote input, such as a header name that
+// holds a line break.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }

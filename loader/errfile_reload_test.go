@@ -345,3 +345,28 @@ func TestNumberedFilesOfAGlobName(t *testing.T) {
 		t.Errorf("numberedFiles() = %v, want %v", got, want)
 	}
 }
+
+// TestLogLineBreaks: a reason that quotes a line break of the input (a
+// header name) still takes one log line, as reloads match the log's
+// lines to the error file's rows by position.
+func TestLogLineBreaks(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.t (k int PRIMARY KEY, v text);`, nil)
+	path := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(path, []byte("k,\"v\r\nz\"\n1,a\n2,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, c, "t", path)
+	o.Dialect.Header = true
+	s, _ := runLoad(t, o)
+	if s.RowsFailedParse != 2 {
+		t.Fatalf("%d rows failed to parse, want 2 (the header names no column v\\nz)", s.RowsFailedParse)
+	}
+	log, err := os.ReadFile(o.ErrFile + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(log), "\n"), "\n")
+	if len(lines) != 2 || strings.Contains(string(log), "\r") || !strings.Contains(lines[0], `v\r\nz`) {
+		t.Errorf("log of 2 rows:\n%q\nwant 2 lines, the header name written v\\r\\nz", log)
+	}
+}
