@@ -295,6 +295,9 @@ func describeDiff(was, now []inputID, wasOpts, nowOpts map[string]string) string
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if k == "splitplan" && (wasOpts[k] == "" || nowOpts[k] == "") {
+			continue // a run with --split and one without: "split" says it
+		}
 		if wasOpts[k] != nowOpts[k] {
 			d = append(d, fmt.Sprintf("option %s was %q, now %q", k, wasOpts[k], nowOpts[k]))
 		}

@@ -522,3 +522,17 @@ func TestRejectsInChunkOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeDiffSplit: a split's checkpoint given a run without
+// --split names the split, not also the plan version only splits record.
+func TestDescribeDiffSplit(t *testing.T) {
+	was := map[string]string{"split": "0/2", "splitplan": "2", "table": "ks.t"}
+	now := map[string]string{"split": "0/1", "table": "ks.t"}
+	if got, want := describeDiff(nil, nil, was, now), `option split was "0/2", now "0/1"`; got != want {
+		t.Errorf("split checkpoint, run without --split: %q, want %q", got, want)
+	}
+	now = map[string]string{"split": "0/2", "splitplan": "3", "table": "ks.t"}
+	if got, want := describeDiff(nil, nil, was, now), `option splitplan was "2", now "3"`; got != want {
+		t.Errorf("another plan version: %q, want %q", got, want)
+	}
+}
