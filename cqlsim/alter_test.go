@@ -91,6 +91,9 @@ func TestAlterTable(t *testing.T) {
 		{"ALTER TABLE ks.a ADD w int", "conflicts with an existing column"},
 		{"ALTER TABLE ks.a ADD n counter", "Cannot add a counter column"},
 		{"ALTER TABLE ks.none ADD x int", "doesn't exist"},
+		{"ALTER TABLE system.local ADD x int", "not user-modifiable"},
+		{"DROP TABLE IF EXISTS system.local", "not user-modifiable"},
+		{"DROP TABLE ks.none", "doesn't exist"},
 	} {
 		if err := s.Query(tc.stmt).Exec(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.stmt, err, tc.want)

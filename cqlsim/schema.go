@@ -370,24 +370,35 @@ func isMultiCell(t *cql.Type) bool {
 func (c *catalog) dropTable(s *cql.DropTable) (*schemaChange, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ks := c.keyspaces[s.Keyspace]
-	var t *table
-	if ks != nil {
-		t = ks.tables[s.Name]
-	}
-	if t == nil {
-		if s.IfExists {
-			return nil, nil
-		}
-		return nil, invalidf("Table '%s.%s' doesn't exist", s.Keyspace, s.Name)
-	}
-	if isSystemKeyspace(s.Keyspace) {
-		return nil, &reqError{&message.Unauthorized{ErrorMessage: s.Keyspace + " keyspace is not user-modifiable."}}
+	ks, t, err := c.userTable(s.Keyspace, s.Name)
+	switch {
+	case t == nil && s.IfExists:
+		return nil, nil
+	case err != nil:
+		return nil, err
 	}
 	t.dropped.Store(true)
 	delete(ks.tables, s.Name)
 	c.bumpVersion()
 	return &schemaChange{primitive.SchemaChangeTypeDropped, primitive.SchemaChangeTargetTable, s.Keyspace, s.Name}, nil
+}
+
+// userTable finds a table that a statement may change: one that exists,
+// outside the system keyspaces (a system table is returned with the
+// error, so that IF EXISTS does not pass it over). c.mu must be held.
+func (c *catalog) userTable(keyspaceName, name string) (*keyspace, *table, error) {
+	ks := c.keyspaces[keyspaceName]
+	var t *table
+	if ks != nil {
+		t = ks.tables[name]
+	}
+	switch {
+	case t == nil:
+		return ks, nil, invalidf("Table '%s.%s' doesn't exist", keyspaceName, name)
+	case isSystemKeyspace(keyspaceName):
+		return ks, t, &reqError{&message.Unauthorized{ErrorMessage: keyspaceName + " keyspace is not user-modifiable."}}
+	}
+	return ks, t, nil
 }
 
 // alterTable runs ALTER TABLE … ADD or DROP as Cassandra does: the table
@@ -401,21 +412,13 @@ func (c *catalog) dropTable(s *cql.DropTable) (*schemaChange, error) {
 func (c *catalog) alterTable(s *cql.AlterTable) (*schemaChange, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ks := c.keyspaces[s.Keyspace]
-	var old *table
-	if ks != nil {
-		old = ks.tables[s.Name]
-	}
-	switch {
-	case old == nil:
-		return nil, invalidf("Table '%s.%s' doesn't exist", s.Keyspace, s.Name)
-	case isSystemKeyspace(s.Keyspace):
-		return nil, &reqError{&message.Unauthorized{ErrorMessage: s.Keyspace + " keyspace is not user-modifiable."}}
+	ks, old, err := c.userTable(s.Keyspace, s.Name)
+	if err != nil {
+		return nil, err
 	}
 	t := &table{ks: old.ks, name: old.name, keyspace: old.keyspace, id: old.id, byName: map[string]*column{},
 		slots: old.slots, hasStatic: old.hasStatic, counter: old.counter, defaultTTL: old.defaultTTL,
 		options: old.options, nodeLocal: old.nodeLocal, data: old.data}
-	isKey := func(col *column) bool { return col.kind == kindPartition || col.kind == kindClustering }
 	var rest []*column
 	changed := false
 	for _, name := range s.Drop {
@@ -466,18 +469,10 @@ func (c *catalog) alterTable(s *cql.AlterTable) (*schemaChange, error) {
 		return nil, nil
 	}
 	// Key columns first, in key order, then the others by name, as
-	// buildTable lays them out.
-	slices.SortStableFunc(rest, func(a, b *column) int {
-		switch ka, kb := isKey(a), isKey(b); {
-		case ka && kb:
-			return 0
-		case ka != kb && ka:
-			return -1
-		case ka != kb:
-			return 1
-		}
-		return strings.Compare(a.name, b.name)
-	})
+	// buildTable lays them out: the keys, which cannot be dropped, are
+	// still first.
+	others := rest[len(old.pk)+len(old.ck):]
+	slices.SortFunc(others, func(a, b *column) int { return strings.Compare(a.name, b.name) })
 	// New column structs: plans of the old version keep theirs.
 	for _, col := range rest {
 		cp := *col
