@@ -5,12 +5,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cqlload/cqlload/internal/proctest"
 )
 
 // TestCounterUpdatesCutOff stops a counter load while updates are in
@@ -55,22 +58,7 @@ func TestCounterUpdatesCutOff(t *testing.T) {
 				"--summary-json", sum}, tc.args...)
 			cmd := sim.Cmd(context.Background(), t, append(args, file)...)
 			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan struct{})
-			go func() {
-				_ = cmd.Wait()
-				close(done)
-			}()
-			deadline := time.Now().Add(20 * time.Second)
-			for sim.RowsWritten(t) < rows/10 {
-				if time.Now().After(deadline) {
-					t.Fatal("the run wrote less than a tenth of the rows in 20 s")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			done := startWriting(t, sim, cmd, &out, rows/10)
 			for _, c := range tc.control {
 				sim.Control(t, c)
 			}
@@ -124,22 +112,7 @@ func TestCounterRefusedThenKilled(t *testing.T) {
 		"--ingest-rate", "5000", "--max-batch-size", strconv.Itoa(maxBatch), file}
 	cmd := sim.Cmd(context.Background(), t, args...)
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for sim.RowsWritten(t) < 3000 {
-		if time.Now().After(deadline) {
-			t.Fatal("the run wrote too few rows in 20 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	done := startWriting(t, sim, cmd, &out, 3000)
 	for n := 1; n <= 3; n++ {
 		sim.Control(t, fmt.Sprintf("/nodes/%d/faults?rate=1&kind=unavailable", n))
 	}
@@ -176,4 +149,27 @@ func TestCounterRefusedThenKilled(t *testing.T) {
 	if bound := int64(10 * maxBatch); sm.RowsUnknown > bound {
 		t.Errorf("%d updates unknown after the resume, more than %d: refused updates were not sent again\n%s%s", sm.RowsUnknown, bound, res.stdout, res.stderr)
 	}
+}
+
+// startWriting starts cmd, its output into out, and returns once the
+// simulator has written rows rows; done is closed when cmd has ended.
+func startWriting(t *testing.T, sim *proctest.Sim, cmd *exec.Cmd, out *bytes.Buffer, rows int64) (done <-chan struct{}) {
+	t.Helper()
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(ended)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for sim.RowsWritten(t) < rows {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run wrote fewer than %d rows in 20 s:\n%s", rows, out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return ended
 }
