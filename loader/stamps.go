@@ -97,17 +97,11 @@ var keptSuffix = regexp.MustCompile(`\.[0-9]{8}_[0-9]{6}(?:_[0-9]+)?$`)
 // the files as they were written. Last night's rejected rows, mended
 // after tonight's run, must not overwrite tonight's newer values.
 func stampsOf(name string) ([]int64, string, error) {
-	log, in, own := logOf(name)
+	log, in, own := logOf(name, "")
 	if suffix := keptSuffix.FindString(name); suffix != "" && !exists(log) {
-		// The kept set's own log first: a split's error file rejects.0
-		// has rejects.0.log, kept as rejects.0.log.SUFFIX; else, for a
-		// numbered file, the log of its set.
-		orig := strings.TrimSuffix(name, suffix)
-		log, in, own = orig+".log"+suffix, filepath.Base(orig), true
-		if !exists(log) {
-			log, in, own = logOf(orig)
-			log = strings.TrimSuffix(log, ".log") + ".log" + suffix
-		}
+		// A kept set's: a split's error file rejects.0 has rejects.0.log,
+		// kept as rejects.0.log.SUFFIX.
+		log, in, own = logOf(strings.TrimSuffix(name, suffix), suffix)
 	}
 	f, err := os.Open(log)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -147,10 +141,12 @@ func stampsOf(name string) ([]int64, string, error) {
 // logOf names the log of error file name as its run wrote them, the base
 // name its lines give it ("[in NAME]"), and whether its lines may also
 // name no file: those of ERRFILE do until the run writes an ERRFILE.2.
-func logOf(name string) (log, in string, own bool) {
-	log, own = name+".log", true
+// The log is name's own, else, for a numbered file, its set's. suffix
+// is a kept set's (keptSuffix), which its logs end with too, or "".
+func logOf(name, suffix string) (log, in string, own bool) {
+	log, own = name+".log"+suffix, true
 	if ext := filepath.Ext(name); len(ext) > 1 && numberedErrFile.MatchString(ext) && !exists(log) {
-		log, own = strings.TrimSuffix(name, ext)+".log", false
+		log, own = strings.TrimSuffix(name, ext)+".log"+suffix, false
 	}
 	return log, filepath.Base(name), own
 }
