@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,17 +108,20 @@ func identify(objects []source.Object) ([]inputID, error) {
 	return out, nil
 }
 
-// identifyOne identifies a local file by its absolute path, size,
-// modification time and edges, an object in storage by its URL, size and
-// edges, read at their offsets (two small ranged requests).
+// identifyOne identifies a local file (named by its path or a file URL)
+// by its absolute path, size, modification time and edges, an object in
+// storage by its URL, size and edges, read at their offsets (two small
+// ranged requests).
 func identifyOne(obj source.Object) (inputID, error) {
-	if source.IsURL(obj.Name) {
+	local, ok := source.LocalPath(obj.Name)
+	if !ok {
 		if obj.ReaderAt == nil {
 			return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s cannot be read at an offset: it cannot be resumed", obj.Name)}
 		}
 		return identifyAt(obj.Name, obj.ReaderAt, obj.Size)
 	}
-	f, err := os.Open(obj.Name)
+	// A file URL is the file: named either way, it is the same input.
+	f, err := os.Open(local)
 	if err != nil {
 		return inputID{}, fmt.Errorf("resume: %w", err)
 	}
@@ -129,8 +133,8 @@ func identifyOne(obj source.Object) (inputID, error) {
 	if !st.Mode().IsRegular() {
 		return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s is not a file: it cannot be resumed", obj.Name)}
 	}
-	path := obj.Name
-	if abs, err := filepath.Abs(obj.Name); err == nil {
+	path := local
+	if abs, err := filepath.Abs(local); err == nil {
 		path = abs
 	}
 	id, err := identifyAt(path, f, st.Size())
@@ -236,20 +240,29 @@ func decideResume(path string, ids []inputID, opts map[string]string) (resumeAct
 		// A run that stopped before anything settled (the cluster was
 		// down that night): nothing to resume, whatever its input was.
 		return startFresh, nil, nil
-	case diff == "" && f.Complete:
-		return nothingToDo, &f, nil
-	case diff == "":
-		return resumeRun, &f, nil
-	case f.Complete && inputs != "":
+	case f.Complete && !sameFiles(f.Inputs, ids):
 		// The nightly case: yesterday's run finished, today's input is new.
 		return startFresh, nil, nil
+	case f.Complete && options == "":
+		// The same files, in any order.
+		return nothingToDo, &f, nil
 	case f.Complete:
 		// The same input, loaded already: another split of it, or the
 		// same rows in other chunks (CHUNKSIZE), would be written twice,
 		// which a counter table keeps.
 		return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s records a finished load of this same input with other options (%s): this run would load its rows again. Run with the options it records to check it, or remove %s (or give --resume another path) to load the input again", path, options, path)}
+	case diff == "":
+		return resumeRun, &f, nil
 	}
 	return 0, nil, &ResumeError{Reason: fmt.Sprintf("%s records an unfinished run of other input or options (%s): run with the same input and options to finish it, or remove %s to start over", path, diff, path)}
+}
+
+// sameFiles says a and b identify the same files, whatever their order.
+// (A run resumes chunk by chunk, so an unfinished run needs them in the
+// same order; a finished one was a load of the set.)
+func sameFiles(a, b []inputID) bool {
+	byPath := func(x, y inputID) int { return strings.Compare(x.Path, y.Path) }
+	return describeDiff(slices.SortedFunc(slices.Values(a), byPath), slices.SortedFunc(slices.Values(b), byPath), nil, nil) == ""
 }
 
 // empty says the checkpoint records no progress at all: no chunk

@@ -681,6 +681,11 @@ func TestResume(t *testing.T) {
 	if err != nil || s5.RowsWritten != rows || s5.RowsResumed != 0 {
 		t.Fatalf("after a completed run, new input, other options: written %d resumed %d err %v", s5.RowsWritten, s5.RowsResumed, err)
 	}
+	// The same file named as a file URL is the same input.
+	o.Files = []string{"file://" + path}
+	if s6, err := runLoad(t, o); err != nil || !s6.NothingToDo || s6.RowsWritten != 0 {
+		t.Fatalf("the same file as a file URL: nothing to do %v, written %d, err %v", s6.NothingToDo, s6.RowsWritten, err)
+	}
 }
 
 // TestRateFile: RATEFILE gets a header naming the columns, then a line per

@@ -212,6 +212,7 @@ func TestDecideResume(t *testing.T) {
 		return p
 	}
 	other := []inputID{{Path: "/data/users.csv", Size: 100, Hash: "bb"}}
+	ids2 := []inputID{{Path: "/data/a.csv", Size: 100, Hash: "a2"}, {Path: "/data/b.csv", Size: 100, Hash: "b2"}}
 	writeSettled := func(ids []inputID, opts map[string]string) string {
 		p := filepath.Join(dir, t.Name()+"settled"+ids[0].Hash+opts["chunksize"])
 		f := &checkpointFile{Version: checkpointVersion, Inputs: ids, Options: opts, Settled: [][2]int64{{0, 3}}}
@@ -240,6 +241,8 @@ func TestDecideResume(t *testing.T) {
 		{"completed, new input (nightly)", write(true, other, opts), startFresh, ""},
 		{"completed, new input, other options", write(true, other, otherOpts), startFresh, ""},
 		{"completed, same input, other options", write(true, ids, otherOpts), 0, `a finished load of this same input with other options (option chunksize was "100", now "5000")`},
+		{"completed, the same files in another order", write(true, []inputID{ids2[1], ids2[0]}, opts), nothingToDo, ""},
+		{"unfinished, the same files in another order", writeSettled([]inputID{ids2[1], ids2[0]}, opts), 0, "input 1 was /data/b.csv, now /data/a.csv"},
 		{"unfinished, same input", writeSettled(ids, opts), resumeRun, ""},
 		{"unfinished, other content", writeSettled(other, opts), 0, "/data/users.csv has other content"},
 		{"unfinished, other options", writeSettled(ids, otherOpts), 0, `option chunksize was "100", now "5000"`},
@@ -249,7 +252,11 @@ func TestDecideResume(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := decideResume(tt.path, ids, opts)
+			now := ids
+			if strings.Contains(tt.name, "the same files") {
+				now = ids2
+			}
+			got, _, err := decideResume(tt.path, now, opts)
 			if tt.wantErr != "" {
 				var re *ResumeError
 				if !errors.As(err, &re) || !strings.Contains(err.Error(), tt.wantErr) {
