@@ -2,6 +2,7 @@ package csvparse
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -225,8 +226,43 @@ type fileSearch struct {
 	// smallest, or the walk from the start; the bytes near a cut do
 	// not decide it, and a walk from a known place between records,
 	// if one is near, costs less.
-	hard     bool
+	hard bool
+	// answered holds what searches found, [off, start]: the first record
+	// start at or after any offset from off to start is start. Sorted
+	// by off, disjoint.
+	answered [][2]int64
 	searched int64 // bytes read
+}
+
+// answer returns the record start that an earlier search proved for off.
+func (fs *fileSearch) answer(off int64) (int64, bool) {
+	i, _ := slices.BinarySearchFunc(fs.answered, off, func(a [2]int64, off int64) int { return cmp.Compare(a[0], off) })
+	if i < len(fs.answered) && fs.answered[i][0] == off {
+		return fs.answered[i][1], true
+	}
+	if i > 0 && off <= fs.answered[i-1][1] {
+		return fs.answered[i-1][1], true
+	}
+	return 0, false
+}
+
+// noteAnswer records that start is the first record start at or after
+// off, and so after every offset between them: the cuts of a plan that
+// fall in one long record are answered by the search of the first.
+func (fs *fileSearch) noteAnswer(off, start int64) {
+	i, _ := slices.BinarySearchFunc(fs.answered, off, func(a [2]int64, off int64) int { return cmp.Compare(a[0], off) })
+	fs.answered = slices.Insert(fs.answered, i, [2]int64{off, start})
+	// Intervals that end at one start overlap, or hold each other:
+	// keep their union.
+	out := fs.answered[:0]
+	for _, a := range fs.answered {
+		if n := len(out); n > 0 && out[n-1][1] == a[1] {
+			out[n-1][0] = min(out[n-1][0], a[0])
+			continue
+		}
+		out = append(out, a)
+	}
+	fs.answered = out
 }
 
 // walkMarkEvery is how far apart a walk from the file's start notes the
@@ -320,6 +356,9 @@ func findRecordStartIn(fs *fileSearch, size, off int64, d Dialect, maxBack, wMin
 	if off >= size {
 		return size, nil
 	}
+	if p, ok := fs.answer(off); ok {
+		return p, nil
+	}
 	if m := fs.betweenBefore(off); fs.hard && maxBack < 0 && m >= 0 && off-m <= 2*wMax {
 		// An earlier search found the parse between records not far
 		// before off: walking on from there is exact, and reads less
@@ -328,6 +367,7 @@ func findRecordStartIn(fs *fileSearch, size, off int64, d Dialect, maxBack, wMin
 		if err != nil {
 			return 0, &BoundaryError{Offset: off, Err: err}
 		}
+		fs.noteAnswer(off, p)
 		return p, nil
 	}
 	b, err := boundaryStates(fs, size, off, d, maxBack, wMin, wMax)
@@ -339,6 +379,7 @@ func findRecordStartIn(fs *fileSearch, size, off int64, d Dialect, maxBack, wMin
 		return 0, &BoundaryError{Offset: off, Err: err}
 	}
 	fs.noteBetween(p, size)
+	fs.noteAnswer(off, p)
 	return p, nil
 }
 
