@@ -202,6 +202,13 @@ func TestNothingToDoKeepsRejects(t *testing.T) {
 	if code, out, _ := runCLI(t, "", "summarize", sum); code != exitRejected {
 		t.Errorf("summarize of the run again: exit %d, want %d\n%s", code, exitRejected, out)
 	}
+	// Moved away to be mended: still not in the table, and said so.
+	if err := os.Rename(errf, errf+".mending"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCLI(t, "", args...); code != exitRejected || !strings.Contains(out, errf+" (since moved or removed)") {
+		t.Errorf("run again, the error file moved: exit %d, want %d naming it moved\n%s", code, exitRejected, out)
+	}
 	// Without rejects, a run again is clean.
 	if err := os.WriteFile(in, []byte("1,a,1\n3,c,3\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -717,7 +718,16 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if s.NothingToDo {
 		fmt.Fprintf(w, "Nothing to do: the checkpoint records a completed run of these files with these options (%d rows); remove it to load them again.\n", s.RowsResumed)
 		if len(s.ErrFiles) > 0 {
-			fmt.Fprintf(w, "That run did not write every row: the rows it could not write are in %s, each with its reason in %s.\n", strings.Join(s.ErrFiles, ", "), errLogs(s))
+			// The checkpoint names them; the user may have moved them
+			// since, to mend and load them.
+			files := make([]string, len(s.ErrFiles))
+			for i, f := range s.ErrFiles {
+				files[i] = f
+				if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+					files[i] += " (since moved or removed)"
+				}
+			}
+			fmt.Fprintf(w, "That run did not write every row: the rows it could not write were written to %s, each with its reason in %s.\n", strings.Join(files, ", "), errLogs(s))
 		}
 		return
 	}
