@@ -119,6 +119,10 @@ func checkSplits(parts []jsonSummary, names []string) error {
 	for i, p := range parts {
 		s := p.Split
 		switch {
+		case s == nil && p.ExitStatus != exitOK && p.ExitStatus != exitRejected && p.RowsRead+p.RowsResumed == 0:
+			// Refused before it knew its split (a plan that does not
+			// fit, inputs that cannot be read): not another load.
+			return fmt.Errorf("%s is the summary of a run that ended before it loaded anything (exit %d: %s): run that split again once the cause is fixed", names[i], p.ExitStatus, p.Aborted)
 		case s == nil:
 			return fmt.Errorf("%s is the summary of a run without --split, %s of split %d/%d: not the splits of one load", names[i], names[first], want.Index, want.Count)
 		case s.Count != want.Count || s.Load != want.Load || s.Index < 0 || s.Index >= s.Count:

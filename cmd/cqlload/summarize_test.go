@@ -119,6 +119,9 @@ func TestSummarize(t *testing.T) {
 	s2 := write("s2.json", parts[0], &loader.SplitOf{Index: 2, Count: 3, Load: "L", Files: 4})
 	other := write("other.json", parts[1], &loader.SplitOf{Index: 1, Count: 3, Load: "M"})
 	four := write("four.json", parts[1], &loader.SplitOf{Index: 1, Count: 4, Load: "L"})
+	var early jsonSummary
+	early.ExitStatus, early.Aborted = exitUsage, "--split-plan p.json: made for 2 splits"
+	refused := write("refused.json", early, nil)
 	for _, tc := range []struct {
 		name  string
 		files []string
@@ -132,6 +135,7 @@ func TestSummarize(t *testing.T) {
 		{"another load", []string{s0, other, s2}, exitUsage, other + " is split 1/3 of another load"},
 		{"another N", []string{s0, four, s2}, exitUsage, four + " is split 1/4 of another load"},
 		{"a run without --split", []string{s0, s1, s2, sums[0]}, exitUsage, sums[0] + " is the summary of a run without --split"},
+		{"a split refused before it knew its split", []string{s0, refused, s2}, exitUsage, refused + " is the summary of a run that ended before it loaded anything (exit 64: --split-plan p.json: made for 2 splits)"},
 	} {
 		code, out, stderr := runCLI(t, "", append([]string{"summarize"}, tc.files...)...)
 		if code != tc.code || !strings.Contains(out+stderr, tc.want) {
