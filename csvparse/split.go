@@ -71,6 +71,12 @@ type Chunk struct {
 	// When the file could not be read to its end, the next Next returns
 	// an *InputError.
 	LastOfFile bool
+	// CutShort means the input became unreadable while the chunk was
+	// filled (see Incomplete): a reading that gets past that point cuts
+	// this chunk, and those after it, otherwise. A loader that numbers
+	// chunks across runs (to resume) must not take it for its namesake
+	// in such a reading.
+	CutShort bool
 	// Incomplete means the chunk holds a single record that the input
 	// became unreadable inside (a truncated or damaged file, a read
 	// error): Data is the part before the cut, the Reader yields it with
@@ -458,6 +464,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	}
 	ch.LastOfFile = f.finished
 	ch.InputBytes = f.inputBytes(ch.LastOfFile)
+	ch.CutShort = f.inErr != nil
 	return ch, nil
 }
 

@@ -101,8 +101,9 @@ type chunkRecord struct {
 
 	mu      sync.Mutex
 	rejects []reject
-	// incomplete: some row was not sent (or, for inserts, may not have
-	// been applied); a resumed run loads the chunk again.
+	// incomplete: the input's failure cut the chunk short, or some row
+	// was not sent (or, for inserts, may not have been applied); a
+	// resumed run loads the chunk again.
 	incomplete bool
 	// For counter chunks with a checkpoint, from the first update sent
 	// (nil before): the records acknowledged, those proved not applied,
@@ -120,8 +121,11 @@ func newLedger(errs *errFiles) *ledger {
 // open registers a chunk as it is read. ownBytes is its share of the
 // input for percent done.
 func (lg *ledger) open(c *csvparse.Chunk, ownBytes int64, header int, counter bool) *chunkRecord {
+	// A chunk the input's failure cut short is not the chunk of that
+	// number a resumed run reads, which holds more records: it must not
+	// be settled, or the resumed run would skip those.
 	cr := &chunkRecord{seq: c.Seq, source: c.Source, file: c.File, records: c.Records, ownBytes: ownBytes,
-		header: header, chunk: c, counter: counter}
+		header: header, chunk: c, counter: counter, incomplete: c.CutShort}
 	cr.pending.Store(int64(c.Records) + 1)
 	if pd, ok := lg.priorDoubt[c.Seq]; ok {
 		cr.prior = &pd
