@@ -6,7 +6,8 @@ PKGS     := ./...
 # in object storage); the default build reads s3:// and file://.
 TAGS     ?=
 FUZZTIME ?= 10s
-DEMO_PORT ?= 19042
+# 0: cqlsim picks a free port, so the demo runs beside anything else.
+DEMO_PORT ?= 0
 
 .PHONY: all build install test test-short test-large chaos bench pgo demo lint fuzz integration snapshot docker up down clean
 

@@ -3,7 +3,7 @@
 # progress bar, the summary, and the row counts read back.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-port=${DEMO_PORT:-19042}
+port=${DEMO_PORT:-0} # 0: a free one, which cqlsim reports
 log=$(mktemp)
 bin/cqlsim --nodes 3 --port "$port" --schema testdata/demo.cql >"$log" 2>&1 &
 sim=$!
@@ -14,6 +14,9 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 grep -q '^ready' "$log" || { echo "cqlsim did not start:"; cat "$log"; exit 1; }
+if [ "$port" = 0 ]; then
+  port=$(sed -n 's/^node 1 .* listening on .*:\([0-9][0-9]*\)$/\1/p' "$log")
+fi
 cat "$log"
 echo
 echo '$ cqlload 127.0.0.1 '"$port"' -e "COPY demo.users FROM '"'"'testdata/users.csv'"'"' WITH HEADER = true"'
