@@ -167,13 +167,33 @@ func (b *s3Bucket) openRange(ctx context.Context, key string, off, n int64, etag
 		return nil, 0, err
 	}
 	size := aws.ToInt64(out.ContentLength)
-	// Content-Range: bytes first-last/size
-	if cr := aws.ToString(out.ContentRange); cr != "" {
-		if _, total, ok := strings.Cut(cr, "/"); ok {
-			if s, err := strconv.ParseInt(total, 10, 64); err == nil {
-				size = s
-			}
+	// Content-Range: bytes first-last/size. Without one, the answer is
+	// the whole object (200): a server or a proxy may ignore Range.
+	first := int64(0)
+	cr := aws.ToString(out.ContentRange)
+	if cr != "" {
+		span, total, _ := strings.Cut(strings.TrimPrefix(cr, "bytes "), "/")
+		if s, err := strconv.ParseInt(total, 10, 64); err == nil {
+			size = s
 		}
+		from, _, _ := strings.Cut(span, "-")
+		var err error
+		if first, err = strconv.ParseInt(from, 10, 64); err != nil {
+			first = -1
+		}
+	}
+	switch {
+	case first == off:
+	case cr == "":
+		// The whole object: the bytes before off are not the ones
+		// asked for, and are skipped.
+		if _, err := io.CopyN(io.Discard, out.Body, off); err != nil {
+			out.Body.Close()
+			return nil, 0, fmt.Errorf("skipping to byte %d of an answer that ignored the range asked for: %w", off, err)
+		}
+	default:
+		out.Body.Close()
+		return nil, 0, fmt.Errorf("asked for bytes from %d, the store answered %q", off, cr)
 	}
 	return out.Body, size, nil
 }

@@ -34,6 +34,10 @@ type fakeS3 struct {
 	drops  map[string][]int64  // path → for each of the next GETs, the bytes to send before dropping
 	denied map[string]bool     // bucket → every request gets 403 AccessDenied
 	busy   int                 // the next this many GETs of an object get 503 SlowDown
+	// whole: the next this many GETs of an object from an offset past
+	// its start are answered 200 with the whole object, Range ignored,
+	// as an HTTP server or a proxy may answer.
+	whole int
 }
 
 func newFakeS3(t *testing.T) *fakeS3 {
@@ -70,6 +74,10 @@ func newFakeS3(t *testing.T) *fakeS3 {
 			}
 			if d := f.drops[r.URL.Path]; len(d) > 0 {
 				limit, f.drops[r.URL.Path] = d[0], d[1:]
+			}
+			if rng := r.Header.Get("Range"); f.whole > 0 && rng != "" && !strings.HasPrefix(rng, "bytes=0-") {
+				f.whole--
+				r.Header.Del("Range")
 			}
 		}
 		f.mu.Unlock()
@@ -404,6 +412,40 @@ func TestS3DroppedConnection(t *testing.T) {
 		rs := f.ranges(key)[before:]
 		if len(rs) != 2 || rs[0] != "bytes=300000-699999" || rs[1] != "bytes=305000-699999" {
 			t.Fatalf("ranges requested %q", rs)
+		}
+	})
+	t.Run("range ignored", func(t *testing.T) {
+		// The reopen after a drop, and a range read, answered with the
+		// whole object: the bytes before the offset are skipped, not
+		// taken for the ones asked for.
+		f.dropAfter(key, 100000)
+		f.mu.Lock()
+		f.whole = 2
+		f.mu.Unlock()
+		rc, err := o.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("whole object, reopened: %d bytes read (%v), want the %d exact", len(got), err, len(data))
+		}
+		rc, err = o.OpenRange(300000, 400000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = io.ReadAll(rc)
+		rc.Close()
+		if err != nil || !bytes.Equal(got, data[300000:700000]) {
+			t.Fatalf("a range: %d bytes read (%v), want bytes 300000-699999", len(got), err)
+		}
+		f.mu.Lock()
+		left := f.whole
+		f.whole = 0
+		f.mu.Unlock()
+		if left != 0 {
+			t.Fatalf("%d answers of the whole object not asked for: the test did not reach them", left)
 		}
 	})
 	t.Run("readat", func(t *testing.T) {
