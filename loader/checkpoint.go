@@ -82,6 +82,9 @@ type inputID struct {
 	MTime time.Time `json:"mtime"`
 	// Hash is SHA-256 over the first and last 64 KiB.
 	Hash string `json:"hash"`
+	// Version is an object's version in its store (S3's ETag): an
+	// object rewritten with the same size and edges has another.
+	Version string `json:"version,omitempty"`
 }
 
 // ResumeError is a --resume that cannot be honoured; nothing was loaded.
@@ -118,7 +121,9 @@ func identifyOne(obj source.Object) (inputID, error) {
 		if obj.ReaderAt == nil {
 			return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s cannot be read at an offset: it cannot be resumed", obj.Name)}
 		}
-		return identifyAt(obj.Name, obj.ReaderAt, obj.Size)
+		id, err := identifyAt(obj.Name, obj.ReaderAt, obj.Size)
+		id.Version = obj.Version
+		return id, err
 	}
 	// A file URL is the file: named either way, it is the same input.
 	f, err := os.Open(local)
@@ -292,6 +297,10 @@ func describeDiff(was, now []inputID, wasOpts, nowOpts map[string]string) string
 				d = append(d, fmt.Sprintf("%s was %d bytes, now %d", a.Path, a.Size, b.Size))
 			case a.Hash != b.Hash:
 				d = append(d, fmt.Sprintf("%s has other content", a.Path))
+			case a.Version != "" && a.Version != b.Version:
+				// (A checkpoint written before versions were recorded
+				// has none to compare.)
+				d = append(d, fmt.Sprintf("%s has other content (version %s, now %s)", a.Path, a.Version, b.Version))
 			case !a.MTime.Equal(b.MTime):
 				d = append(d, fmt.Sprintf("%s was modified (%s, now %s)", a.Path, a.MTime.Format(time.RFC3339), b.MTime.Format(time.RFC3339)))
 			}

@@ -40,6 +40,7 @@ func (p *place) object(o listed) Object {
 		}},
 		OpenRange: r.openRange,
 		ReaderAt:  r,
+		Version:   o.etag,
 	}
 }
 

@@ -53,6 +53,10 @@ type Object struct {
 	// ranged request. Safe for concurrent use. nil when the input is not
 	// seekable.
 	ReaderAt io.ReaderAt
+	// Version names the object's content where its store gives it one
+	// (S3's ETag), as listed: every read asks for that content. Empty
+	// for local files and stores without one.
+	Version string
 }
 
 // Expand is ExpandObjects without the extras: the inputs as
