@@ -147,6 +147,12 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 			return nil
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				// The run is stopping (an interrupt, --duration): a
+				// read it cut off, in object storage say, is no input
+				// failure, and the run ends as stopped.
+				return nil
+			}
 			var ie *csvparse.InputError
 			if errors.As(err, &ie) && ie.SuspectFrom > 0 {
 				// Rows already written from a compressed member that then

@@ -92,6 +92,8 @@ type s3Log struct {
 	// refused (403), which a reader does not retry.
 	cutAt    atomic.Int64
 	refusing atomic.Bool
+	// holding: object GETs get no answer until the client gives up.
+	holding atomic.Bool
 }
 
 // reachesPast says a GET with Range header rng reads beyond n bytes of
@@ -145,6 +147,10 @@ func fakeS3Log(t *testing.T) (*s3mem.Backend, *s3Log) {
 			log.mu.Lock()
 			log.ranges = append(log.ranges, r.Header.Get("Range"))
 			log.mu.Unlock()
+			if log.holding.Load() {
+				<-r.Context().Done()
+				return
+			}
 			if log.refusing.CompareAndSwap(true, false) {
 				w.WriteHeader(http.StatusForbidden)
 				fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`)
@@ -460,5 +466,29 @@ func TestS3ResumeObjectReplaced(t *testing.T) {
 	var re *ResumeError
 	if !errors.As(err, &re) || !strings.Contains(re.Reason, "s3://in/daily.csv has other content") || s.RowsRead != 0 {
 		t.Fatalf("resume over a replaced object: %v, %d rows read; want a refusal naming it", err, s.RowsRead)
+	}
+}
+
+// TestS3InterruptedWhileOpening: a run interrupted while an object's
+// first read waits for the store ends as interrupted (the CLI's exit 4,
+// which a scheduler resumes), not as an input failure (exit 3): the read
+// was cut off by the stop.
+func TestS3InterruptedWhileOpening(t *testing.T) {
+	backend, log := fakeS3Log(t)
+	putPlainObject(t, backend, 100)
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.plain (k int PRIMARY KEY, v text);`, nil)
+	o := testOptions(t, c, "plain", "s3://in/plain.csv")
+	o.Dialect.Header = true
+	log.holding.Store(true)
+	l, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	_, err = l.Run(ctx)
+	var ae *AbortError
+	if !errors.Is(err, context.Canceled) || errors.As(err, &ae) {
+		t.Fatalf("interrupted while the first read waited: %v; want the run's cancellation, not an abort", err)
 	}
 }
