@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
@@ -20,7 +21,68 @@ var (
 	retryMax   = 5 * time.Second
 	retryTries = 8
 	retryFor   = time.Minute
+	// stallAfter: a request that has given no byte (of its headers or
+	// its body) for this long is given up and made again from the byte
+	// reached, as a dropped connection is. A connection that stays open
+	// and sends nothing (a stuck proxy, a half-dead peer) hung a load
+	// for ever: neither the SDK's client nor the store ends it.
+	stallAfter = time.Minute
 )
+
+// errStalled is a request given up by stallAfter.
+var errStalled = errors.New("no byte received")
+
+// stallGuard cancels a request that makes no progress for stallAfter.
+type stallGuard struct {
+	t      *time.Timer
+	cancel context.CancelFunc
+	fired  atomic.Bool
+}
+
+func newStallGuard(cancel context.CancelFunc) *stallGuard {
+	g := &stallGuard{cancel: cancel}
+	g.t = time.AfterFunc(stallAfter, func() {
+		g.fired.Store(true)
+		cancel()
+	})
+	return g
+}
+
+// progress restarts the wait: bytes came.
+func (g *stallGuard) progress() { g.t.Reset(stallAfter) }
+
+// explain turns the error of a request the guard canceled into a
+// transient one, naming the stall.
+func (g *stallGuard) explain(err error) error {
+	if err != nil && g.fired.Load() {
+		return fmt.Errorf("%w for %v: the request was given up", errStalled, stallAfter)
+	}
+	return err
+}
+
+func (g *stallGuard) stop() {
+	g.t.Stop()
+	g.cancel()
+}
+
+// guardedBody is a response body watched by its request's stallGuard.
+type guardedBody struct {
+	io.ReadCloser
+	g *stallGuard
+}
+
+func (b *guardedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.g.progress()
+	}
+	return n, b.g.explain(err)
+}
+
+func (b *guardedBody) Close() error {
+	b.g.stop()
+	return b.ReadCloser.Close()
+}
 
 // remote is one object in a bucket.
 type remote struct {
@@ -202,7 +264,16 @@ func (rr *rangeReader) reopen() error {
 			case <-t.C:
 			}
 		}
-		body, got, err := rr.r.b.openRange(ctx, rr.r.key, rr.pos, rr.end-rr.pos, rr.r.etag)
+		reqCtx, cancel := context.WithCancel(ctx)
+		g := newStallGuard(cancel)
+		body, got, err := rr.r.b.openRange(reqCtx, rr.r.key, rr.pos, rr.end-rr.pos, rr.r.etag)
+		if err != nil {
+			g.stop()
+			err = g.explain(err)
+		} else {
+			g.progress()
+			body = &guardedBody{ReadCloser: body, g: g}
+		}
 		if err == nil {
 			if got != rr.r.size {
 				_ = body.Close()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
@@ -46,7 +47,10 @@ func openS3(ctx context.Context, u *url.URL) (bucket, error) {
 	}
 	opts := []func(*config.LoadOptions) error{
 		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) { o.RateLimiter = ratelimit.None })
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.RateLimiter = ratelimit.None
+				o.MaxBackoff = sdkMaxBackoff
+			})
 		}),
 	}
 	var endpoint string
@@ -125,6 +129,15 @@ func ipOrLocalhost(endpoint string) bool {
 	return net.ParseIP(host) != nil || strings.EqualFold(host, "localhost")
 }
 
+// sdkMaxBackoff is the SDK retryer's longest wait between attempts (its
+// default); tests shorten it.
+var sdkMaxBackoff = 20 * time.Second
+
+// metadataRetries gives a listing or a stat of an object the attempts
+// reads get through their own retries (see rangeReader): with the SDK's
+// three, a few seconds of 503s at a run's start ended it.
+func metadataRetries(o *s3.Options) { o.RetryMaxAttempts = 10 }
+
 // s3Bucket is one S3 bucket.
 type s3Bucket struct {
 	client *s3.Client
@@ -138,7 +151,7 @@ func (b *s3Bucket) list(ctx context.Context, prefix string, recursive bool) ([]l
 	}
 	var out []listed
 	for p := s3.NewListObjectsV2Paginator(b.client, in); p.HasMorePages(); {
-		page, err := p.NextPage(ctx)
+		page, err := p.NextPage(ctx, metadataRetries)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +163,7 @@ func (b *s3Bucket) list(ctx context.Context, prefix string, recursive bool) ([]l
 }
 
 func (b *s3Bucket) stat(ctx context.Context, key string) (listed, error) {
-	h, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.name, Key: &key})
+	h, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.name, Key: &key}, metadataRetries)
 	if err != nil {
 		return listed{}, err
 	}
@@ -220,6 +233,10 @@ func (*s3Bucket) kind(err error) errKind {
 		return errDenied
 	case code == "PreconditionFailed" || status == 412:
 		return errChanged
+	case code == "RequestTimeout":
+		// S3's 400 for a request body or response too slow: retryable,
+		// as the SDK's own retryer takes it.
+		return errOther
 	case code == "InvalidRange" || status == 416 || status == 400 || status == 301:
 		return errInvalid
 	}

@@ -38,6 +38,12 @@ type fakeS3 struct {
 	// its start are answered 200 with the whole object, Range ignored,
 	// as an HTTP server or a proxy may answer.
 	whole int
+	// stalls: for each of the next GETs of an object, the bytes of body
+	// to send before sending nothing more, the connection left open (0:
+	// not even the headers).
+	stalls []int64
+	// busyMeta: the next this many listings and HEADs get 503 SlowDown.
+	busyMeta int
 }
 
 func newFakeS3(t *testing.T) *fakeS3 {
@@ -61,6 +67,16 @@ func newFakeS3(t *testing.T) *fakeS3 {
 		if r.Method == http.MethodGet && r.URL.Query().Has("list-type") {
 			f.lists++
 		}
+		if meta := r.Method == http.MethodHead || r.URL.Query().Has("list-type"); meta && f.busyMeta > 0 {
+			f.busyMeta--
+			f.mu.Unlock()
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			if r.Method != http.MethodHead {
+				io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>1</RequestId></Error>`)
+			}
+			return
+		}
 		limit := int64(-1)
 		if r.Method == http.MethodGet && !r.URL.Query().Has("list-type") {
 			f.gets[r.URL.Path] = append(f.gets[r.URL.Path], r.Header.Get("Range"))
@@ -74,6 +90,16 @@ func newFakeS3(t *testing.T) *fakeS3 {
 			}
 			if d := f.drops[r.URL.Path]; len(d) > 0 {
 				limit, f.drops[r.URL.Path] = d[0], d[1:]
+			}
+			if len(f.stalls) > 0 {
+				n := f.stalls[0]
+				f.stalls = f.stalls[1:]
+				if n == 0 {
+					f.mu.Unlock()
+					<-r.Context().Done() // the client gives up
+					return
+				}
+				w = &stallWriter{ResponseWriter: w, left: n, done: r.Context().Done()}
 			}
 			if rng := r.Header.Get("Range"); f.whole > 0 && rng != "" && !strings.HasPrefix(rng, "bytes=0-") {
 				f.whole--
@@ -154,6 +180,26 @@ func (d *dropWriter) Write(p []byte) (int, error) {
 	panic(http.ErrAbortHandler) // the server closes the connection mid-body
 }
 
+// stallWriter sends left bytes of the body, then nothing until the
+// client goes away.
+type stallWriter struct {
+	http.ResponseWriter
+	left int64
+	done <-chan struct{}
+}
+
+func (d *stallWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) <= d.left {
+		d.left -= int64(len(p))
+		return d.ResponseWriter.Write(p)
+	}
+	d.ResponseWriter.Write(p[:d.left])
+	d.left = 0
+	d.ResponseWriter.(http.Flusher).Flush()
+	<-d.done
+	panic(http.ErrAbortHandler)
+}
+
 // payload is n deterministic pseudo-random bytes.
 func payload(seed uint64, n int) []byte {
 	r := rand.New(rand.NewPCG(seed, seed))
@@ -165,9 +211,9 @@ func payload(seed uint64, n int) []byte {
 }
 
 func fastRetries(t *testing.T) {
-	b, m := retryBase, retryMax
-	retryBase, retryMax = time.Millisecond, 10*time.Millisecond
-	t.Cleanup(func() { retryBase, retryMax = b, m })
+	b, m, sdk := retryBase, retryMax, sdkMaxBackoff
+	retryBase, retryMax, sdkMaxBackoff = time.Millisecond, 10*time.Millisecond, 10*time.Millisecond
+	t.Cleanup(func() { retryBase, retryMax, sdkMaxBackoff = b, m, sdk })
 }
 
 func TestS3Listing(t *testing.T) {
@@ -448,6 +494,31 @@ func TestS3DroppedConnection(t *testing.T) {
 			t.Fatalf("%d answers of the whole object not asked for: the test did not reach them", left)
 		}
 	})
+	t.Run("stalled", func(t *testing.T) {
+		// A response that stops sending, and one whose headers never
+		// come, with the connection left open: given up after
+		// stallAfter and made again from the byte reached, not waited
+		// for for ever.
+		s := stallAfter
+		stallAfter = 200 * time.Millisecond
+		t.Cleanup(func() { stallAfter = s })
+		before := len(f.ranges(key))
+		f.mu.Lock()
+		f.stalls = []int64{70000, 0}
+		f.mu.Unlock()
+		rc, err := o.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%d bytes read (%v), want the %d exact", len(got), err, len(data))
+		}
+		if rs := f.ranges(key)[before:]; len(rs) != 3 || !strings.HasPrefix(rs[1], "bytes=70000-") || !strings.HasPrefix(rs[2], "bytes=70000-") {
+			t.Fatalf("ranges requested %q, want the object, then twice from byte 70000", rs)
+		}
+	})
 	t.Run("readat", func(t *testing.T) {
 		f.dropAfter(key, 10)
 		p := make([]byte, 4096)
@@ -686,5 +757,23 @@ func TestS3NoCredentials(t *testing.T) {
 				t.Errorf("the store got %d requests", f.all)
 			}
 		})
+	}
+}
+
+// TestS3MetadataRetries: a listing and a HEAD survive a burst of 503s
+// longer than the SDK's default three attempts, as reads do.
+func TestS3MetadataRetries(t *testing.T) {
+	fastRetries(t)
+	f := newFakeS3(t)
+	f.bucket("bkt")
+	f.put("bkt", "a.csv", []byte("1,a\n"))
+	for _, item := range []string{"s3://bkt/a.csv", "s3://bkt/*.csv"} {
+		f.mu.Lock()
+		f.busyMeta = 4
+		f.mu.Unlock()
+		objs, err := ExpandObjects(context.Background(), []string{item}, nil)
+		if err != nil || len(objs) != 1 {
+			t.Errorf("%s after 4 answers 503: %d objects, %v", item, len(objs), err)
+		}
 	}
 }

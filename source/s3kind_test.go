@@ -18,6 +18,9 @@ func TestS3ErrorKinds(t *testing.T) {
 	status := func(code int) error {
 		return &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: &http.Response{StatusCode: code}}, Err: errors.New(http.StatusText(code))}
 	}
+	coded := func(code int, name string) error {
+		return &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: &http.Response{StatusCode: code}}, Err: &smithy.GenericAPIError{Code: name}}
+	}
 	s3op := func(err error) error {
 		return &smithy.OperationError{ServiceID: "S3", OperationName: "GetObject", Err: err}
 	}
@@ -33,6 +36,10 @@ func TestS3ErrorKinds(t *testing.T) {
 		{"the bucket's 403", s3op(status(403)), errDenied, true, "access denied"},
 		{"the object's 404", s3op(status(404)), errNotFound, true, "not found"},
 		{"a 503", s3op(status(503)), errOther, false, ""},
+		// S3 answers a socket too slow with 400 RequestTimeout, which its
+		// documentation (and the SDK's retryer) calls retryable.
+		{"S3's 400 RequestTimeout", s3op(coded(400, "RequestTimeout")), errOther, false, ""},
+		{"another 400", s3op(coded(400, "InvalidArgument")), errInvalid, true, ""},
 		{"a reset connection", s3op(errors.New("read: connection reset by peer")), errOther, false, ""},
 	}
 	b := &s3Bucket{}
