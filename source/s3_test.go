@@ -200,6 +200,16 @@ func (d *stallWriter) Write(p []byte) (int, error) {
 	panic(http.ErrAbortHandler)
 }
 
+// readRange reads [off, off+n) of o whole (n < 0: to its end).
+func readRange(o Object, off, n int64) ([]byte, error) {
+	rc, err := o.OpenRange(off, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
 // payload is n deterministic pseudo-random bytes.
 func payload(seed uint64, n int) []byte {
 	r := rand.New(rand.NewPCG(seed, seed))
@@ -468,22 +478,10 @@ func TestS3DroppedConnection(t *testing.T) {
 		f.mu.Lock()
 		f.whole = 2
 		f.mu.Unlock()
-		rc, err := o.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil || !bytes.Equal(got, data) {
+		if got, err := readRange(o, 0, -1); err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("whole object, reopened: %d bytes read (%v), want the %d exact", len(got), err, len(data))
 		}
-		rc, err = o.OpenRange(300000, 400000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err = io.ReadAll(rc)
-		rc.Close()
-		if err != nil || !bytes.Equal(got, data[300000:700000]) {
+		if got, err := readRange(o, 300000, 400000); err != nil || !bytes.Equal(got, data[300000:700000]) {
 			t.Fatalf("a range: %d bytes read (%v), want bytes 300000-699999", len(got), err)
 		}
 		f.mu.Lock()
@@ -506,13 +504,7 @@ func TestS3DroppedConnection(t *testing.T) {
 		f.mu.Lock()
 		f.stalls = []int64{70000, 0}
 		f.mu.Unlock()
-		rc, err := o.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil || !bytes.Equal(got, data) {
+		if got, err := readRange(o, 0, -1); err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("%d bytes read (%v), want the %d exact", len(got), err, len(data))
 		}
 		if rs := f.ranges(key)[before:]; len(rs) != 3 || !strings.HasPrefix(rs[1], "bytes=70000-") || !strings.HasPrefix(rs[2], "bytes=70000-") {
