@@ -32,7 +32,8 @@ var (
 // errStalled is a request given up by stallAfter.
 var errStalled = errors.New("no byte received")
 
-// stallGuard cancels a request that makes no progress for stallAfter.
+// stallGuard cancels a request that makes no progress for stallAfter:
+// no headers, or no byte for a read waiting on its body.
 type stallGuard struct {
 	t      *time.Timer
 	cancel context.CancelFunc
@@ -48,8 +49,11 @@ func newStallGuard(cancel context.CancelFunc) *stallGuard {
 	return g
 }
 
-// progress restarts the wait: bytes came.
-func (g *stallGuard) progress() { g.t.Reset(stallAfter) }
+// watch starts the wait for a byte, and pause ends it: only a read in
+// progress waits. A reader that stops reading for a while (its loader
+// held back by a slow cluster) does not stall the request.
+func (g *stallGuard) watch() { g.t.Reset(stallAfter) }
+func (g *stallGuard) pause() { g.t.Stop() }
 
 // explain turns the error of a request the guard canceled into a
 // transient one, naming the stall.
@@ -72,10 +76,9 @@ type guardedBody struct {
 }
 
 func (b *guardedBody) Read(p []byte) (int, error) {
+	b.g.watch()
 	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.g.progress()
-	}
+	b.g.pause()
 	return n, b.g.explain(err)
 }
 
@@ -271,7 +274,7 @@ func (rr *rangeReader) reopen() error {
 			g.stop()
 			err = g.explain(err)
 		} else {
-			g.progress()
+			g.pause()
 			body = &guardedBody{ReadCloser: body, g: g}
 		}
 		if err == nil {

@@ -510,6 +510,26 @@ func TestS3DroppedConnection(t *testing.T) {
 		if rs := f.ranges(key)[before:]; len(rs) != 3 || !strings.HasPrefix(rs[1], "bytes=70000-") || !strings.HasPrefix(rs[2], "bytes=70000-") {
 			t.Fatalf("ranges requested %q, want the object, then twice from byte 70000", rs)
 		}
+		// A reader that stops reading for longer is no stall: only a
+		// read waiting for bytes counts.
+		before = len(f.ranges(key))
+		rc, err := o.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 10)
+		if _, err := io.ReadFull(rc, head); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * stallAfter)
+		rest, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || !bytes.Equal(append(head, rest...), data) {
+			t.Fatalf("after a pause: %d bytes read (%v)", len(head)+len(rest), err)
+		}
+		if rs := f.ranges(key)[before:]; len(rs) != 1 {
+			t.Fatalf("after a pause of the reader: ranges requested %q, want the one", rs)
+		}
 	})
 	t.Run("readat", func(t *testing.T) {
 		f.dropAfter(key, 10)
