@@ -138,11 +138,7 @@ func identifyOne(obj source.Object) (inputID, error) {
 	if !st.Mode().IsRegular() {
 		return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s is not a file: it cannot be resumed", obj.Name)}
 	}
-	path := local
-	if abs, err := filepath.Abs(local); err == nil {
-		path = abs
-	}
-	id, err := identifyAt(path, f, st.Size())
+	id, err := identifyAt(absPath(local), f, st.Size())
 	id.MTime = st.ModTime().UTC()
 	return id, err
 }
