@@ -384,3 +384,58 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitTargets: the split-finding target is judged on the planned
+// run; the share of runs without a plan is printed with the reason it
+// has no target, whatever its value.
+func TestSplitTargets(t *testing.T) {
+	runs := []splitRun{
+		{Processes: 1, AtOnce: 1, GoMaxProcs: 2, CPUUsPerRow: 2},
+		{Processes: 2, AtOnce: 2, GoMaxProcs: 1, CPUUsPerRow: 2.1, FindShare: 0.01},
+		{Processes: 4, AtOnce: 2, GoMaxProcs: 1, CPUUsPerRow: 2.1, FindShare: 0.03},
+		{Processes: 4, AtOnce: 4, GoMaxProcs: 1, CPUUsPerRow: 2.5, FindShare: 0.03},
+		{Processes: 4, AtOnce: 2, GoMaxProcs: 1, CPUUsPerRow: 2.3, FindShare: 0.025, Planned: true},
+	}
+	type want struct {
+		met   bool
+		noTgt bool
+	}
+	tests := []struct {
+		what string
+		want want
+	}{
+		{"splits: CPU per row of 4 processes ÷ 1 process's", want{met: true}},
+		{"splits without a plan: 2 processes: split finding % of a process's CPU", want{noTgt: true}},
+		{"splits without a plan: 4 processes: split finding % of a process's CPU", want{noTgt: true}},
+		{"splits with a plan (its CPU counted): CPU per row of 4 processes ÷ 1 process's", want{met: false}},
+		{"splits with a plan (its CPU counted): 4 processes: split finding % of a process's CPU", want{met: false}},
+	}
+	got := map[string]target{}
+	for _, tg := range splitTargets(runs) {
+		got[tg.What] = tg
+	}
+	if len(got) != len(tests) {
+		t.Errorf("splitTargets gave %d lines, want %d: %v", len(got), len(tests), got)
+	}
+	for _, tc := range tests {
+		tg, ok := got[tc.what]
+		switch {
+		case !ok:
+			t.Errorf("%s: missing", tc.what)
+		case (tg.Why != "") != tc.want.noTgt:
+			t.Errorf("%s: no-target reason %q, want one: %v", tc.what, tg.Why, tc.want.noTgt)
+		case !tc.want.noTgt && tg.Met != tc.want.met:
+			t.Errorf("%s: met=%v, want %v", tc.what, tg.Met, tc.want.met)
+		}
+	}
+	var out bytes.Buffer
+	printReport(&out, &report{Targets: splitTargets(runs)})
+	for _, line := range []string{
+		"  MISSED splits with a plan (its CPU counted): 4 processes: split finding % of a process's CPU: 2.50 (≤ 2)",
+		"  –      splits without a plan: 4 processes: split finding % of a process's CPU: 3.00 (no target: " + unplannedFinding + ")",
+	} {
+		if !strings.Contains(out.String(), line+"\n") {
+			t.Errorf("report lacks %q:\n%s", line, out.String())
+		}
+	}
+}

@@ -36,6 +36,10 @@ type target struct {
 	Met   bool    `json:"met"`
 	// AtLeast: the value must reach Limit rather than stay under it.
 	AtLeast bool `json:"at_least,omitempty"`
+	// Why, when set, makes the line a figure printed among the targets
+	// with no target of its own, for the reason it gives; Limit and Met
+	// are then unused.
+	Why string `json:"no_target_because,omitempty"`
 }
 
 // checkTargets reads the goals off the figures: CPU per row within 1.2×
@@ -204,6 +208,10 @@ func printReport(w io.Writer, r *report) {
 			fmt.Fprintln(w, "\nTargets:")
 		}
 		for _, t := range r.Targets {
+			if t.Why != "" {
+				fmt.Fprintf(w, "  %-6s %s: %.2f (no target: %s)\n", "–", t.What, t.Value, t.Why)
+				continue
+			}
 			mark := "met"
 			if !t.Met {
 				mark = "MISSED"
