@@ -3,6 +3,7 @@ package csvparse
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Errors a ParseError can carry; compare with errors.Is.
@@ -58,11 +59,14 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string {
+	// An object store's errors name their URL already (they also come
+	// from listings, outside any InputError): said once is enough.
+	cause := strings.TrimPrefix(e.Err.Error(), e.File+": ")
 	msg := e.File + ": "
 	if e.Truncated {
-		msg += "file is truncated (" + e.Err.Error() + ")"
+		msg += "file is truncated (" + cause + ")"
 	} else {
-		msg += e.Err.Error()
+		msg += cause
 	}
 	switch {
 	case e.SuspectFrom > 0 && e.Truncated:

@@ -398,6 +398,9 @@ func TestS3ReadFailureThenResume(t *testing.T) {
 			if err == nil || first.RowsWritten == 0 || first.RowsWritten >= int64(rows) {
 				t.Fatalf("first run: %v, %d rows written; want a run ended by the read, part way", err, first.RowsWritten)
 			}
+			if n := strings.Count(err.Error(), "s3://in/in.csv"); n != 1 {
+				t.Errorf("the error names the object %d times: %v", n, err)
+			}
 			second, err := runLoad(t, o)
 			if err != nil {
 				t.Fatalf("resumed run: %v", err)
