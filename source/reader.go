@@ -324,14 +324,20 @@ type causeError struct {
 func (e *causeError) Error() string { return e.cause + " (" + e.err.Error() + ")" }
 func (e *causeError) Unwrap() error { return e.err }
 
+// errorCode is the store's code for err (NoSuchBucket, AccessDenied, …),
+// or "" when its answer had none.
+func errorCode(err error) string {
+	var api interface{ ErrorCode() string }
+	if errors.As(err, &api) {
+		return api.ErrorCode()
+	}
+	return ""
+}
+
 // describe puts the cause of err, of kind k, in words: no such bucket,
 // no such object, access denied, …
 func describe(err error, k errKind) error {
-	var api interface{ ErrorCode() string }
-	var code string
-	if errors.As(err, &api) {
-		code = api.ErrorCode()
-	}
+	code := errorCode(err)
 	var status interface{ HTTPStatusCode() int }
 	httpStatus := 0
 	if errors.As(err, &status) {

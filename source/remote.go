@@ -174,6 +174,15 @@ func expandURL(ctx context.Context, bs buckets, item string) ([]Object, error) {
 	if err == nil {
 		return []Object{p.object(obj)}, nil
 	}
+	if p.bucket.kind(err) == errDenied {
+		// A HEAD's 403 has no body to tell rejected credentials from a
+		// denied object (the SDK calls it "Forbidden"); a listing's has.
+		if _, lerr := p.bucket.list(ctx, key, false); lerr != nil {
+			if c := errorCode(lerr); c != "" && c != "AccessDenied" && c != "Forbidden" {
+				return nil, p.fail(lerr)
+			}
+		}
+	}
 	if p.bucket.kind(err) != errNotFound {
 		return nil, p.fail(err)
 	}

@@ -32,7 +32,7 @@ type fakeS3 struct {
 	lists  int                 // ListObjects requests
 	gets   map[string][]string // path → the Range header of each GET
 	drops  map[string][]int64  // path → for each of the next GETs, the bytes to send before dropping
-	denied map[string]bool     // bucket → every request gets 403 AccessDenied
+	denied map[string]string   // bucket → every request gets 403 with this code (a HEAD: no body)
 	busy   int                 // the next this many GETs of an object get 503 SlowDown
 	// whole: the next this many GETs of an object from an offset past
 	// its start are answered 200 with the whole object, Range ignored,
@@ -48,19 +48,19 @@ type fakeS3 struct {
 
 func newFakeS3(t *testing.T) *fakeS3 {
 	t.Helper()
-	f := &fakeS3{t: t, backend: s3mem.New(), gets: map[string][]string{}, drops: map[string][]int64{}, denied: map[string]bool{}}
+	f := &fakeS3{t: t, backend: s3mem.New(), gets: map[string][]string{}, drops: map[string][]int64{}, denied: map[string]string{}}
 	faker := gofakes3.New(f.backend, gofakes3.WithLogger(gofakes3.DiscardLog()))
 	h := faker.Server()
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bucket, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		f.mu.Lock()
 		f.all++
-		if f.denied[bucket] {
+		if code := f.denied[bucket]; code != "" {
 			f.mu.Unlock()
 			w.Header().Set("Content-Type", "application/xml")
 			w.WriteHeader(http.StatusForbidden)
 			if r.Method != http.MethodHead {
-				io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>1</RequestId></Error>`)
+				fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code><Message>Access Denied</Message><RequestId>1</RequestId></Error>`, code)
 			}
 			return
 		}
@@ -588,7 +588,8 @@ func TestS3Errors(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.mu.Lock()
-	f.denied["locked"] = true
+	f.denied["locked"] = "AccessDenied"
+	f.denied["badkey"] = "InvalidAccessKeyId"
 	f.mu.Unlock()
 
 	for _, tc := range []struct {
@@ -601,6 +602,8 @@ func TestS3Errors(t *testing.T) {
 		{"s3://nobucket/", "no such bucket"},
 		{"s3://locked/a.csv", "access denied"},
 		{"s3://locked/*.csv", "access denied"},
+		{"s3://badkey/a.csv", "credentials rejected"},
+		{"s3://badkey/*.csv", "credentials rejected"},
 		{"s3://bkt/[.csv", "syntax error in pattern"},
 		{"s3:///a.csv", "no bucket name"},
 		{"s3://bkt/a.csv?nosuchparam=1", "unknown query parameter"},
@@ -647,14 +650,14 @@ func TestS3Errors(t *testing.T) {
 	}
 	// Denied after the listing.
 	f.mu.Lock()
-	f.denied["locked"] = false
+	f.denied["locked"] = ""
 	f.mu.Unlock()
 	objs, err = ExpandObjects(ctx, []string{"s3://locked/a.csv"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.mu.Lock()
-	f.denied["locked"] = true
+	f.denied["locked"] = "AccessDenied"
 	f.mu.Unlock()
 	if _, err := objs[0].Open(); err == nil || !strings.Contains(err.Error(), "s3://locked/a.csv: access denied") {
 		t.Fatalf("Open denied: %v", err)
