@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -790,5 +791,51 @@ func TestS3MetadataRetries(t *testing.T) {
 		if err != nil || len(objs) != 1 {
 			t.Errorf("%s after 4 answers 503: %d objects, %v", item, len(objs), err)
 		}
+	}
+}
+
+// TestS3NoSDKWarnings: reading an object prints nothing on standard
+// error. The SDK warned there of every GET answered with the whole
+// object that had no checksum to validate, which cqlload does not need:
+// it checks sizes and ETags itself.
+func TestS3NoSDKWarnings(t *testing.T) {
+	f := newFakeS3(t)
+	f.bucket("bkt")
+	data := payload(2, 100<<10)
+	f.put("bkt", "a.csv", data)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	done := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- b
+	}()
+	func() {
+		defer func() { os.Stderr = stderr; w.Close() }()
+		objs, err := ExpandObjects(context.Background(), []string{"s3://bkt/a.csv"}, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		// A store may answer a ranged GET with the whole object (200).
+		f.mu.Lock()
+		f.whole = 1
+		f.mu.Unlock()
+		rc, err := objs[0].OpenRange(1000, 5000)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer rc.Close()
+		if got, err := io.ReadAll(rc); err != nil || !bytes.Equal(got, data[1000:6000]) {
+			t.Errorf("read %d bytes, %v; want 5000", len(got), err)
+		}
+	}()
+	if out := <-done; len(out) > 0 {
+		t.Errorf("standard error got %q", out)
 	}
 }
