@@ -21,6 +21,16 @@ func wideRows(n int) []byte {
 	return []byte(b.String())
 }
 
+// kbRows builds n rows of about 1 KB without quotes: a short key, a
+// number and 1,000 letters, the benchmark's 1 KB dataset.
+func kbRows(n int) []byte {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "k%011d,%d,%s\n", i, i, strings.Repeat(string(rune('a'+i%26)), 1000))
+	}
+	return []byte(b.String())
+}
+
 // benchRows builds n narrow rows of about 100 bytes and 6 fields, the
 // loader's target shape; quoted makes most text fields quoted, with
 // doubled quotes and escapes now and then.
@@ -43,10 +53,13 @@ func BenchmarkSplit(b *testing.B) {
 		name   string
 		quoted bool
 		gzip   bool
-	}{{"plain", false, false}, {"quoted", true, false}, {"wide", false, false}, {"gzip", false, true}} {
+	}{{"plain", false, false}, {"quoted", true, false}, {"wide", false, false}, {"kb", false, false}, {"gzip", false, true}} {
 		data := benchRows(100000, tc.quoted)
-		if tc.name == "wide" {
+		switch tc.name {
+		case "wide":
 			data = wideRows(10000)
+		case "kb":
+			data = kbRows(10000)
 		}
 		input := data
 		if tc.gzip {
@@ -65,7 +78,7 @@ func BenchmarkSplit(b *testing.B) {
 			b.ReportAllocs()
 			rows := 0
 			for b.Loop() {
-				s := NewSplitter([]Source{memSource("bench.csv", input, false)}, DefaultDialect(), DefaultChunkRecords, 0)
+				s := NewSplitter([]Source{memSource("bench.csv", input, false)}, DefaultDialect(), DefaultChunkRecords, 256<<10)
 				for {
 					c, err := s.Next()
 					if err == io.EOF {
@@ -75,6 +88,7 @@ func BenchmarkSplit(b *testing.B) {
 						b.Fatal(err)
 					}
 					rows += c.Records
+					c.Release() // as the loader does: blocks are reused
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows), "ns/row")
@@ -90,6 +104,7 @@ func BenchmarkReader(b *testing.B) {
 		{"plain", benchRows(DefaultChunkRecords, false)},
 		{"quoted", benchRows(DefaultChunkRecords, true)},
 		{"wide", wideRows(1000)},
+		{"kb", kbRows(1000)},
 	} {
 		data := tc.data
 		b.Run(tc.name, func(b *testing.B) {
