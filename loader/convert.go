@@ -161,9 +161,8 @@ type planField struct {
 	// Never set for key columns, whose converters check a size limit.
 	verbatim    func([]byte) bool
 	verbatimIdx int // its place among the row's inPlace values
-	// emptyNull: an empty field, quoted or not, is a null, as cqlsh
-	// has it for every type but text, varchar and ascii, where it is
-	// the empty string.
+	// emptyNull: an empty field is a null whatever NULL is; for text,
+	// varchar and ascii it is the empty string unless NULL is empty.
 	emptyNull bool
 	// tuple > 0: a top-level tuple column, bound element by element at
 	// bind, bind+1, … (gocql flattens tuple bind markers; see
@@ -434,7 +433,9 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			if pf.bind < 0 {
 				continue
 			}
-			if len(f) == 0 && pf.emptyNull || !rec.Quoted[i] && bytes.Equal(f, nullMarker) {
+			// A field equal to NULL is null quoted or not, as in cqlsh,
+			// whose CSV reader drops the quotes before it compares.
+			if len(f) == 0 && pf.emptyNull || bytes.Equal(f, nullMarker) {
 				if pf.key {
 					bad, badField = fmt.Sprintf("column %s: null value for a primary key column", pf.col.Name), i
 					break

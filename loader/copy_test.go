@@ -147,6 +147,11 @@ func TestSetOption(t *testing.T) {
 		{"delimiter", "ab", "single ASCII character"},
 		{"preparedstatements", "false", "not supported"},
 		{"header", "maybe", "want true or false"},
+		// cqlsh reads every word but true as false: HEADER = 'yes'
+		// would load the header line as data there.
+		{"header", "yes", "cqlsh reads any word but true as false"},
+		{"header", "1", "want true or false"},
+		{"preparedstatements", "on", "want true or false"},
 		{"boolstyle", "yes", "two words"},
 		{"boolstyle", "yes,no,maybe", "two words"}, // as cqlsh's check_options
 		{"requesttimeout", "soon", "want an integer"},

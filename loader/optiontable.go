@@ -302,7 +302,7 @@ func intOpt(field func(*Options) *int) accessor {
 
 func boolOpt(field func(*Options) *bool) accessor {
 	return accessor{func(o *Options, v string) error {
-		b, err := parseBool(v)
+		b, err := optionBool(v)
 		if err == nil {
 			*field(o) = b
 		}
@@ -374,6 +374,22 @@ func charOpt(field func(*Options) *byte, emptyOff bool) accessor {
 	}}
 }
 
+// optionBool reads a boolean option's value. cqlsh takes "true" in any
+// case as true and every other word as false, so HEADER = 'yes' loads
+// the first line as data there; any word but true and false is refused
+// here rather than read either way.
+func optionBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("want true or false, got %q (cqlsh reads any word but true as false)", v)
+}
+
+// parseBool reads a boolean of cqlshrc's own sections, which cqlsh reads
+// with Python's ConfigParser.getboolean: yes, on and 1 are true there.
 func parseBool(v string) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "true", "yes", "on", "1":
@@ -427,10 +443,11 @@ func optionTable() []Option {
 			Example: "cqlload --table ks.t --skip-rows 1 --max-rows 1000 data.csv"},
 			intOpt(func(o *Options) *int { return &o.Dialect.MaxRows })),
 		with(Option{Name: "SKIPROWS", Flag: "skip-rows", Value: "int", Section: SectionInput, Cqlsh: true,
-			Help: "records skipped at the start of each file", Differs: "counted **per file**"},
+			Help: "records skipped at the start of each file", Differs: "counted **per file**; a negative count is an error (cqlsh skips none)"},
 			intOpt(func(o *Options) *int { return &o.Dialect.SkipRows })),
 		with(Option{Name: "SKIPCOLS", Flag: "skip-cols", Value: "list", Section: SectionInput, Cqlsh: true,
-			Help: "comma-separated columns of the file not to load", Documented: "none"},
+			Help: "comma-separated columns of the file not to load", Documented: "none",
+			Differs: "a skipped column of the column list need not be one of the table's (cqlsh refuses the statement): the way to name a file's extra column"},
 			accessor{func(o *Options, v string) error { o.SkipCols = splitList(v); return nil },
 				func(o *Options) string { return strings.Join(o.SkipCols, ",") }}),
 		{Name: "CONFIGFILE", Flag: "config-file", Value: "path", Section: SectionInput, Cqlsh: true,
@@ -478,7 +495,7 @@ func optionTable() []Option {
 		// CSV dialect.
 		with(Option{Name: "HEADER", Flag: "header", Value: "true|false", Section: SectionDialect, Cqlsh: true,
 			Help:    "the first line of each file holds column names",
-			Differs: "with no column list, fields map to columns **by header name** (cqlsh maps by position)",
+			Differs: "with no column list, fields map to columns **by header name** (cqlsh maps by position); a word but true or false is an error (cqlsh reads it as false)",
 			Example: "cqlload --table ks.t --header true --delimiter '\\t' data.tsv"},
 			boolOpt(func(o *Options) *bool { return &o.Dialect.Header })),
 		with(Option{Name: "DELIMITER", Flag: "delimiter", Value: "char", Section: SectionDialect, Cqlsh: true,
@@ -515,9 +532,9 @@ func optionTable() []Option {
 		// Values.
 		with(Option{Name: "NULL", Flag: "null", Value: "text", Section: SectionValues, Cqlsh: true,
 			aliases:    []string{"nullval"},
-			Help:       "the text of a null value (unquoted)",
+			Help:       "the text of a null value, quoted or not",
 			Documented: "empty",
-			Differs:    "an empty field, quoted or not, is null in every column but text, varchar and ascii, as in cqlsh; with another marker an empty boolean or blob is null too (cqlsh: false, an empty blob)",
+			Differs:    "a field equal to it is null, quoted or not, as in cqlsh; with another marker an empty field is null in every column but text, varchar and ascii (cqlsh: false for boolean, an empty blob, an error for numbers)",
 			Example:    "cqlload --table ks.t --null NULL --datetime-format '%d/%m/%Y %H:%M' data.csv"},
 			accessor{func(o *Options, v string) error { o.Null, o.Formats.NullMarker = v, v; return nil },
 				func(o *Options) string { return o.Null }}),
@@ -563,7 +580,8 @@ func optionTable() []Option {
 			Help: "decimal separator"},
 			textOpt(func(o *Options) *string { return &o.Formats.DecimalSep })),
 		with(Option{Name: "THOUSANDSSEP", Flag: "thousands-sep", Value: "text", Section: SectionValues, Cqlsh: true,
-			Help: "thousands separator", Documented: "none"},
+			Help: "thousands separator", Documented: "none",
+			Differs: "dropped only between digits (cqlsh drops it anywhere: `.1` is 1 and `1..2` is 12 there, errors here)"},
 			textOpt(func(o *Options) *string { return &o.Formats.ThousandsSep })),
 		with(Option{Name: "BOOLSTYLE", Flag: "bool-style", Value: "text", Section: SectionValues, Cqlsh: true,
 			Help: "true and false words, comma separated", Differs: "any other value is an error (cqlsh stores false)"},
@@ -628,7 +646,7 @@ func optionTable() []Option {
 			Help: "bind prepared statements", Documented: "true",
 			Differs: "`false` is refused: cqlload always binds prepared statements",
 			set: func(_ *Options, v string) error {
-				prepared, err := parseBool(v)
+				prepared, err := optionBool(v)
 				if err == nil && !prepared {
 					// cqlsh's unprepared mode exists for its own
 					// performance problems; every value here is bound.

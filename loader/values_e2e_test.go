@@ -146,18 +146,19 @@ func readValue(sess *gocql.Session, col string, k int) (string, error) {
 	return raws[0].render(), nil
 }
 
-// TestQuotedEmptyIsNull: with the default NULL (empty), a quoted empty
-// field is null in every column but text, varchar and ascii, where it is
-// the empty string, as in cqlsh. In a primary key column it is an error.
+// TestQuotedEmptyIsNull: with the default NULL (empty), an empty field,
+// quoted or not, is null in every column, text, varchar and ascii
+// included, as in cqlsh (its CSV reader drops the quotes before the
+// field is compared with NULL). In a primary key column it is an error.
 func TestQuotedEmptyIsNull(t *testing.T) {
 	var cases []valueCase
 	for _, col := range valuesNonText {
 		cases = append(cases, valueCase{col: col, field: `""`, want: nullOf(col)})
 	}
 	cases = append(cases,
-		valueCase{col: "tx", field: `""`, want: ""},
-		valueCase{col: "vc", field: `""`, want: ""},
-		valueCase{col: "a", field: `""`, want: ""},
+		valueCase{col: "tx", field: `""`, want: "null"},
+		valueCase{col: "vc", field: `""`, want: "null"},
+		valueCase{col: "a", field: `""`, want: "null"},
 		valueCase{col: "tx", field: ``, want: "null"},
 		valueCase{col: "i", field: `"7"`, want: "7"},
 		valueCase{col: "k", field: `""`, reject: "column k: null value for a primary key column"},
@@ -165,10 +166,11 @@ func TestQuotedEmptyIsNull(t *testing.T) {
 	loadValueCases(t, "", cases)
 }
 
-// TestEmptyWithNullMarker: with NULL = 'NULL', an unquoted empty field
-// is null in every column but text, varchar and ascii, quoted or not.
-// cqlsh stores null too, except for boolean (false) and blob (an empty
-// blob), where cqlload stores null as well.
+// TestEmptyWithNullMarker: with NULL = 'NULL', an empty field, quoted
+// or not, is null in every column but text, varchar and ascii, where it
+// is the empty string; the marker is null quoted or not, as in cqlsh.
+// cqlsh stores null for an empty field too, except for boolean (false)
+// and blob (an empty blob), where cqlload stores null as well.
 func TestEmptyWithNullMarker(t *testing.T) {
 	var cases []valueCase
 	for _, col := range valuesNonText {
@@ -176,6 +178,7 @@ func TestEmptyWithNullMarker(t *testing.T) {
 			valueCase{col: col, field: ``, want: nullOf(col)},
 			valueCase{col: col, field: `""`, want: nullOf(col)},
 			valueCase{col: col, field: `NULL`, want: nullOf(col)},
+			valueCase{col: col, field: `"NULL"`, want: nullOf(col)},
 		)
 	}
 	for _, col := range []string{"tx", "vc", "a"} {
@@ -183,7 +186,8 @@ func TestEmptyWithNullMarker(t *testing.T) {
 			valueCase{col: col, field: ``, want: ""},
 			valueCase{col: col, field: `""`, want: ""},
 			valueCase{col: col, field: `NULL`, want: "null"},
-			valueCase{col: col, field: `"NULL"`, want: "NULL"},
+			valueCase{col: col, field: `"NULL"`, want: "null"},
+			valueCase{col: col, field: `"NULL "`, want: "NULL "},
 		)
 	}
 	cases = append(cases,

@@ -43,7 +43,8 @@
 //   - inet: IPv4 or IPv6.
 //   - ascii (7-bit only), text, varchar (valid UTF-8 only).
 //   - list, set, map, tuple, user-defined type, vector: CQL literal syntax
-//     ([…], {…}, {k: v}, (…), {field: v}) nested to any depth, with
+//     ([…], {…}, {k: v}, (…), {field: v}) nested to any depth, any of the
+//     three brackets enclosing any of them as in cqlsh, with
 //     single-quoted strings (a doubled single quote for a quote) or JSON-style double-quoted
 //     strings, blanks around elements. UDT fields may come in any order;
 //     missing fields are null; unknown fields are an error. Inside tuples and
@@ -98,14 +99,27 @@
 //     days since the epoch, which do not read back as such. time accepts
 //     integer nanoseconds as CQL does.
 //   - timestamp years of one to three digits (999-12-31 23:59:59.999+0000,
-//     as cqlsh COPY TO writes years before 1000) load.
+//     as cqlsh COPY TO writes years before 1000) load in cqlsh's default
+//     DATETIMEFORMAT and as CQL literals. Under a format the user gives,
+//     %Y takes four digits, as strptime's: 02/01/24 under %d/%m/%Y is an
+//     error, not the year 24.
 //   - duration: loads. cqlsh COPY FROM with prepared statements cannot
 //     serialize durations at all.
 //   - collections: a bare null inside a list, set or map is an error (the
-//     server rejects nulls there). Strings may be double-quoted JSON-style
+//     server rejects nulls there; cqlsh stores the word null in a text
+//     element). Strings may be double-quoted JSON-style
 //     with JSON escapes, which cqlsh does not read. A map key whose type
 //     contains colons (time, timestamp, inet) may be written bare if ": "
 //     separates it from the value; cqlsh cannot split such keys.
+//   - tuples and UDTs: null, an empty component and the NULL marker are
+//     null, and a quoted empty string is the empty string; cqlsh stores
+//     the word null in a text component (and rejects it in others) and
+//     null for an empty string in a UDT field. Extra tuple components are
+//     an error (cqlsh drops them). UDT
+//     field names are CQL identifiers (ZIP is zip, "Zip" is Zip); cqlsh
+//     compares them as written and silently stores null for a field it
+//     does not match, ignores unknown fields and keeps the last of a
+//     repeated one, where cqlload names the field in an error.
 //   - inet: an IPv4 address must be four decimal numbers without leading
 //     zeros. cqlsh reads IPv4 with inet_aton, which silently takes
 //     010.0.0.1 as octal (8.0.0.1), 0x7f.1 as hex and 1.2.3 as 1.2.0.3.

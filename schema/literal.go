@@ -409,6 +409,12 @@ func closer(open byte) byte {
 	return 0
 }
 
+// anyBracket opens a list, set, map, tuple or user-defined type value,
+// as in cqlsh, whose split() takes any of the three for any of them
+// (closed by its pair): its COPY TO writes a set of tuples as {(1, 2)},
+// and files written for it use [ ] for sets or ( ) for lists.
+const anyBracket = "[{("
+
 // elements reads "open elem, elem, ... close", calling each for every
 // element, and returns how many there were.
 func (p *litParser) elements(opens string, each func(i int) error) (int, error) {
@@ -488,7 +494,7 @@ func (b *builder) listEncoder(t *Type, depth int) (encodeFunc, error) {
 	return func(p *litParser, dst []byte) ([]byte, error) {
 		at := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
-		n, err := p.elements("[{", func(i int) (err error) {
+		n, err := p.elements(anyBracket, func(i int) (err error) {
 			dst, err = elem.appendTo(p, dst, "element", i)
 			return err
 		})
@@ -512,7 +518,7 @@ func (b *builder) mapEncoder(t *Type, depth int) (encodeFunc, error) {
 	return func(p *litParser, dst []byte) ([]byte, error) {
 		at := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
-		n, err := p.elements("{", func(i int) (err error) {
+		n, err := p.elements(anyBracket, func(i int) (err error) {
 			if dst, err = key.appendTo(p, dst, "key", i); err != nil {
 				return err
 			}
@@ -574,7 +580,7 @@ func (b *builder) tupleEncoder(t *Type, depth int) (encodeFunc, error) {
 	}
 	return func(p *litParser, dst []byte) ([]byte, error) {
 		at := len(dst)
-		n, err := p.elements("([", func(i int) error {
+		n, err := p.elements(anyBracket, func(i int) error {
 			if i >= len(elems) {
 				return fmt.Errorf("more than the %d components of %s", len(elems), t)
 			}
@@ -626,7 +632,7 @@ func (b *builder) udtEncoder(t *Type, depth int) (encodeFunc, error) {
 		for i := range spans {
 			spans[i] = [2]int{-1, -1}
 		}
-		_, err := p.elements("{", func(int) error {
+		_, err := p.elements(anyBracket, func(int) error {
 			name, err := p.fieldName()
 			if err != nil {
 				return err

@@ -11,7 +11,12 @@ func TestCollectionValues(t *testing.T) {
 		{"list<int>", "[]", "[]"},
 		{"list<int>", "[1, 2, 3]", "[1 2 3]"},
 		{"list<int>", " [ 1 ,2,  3 ] ", "[1 2 3]"},
-		{"list<int>", "{1, 2}", "[1 2]"}, // cqlsh takes either bracket
+		// cqlsh's split() takes any bracket for any collection.
+		{"list<int>", "{1, 2}", "[1 2]"},
+		{"list<int>", "(1, 2)", "[1 2]"},
+		{"set<int>", "(3, 1)", "[3 1]"},
+		{"map<text, int>", "['a': 1]", "map[a:1]"},
+		{"map<text, int>", "('a': 1, 'b': 2)", "map[a:1 b:2]"},
 		{"list<int>", "[-1, '2']", "[-1 2]"},
 		{"list<text>", "['a', 'b c', 'it''s']", "[a b c it's]"},
 		{"list<text>", `["a", "say \"hi\"", "tab\there", "\u00e9\ud83d\ude00"]`, "[a say \"hi\" tab\there é😀]"},
@@ -43,6 +48,7 @@ func TestCollectionValues(t *testing.T) {
 		{"list<frozen<set<text>>>", "[{'a'}, {'b', 'c'}]", "[[a] [b c]]"},
 		{"list<frozen<list<frozen<list<int>>>>>", "[[[1], [2, 3]], []]", "[[[1] [2 3]] []]"},
 		{"tuple<int, text>", "(1, 'a')", "[1 a]"},
+		{"tuple<int, text>", "{1, 'a'}", "[1 a]"}, // cqlsh takes any bracket
 		{"tuple<int, text>", "(1, null)", "[1 <nil>]"},
 		{"tuple<int, text>", "(, 'a')", "[<nil> a]"},
 		{"tuple<int, text>", "(1)", "[1 <nil>]"},
@@ -63,8 +69,9 @@ func TestCollectionValues(t *testing.T) {
 
 func TestCollectionErrors(t *testing.T) {
 	runErrCases(t, DefaultFormats(), []errCase{
-		{"list<int>", "", `invalid list<int> "": at offset 0: expected '[' or '{', found the end`},
-		{"list<int>", "1, 2", `invalid list<int> "1, 2": at offset 0: expected '[' or '{', found '1'`},
+		{"list<int>", "", `invalid list<int> "": at offset 0: expected '[' or '{' or '(', found the end`},
+		{"list<int>", "1, 2", `invalid list<int> "1, 2": at offset 0: expected '[' or '{' or '(', found '1'`},
+		{"list<int>", "[1, 2}", `invalid list<int> "[1, 2}": at offset 5: expected ',' or ']', found '}'`},
 		{"list<int>", "[1, 2", `invalid list<int> "[1, 2": at offset 5: expected ',' or ']', found the end`},
 		{"list<int>", "[1, x]", `invalid list<int> "[1, x]": element 2: invalid int "x": not a number`},
 		{"list<int>", "[1, 3000000000]", `invalid list<int> "[1, 3000000000]": element 2: invalid int "3000000000": out of range [-2147483648, 2147483647]`},
@@ -83,7 +90,6 @@ func TestCollectionErrors(t *testing.T) {
 		{"map<text, int>", "{'a' 1}", `invalid map<text, int> "{'a' 1}": entry 1: at offset 5: expected ':', found '1'`},
 		{"map<text, int>", "{'a': null}", `invalid map<text, int> "{'a': null}": value 1: null is not allowed inside a list, set or map`},
 		{"map<text, int>", "{null: 1}", `invalid map<text, int> "{null: 1}": key 1: null is not allowed inside a list, set or map`},
-		{"map<text, int>", "['a': 1]", `invalid map<text, int> "['a': 1]": at offset 0: expected '{', found '['`},
 		{"tuple<int, int>", "(1, 2, 3)", `invalid tuple<int, int> "(1, 2, 3)": more than the 2 components of tuple<int, int>`},
 		{"vector<float, 3>", "[1, 2]", `invalid vector<float, 3> "[1, 2]": 2 elements, vector<float, 3> needs 3`},
 		{"vector<float, 2>", "[1, 2, 3]", `invalid vector<float, 2> "[1, 2, 3]": more than 2 elements`},
@@ -98,6 +104,7 @@ func TestUDTValues(t *testing.T) {
 		{"frozen<address>", "{street: 'Main', no: 3, tags: {'a'}}", "map[no:3 street:Main tags:[a]]"},
 		{"frozen<address>", "{no: 3, street: 'Main'}", "map[no:3 street:Main tags:<nil>]"},
 		{"frozen<address>", "{street: 'Main'}", "map[no:<nil> street:Main tags:<nil>]"},
+		{"frozen<address>", "[street: 'Main']", "map[no:<nil> street:Main tags:<nil>]"}, // cqlsh takes any bracket
 		{"frozen<address>", "{}", "map[no:<nil> street:<nil> tags:<nil>]"},
 		{"frozen<address>", "{street: null, no: }", "map[no:<nil> street:<nil> tags:<nil>]"},
 		{"frozen<address>", "{street: '', no: 1}", "map[no:1 street: tags:<nil>]"},
@@ -114,7 +121,7 @@ func TestUDTValues(t *testing.T) {
 		{"frozen<address>", "{no 1}", `invalid frozen<address> "{no 1}": user-defined type address has no field "no 1"`},
 		{"frozen<address>", "{'no' 1}", `invalid frozen<address> "{'no' 1}": field no: at offset 6: expected ':', found '1'`},
 		{"frozen<address>", "{: 1}", `invalid frozen<address> "{: 1}": at offset 1: expected a field name, found ':'`},
-		{"frozen<address>", "(1, 2)", `invalid frozen<address> "(1, 2)": at offset 0: expected '{', found '('`},
+		{"frozen<address>", "(1, 2)", `invalid frozen<address> "(1, 2)": user-defined type address has no field "1"`},
 	})
 }
 

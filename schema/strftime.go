@@ -27,8 +27,16 @@ func (l strftimeLayout) takesDot() bool {
 type strftimeItem struct {
 	verb byte   // 0 for a literal
 	lit  string // the literal text, lower-cased
+	// shortYear: %Y also takes years of one to three digits.
+	shortYear bool
 }
 
+// compileStrftime compiles format. Its %Y takes four digits, as
+// strptime's does, except in cqlsh's default format, where it also takes
+// one to three: cqlsh COPY TO writes years before 1000 unpadded
+// (999-12-31, 1-01-01) in that format. Under a format the user gave, a
+// two-digit year where %Y stands is a mistake (02/01/24 under
+// %d/%m/%Y), not the year 24.
 func compileStrftime(format string) (strftimeLayout, error) {
 	if format == "" {
 		return nil, errors.New("empty format")
@@ -64,7 +72,7 @@ func compileStrftime(format string) (strftimeLayout, error) {
 			lit.WriteByte('%')
 		case 'Y', 'y', 'm', 'd', 'H', 'I', 'M', 'S', 'f', 'z', 'Z', 'p', 'b', 'B', 'h', 'a', 'A', 'j':
 			flush()
-			l = append(l, strftimeItem{verb: v})
+			l = append(l, strftimeItem{verb: v, shortYear: v == 'Y' && format == DefaultDateTimeFormat})
 		default:
 			return nil, fmt.Errorf("unsupported directive %%%c (supported: %%Y %%y %%m %%d %%H %%I %%M %%S %%f %%z %%Z %%p %%b %%B %%a %%A %%j %%%%)", v)
 		}
@@ -110,9 +118,11 @@ func (l strftimeLayout) parse(s []byte) (c civil, ok bool) {
 			}
 			i = j
 		case 'Y':
-			// One to four digits: cqlsh COPY TO writes years before
-			// 1000 unpadded (999-12-31, 1-01-01).
-			v, n := digits(s[i:], 1, 4)
+			least := 4
+			if it.shortYear {
+				least = 1
+			}
+			v, n := digits(s[i:], least, 4)
 			if n == 0 {
 				return c, false
 			}

@@ -91,6 +91,23 @@ func TestTimestampFormatsAndZones(t *testing.T) {
 		{"timestamp", "2020.060 010203.5-0100", "2020-02-29T02:02:03.500Z"},
 		{"timestamp", "1970.001 000000.0+0000", "1970-01-01T00:00:00.000Z"},
 	})
+	// A user's %Y takes four digits, as strptime's: a two-digit year is
+	// a mistake, not the first century. cqlsh's default format still
+	// takes the unpadded years its COPY TO writes before 1000.
+	dmy := DefaultFormats()
+	dmy.DateTimeFormat = "%d/%m/%Y %H:%M"
+	const notTimestamp = `matches neither DATETIMEFORMAT "%d/%m/%Y %H:%M", nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][[ ]Z|±hh[:mm]| UTC]), nor integer milliseconds`
+	runConvCases(t, dmy, []convCase{
+		{"timestamp", "02/01/2024 03:04", "2024-01-02T03:04:00.000Z"},
+		{"timestamp", "02/01/0999 03:04", "0999-01-02T03:04:00.000Z"},
+	})
+	runErrCases(t, dmy, []errCase{
+		{"timestamp", "02/01/24 03:04", `invalid timestamp "02/01/24 03:04": ` + notTimestamp},
+		{"timestamp", "02/01/999 03:04", `invalid timestamp "02/01/999 03:04": ` + notTimestamp},
+	})
+	runConvCases(t, DefaultFormats(), []convCase{
+		{"timestamp", "999-12-31 23:59:59+0000", "0999-12-31T23:59:59.000Z"},
+	})
 	short := DefaultFormats()
 	short.DateTimeFormat = "%y%m%d"
 	runConvCases(t, short, []convCase{

@@ -226,7 +226,7 @@ func (s *Source) convert(c *csvparse.Chunk) ([]*Row, error) {
 		r := &Row{Values: make([]any, s.nbind)}
 		for i, f := range rec.Fields {
 			pf := s.fields[i]
-			if !rec.Quoted[i] && string(f) == s.opts.Null {
+			if string(f) == s.opts.Null {
 				r.Values[pf.bind] = (*value)(nil)
 				continue
 			}
