@@ -367,16 +367,7 @@ func (l *Loader) silence() time.Duration {
 // silence has lasted a window (writeRows), whichever comes first; both
 // judge by atWindowEnd.
 func (l *Loader) clusterSilent(idle time.Duration) {
-	why := "no request was answered"
-	if e := l.tracker.lastErr.Load(); e != nil {
-		why = "last error: " + *e
-	}
-	what := "no node answered"
-	if time.Duration(time.Now().UnixNano()-l.tracker.lastErrAnswer.Load()) < idle {
-		// Answered, but only with errors: Unavailable for a consistency
-		// level the nodes that are up cannot reach, say.
-		what = "no write succeeded (the nodes answered only with errors)"
-	}
+	what, why := l.tracker.silence(idle, time.Now())
 	l.abort(fmt.Sprintf("%s for %s (--retry-window %s): %s", what, idle.Round(time.Second), l.opts.RetryWindow, why), true)
 	l.stop()
 	l.cancelSends()

@@ -68,8 +68,10 @@ type tracker struct {
 	firstWarning atomic.Pointer[string]
 	lastErr      atomic.Pointer[string] // the last failed request's error
 	// lastErrAnswer: unix nanoseconds of the last error a node answered
-	// with (Unavailable, Overloaded…), not a timeout or a lost connection.
+	// with (Unavailable, Overloaded…), not a timeout or a lost
+	// connection; lastAnswer is that error.
 	lastErrAnswer atomic.Int64
+	lastAnswer    atomic.Pointer[string]
 }
 
 // failed notes a failed request; answered: a node answered with err.
@@ -78,8 +80,34 @@ func (t *tracker) failed(err error, answered bool) {
 	s := err.Error()
 	t.lastErr.Store(&s)
 	if answered {
+		t.lastAnswer.Store(&s)
 		t.lastErrAnswer.Store(time.Now().UnixNano())
 	}
+}
+
+// silence says, for a run about to stop because no write succeeded for
+// idle, what the cluster did and its last words: whether any node
+// answered (with errors only) in that time, and the last error a node
+// answered with, then the last error of any kind if it differs (the
+// driver's own, such as no connection left to try, says nothing of what
+// the nodes answered).
+func (t *tracker) silence(idle time.Duration, now time.Time) (what, why string) {
+	what, why = "no node answered", "no request was answered"
+	last := t.lastErr.Load()
+	if last != nil {
+		why = "last error: " + *last
+	}
+	answer := t.lastAnswer.Load()
+	if answer == nil || now.Sub(time.Unix(0, t.lastErrAnswer.Load())) >= idle {
+		return what, why
+	}
+	// Answered, but only with errors: Unavailable for a consistency
+	// level the nodes that are up cannot reach, say.
+	what, why = "no write succeeded (the nodes answered only with errors)", "last answer: "+*answer
+	if last != nil && *last != *answer {
+		why += "; last error: " + *last
+	}
+	return what, why
 }
 
 func newTracker(paced bool) *tracker {
