@@ -53,10 +53,17 @@ type checkpointFile struct {
 	// TimestampBase is the first run's start in microseconds, which write
 	// timestamps count from (Loader.tsBase); resumed runs keep it. 0 in
 	// checkpoints older than it.
-	TimestampBase int64          `json:"timestamp_base,omitempty"`
-	ErrFiles      []errFileState `json:"error_files"`
-	LogBytes      int64          `json:"error_log_bytes"`
-	Saved         time.Time      `json:"saved"`
+	TimestampBase int64 `json:"timestamp_base,omitempty"`
+	// SentBelow: no row of a chunk numbered SentBelow or more had been
+	// sent (the ledger records it before sending past it, see
+	// ledger.sendingInsert). A resumed run reports a row of an unsettled
+	// chunk below it that the cluster refuses as unknown, not as an
+	// insert error: the stopped run may have written it. Absent (nil) in
+	// checkpoints older than it, which so may hold any chunk.
+	SentBelow *int64         `json:"sent_below,omitempty"`
+	ErrFiles  []errFileState `json:"error_files"`
+	LogBytes  int64          `json:"error_log_bytes"`
+	Saved     time.Time      `json:"saved"`
 }
 
 const checkpointVersion = 2
@@ -237,9 +244,11 @@ func decideResume(path string, ids []inputID, opts map[string]string) (resumeAct
 	}
 	diff += options
 	switch {
-	case !f.Complete && f.empty():
+	case !f.Complete && f.empty() && (diff != "" || f.sentNothing()):
 		// A run that stopped before anything settled (the cluster was
 		// down that night): nothing to resume, whatever its input was.
+		// (With the same input, rows it sent may be in the table: they
+		// are resumed, so that a refusal of one is not called failed.)
 		return startFresh, nil, nil
 	case f.Complete && !sameFiles(f.Inputs, ids):
 		// The nightly case: yesterday's run finished, today's input is new.
@@ -276,6 +285,9 @@ func (f *checkpointFile) empty() bool {
 	}
 	return len(f.Settled) == 0 && len(f.InDoubt) == 0 && f.LogBytes == 0
 }
+
+// sentNothing says the checkpoint records that no row was sent.
+func (f *checkpointFile) sentNothing() bool { return f.SentBelow != nil && *f.SentBelow == 0 }
 
 // describeDiff names what differs between a checkpoint and this run; ""
 // when nothing does.

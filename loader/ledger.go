@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -54,6 +55,15 @@ type ledger struct {
 	inDoubt map[int64]*chunkRecord
 	// priorDoubt: an earlier run's in-doubt chunks, by sequence number.
 	priorDoubt map[int64]priorDoubt
+	// priorSentBelow: on a resumed run, the chunks below it may have had
+	// rows sent by the stopped run (checkpointFile.SentBelow).
+	priorSentBelow int64
+	// sentBelow is the checkpoint's SentBelow: no insert chunk at or
+	// past it has been sent. durableBelow is the value a saved checkpoint
+	// holds; sendingInsert moves both, one at a time (frontierMu).
+	sentBelow    int64
+	durableBelow atomic.Int64
+	frontierMu   sync.Mutex
 	// tail: rows of chunks that a resumed run loads again (some row was
 	// not sent). With a checkpoint they are written after the last one,
 	// beyond the lengths it records, so that the resumed run's cut
@@ -95,6 +105,9 @@ type chunkRecord struct {
 	chunk    *csvparse.Chunk
 	slabs    *slabs // where its converted rows live (slabs.go)
 	counter  bool
+	// priorSent: an insert chunk the run this one resumed may have sent
+	// rows of: a row of it the cluster refuses may be in the table.
+	priorSent bool
 
 	pending  atomic.Int64 // rows without an outcome, plus the converter's hold
 	outcomes atomic.Int64
@@ -125,7 +138,7 @@ func (lg *ledger) open(c *csvparse.Chunk, ownBytes int64, header int, counter bo
 	// number a resumed run reads, which holds more records: it must not
 	// be settled, or the resumed run would skip those.
 	cr := &chunkRecord{seq: c.Seq, source: c.Source, file: c.File, records: c.Records, ownBytes: ownBytes,
-		header: header, chunk: c, counter: counter, incomplete: c.CutShort}
+		header: header, chunk: c, counter: counter, incomplete: c.CutShort, priorSent: !counter && c.Seq < lg.priorSentBelow}
 	cr.pending.Store(int64(c.Records) + 1)
 	if pd, ok := lg.priorDoubt[c.Seq]; ok {
 		cr.prior = &pd
@@ -406,7 +419,41 @@ func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 	if lg.journal != nil && !complete {
 		f.JournalBytes = lg.journal.durable()
 	}
+	below := lg.sentBelow
+	f.SentBelow = &below
 	return f
+}
+
+// frontierStep is how many chunks past the one about to be sent the
+// checkpoint's SentBelow is moved at a time: a checkpoint write every
+// thousand chunks (a few a second at most), at the price of a resumed
+// run taking up to that many chunks the stopped run never sent for ones
+// it may have sent.
+const frontierStep = 1024
+
+// sendingInsert is called before rows of insert chunk seq are first
+// sent. Past the checkpoint's SentBelow it moves it on and writes the
+// checkpoint before returning, so that a run killed at any moment leaves
+// a checkpoint that covers every chunk it sent rows of (see
+// checkpointFile.SentBelow). Without a checkpoint it does nothing.
+func (lg *ledger) sendingInsert(seq int64) error {
+	if lg.cp == nil || seq < lg.durableBelow.Load() {
+		return nil
+	}
+	lg.frontierMu.Lock()
+	defer lg.frontierMu.Unlock()
+	if seq < lg.durableBelow.Load() {
+		return nil
+	}
+	lg.mu.Lock()
+	below := max(lg.sentBelow, seq+frontierStep)
+	lg.sentBelow = below
+	lg.mu.Unlock()
+	if err := lg.cp.save(false); err != nil {
+		return err
+	}
+	lg.durableBelow.Store(below)
+	return nil
 }
 
 // resumeFrom loads an earlier run's checkpoint: its settled chunks stay
@@ -414,6 +461,12 @@ func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 // cut back to what it recorded.
 func (lg *ledger) resumeFrom(f *checkpointFile) error {
 	lg.prior = f.Settled
+	lg.priorSentBelow = math.MaxInt64 // an older checkpoint: any chunk
+	if f.SentBelow != nil {
+		lg.priorSentBelow = *f.SentBelow
+	}
+	lg.sentBelow = lg.priorSentBelow
+	lg.durableBelow.Store(lg.priorSentBelow)
 	for _, r := range f.Settled {
 		for s := r[0]; s < r[1]; s++ {
 			lg.settled.add(s)

@@ -222,6 +222,17 @@ func TestDecideResume(t *testing.T) {
 		return p
 	}
 	otherOpts := map[string]string{"chunksize": "100", "table": "ks.t"}
+	// A run stopped before any chunk settled, having sent rows of chunks
+	// below sentBelow (nil: a checkpoint older than that record).
+	writeUnsettled := func(name string, ids []inputID, sentBelow *int64) string {
+		p := filepath.Join(dir, t.Name()+"unsettled"+name)
+		f := &checkpointFile{Version: checkpointVersion, Inputs: ids, Options: opts, SentBelow: sentBelow}
+		if err := writeCheckpoint(p, f, (*os.File).Sync); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	zero, some := int64(0), int64(1024)
 	// Files of the user's given as --resume by mistake.
 	notOurs := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -247,6 +258,10 @@ func TestDecideResume(t *testing.T) {
 		{"unfinished, other content", writeSettled(other, opts), 0, "/data/users.csv has other content"},
 		{"unfinished, other options", writeSettled(ids, otherOpts), 0, `option chunksize was "100", now "5000"`},
 		{"stopped before any progress, other input", write(false, other, opts), startFresh, ""},
+		{"stopped before sending, same input", writeUnsettled("0", ids, &zero), startFresh, ""},
+		{"stopped after sending, before settling, same input", writeUnsettled("1024", ids, &some), resumeRun, ""},
+		{"stopped after sending, before settling, other input", writeUnsettled("other", other, &some), startFresh, ""},
+		{"an older checkpoint stopped before settling, same input", writeUnsettled("old", ids, nil), resumeRun, ""},
 		{"a CSV file", notOurs("users.csv", "1,a\n"), 0, "is not a cqlload checkpoint"},
 		{"another program's JSON", notOurs("summary.json", `{"rows_read": 3}`), 0, "is not a cqlload checkpoint (no format version): give --resume the path of a checkpoint"},
 	}

@@ -169,6 +169,15 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 				return
 			}
 		}
+		if !b.plan.counter && attempt == 1 {
+			if err := l.ledger.sendingInsert(b.rec.seq); err != nil {
+				// Not recorded: a resumed run could call a row it
+				// wrote failed.
+				l.ledger.fail(err)
+				l.settleRows(b, rows, notSent, "the checkpoint could not be written: "+err.Error())
+				return
+			}
+		}
 		if b.plan.counter && !marked {
 			marked = true
 			if err := l.ledger.sending(b.rec, rows); err != nil {
@@ -253,10 +262,10 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			}
 			return
 		case !we.Retryable:
-			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts)", err, attempt), mayBeApplied)
+			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts)", err, attempt), mayBeApplied, we.Invalid)
 			return
 		case l.opts.MaxAttempts > 0 && attempt >= l.opts.MaxAttempts:
-			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied)
+			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied, false)
 			return
 		case time.Since(firstFailure) >= l.opts.RetryWindow:
 			switch silent := l.silence(); atWindowEnd(silent, l.opts.RetryWindow, l.opts.MaxBackoff) {
@@ -265,7 +274,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 				l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped: no node answered (%v)", err))
 				return
 			case batchAtFault:
-				l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied)
+				l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied, false)
 				return
 			}
 		case ctx.Err() != nil || l.stopped():
@@ -347,11 +356,17 @@ func (l *Loader) giveUp(b *batch, rows []*row, mayBeApplied bool, reason string)
 
 // rejectInsert settles rows that no retry could write. When an attempt
 // may have been applied they are unknown, not failed: the table may hold
-// them, and the summary must never call a stored row failed.
-func (l *Loader) rejectInsert(b *batch, rows []*row, reason string, mayBeApplied bool) {
-	if mayBeApplied {
+// them, and the summary must never call a stored row failed. So are the
+// rows of a chunk the run this one resumed may have sent, unless the
+// request was invalid (invalid: a row refused on its own, as it would
+// have been in any run).
+func (l *Loader) rejectInsert(b *batch, rows []*row, reason string, mayBeApplied, invalid bool) {
+	switch {
+	case mayBeApplied:
 		l.settleRows(b, rows, unknown, reason+"; an attempt may have been applied")
-	} else {
+	case b.rec.priorSent && !invalid:
+		l.settleRows(b, rows, unknown, reason+"; the run this one resumed may have written it")
+	default:
 		l.settleRows(b, rows, rejectedInsert, reason)
 	}
 	l.checkInsertErrors(len(rows), reason)
