@@ -111,10 +111,12 @@
 //     with JSON escapes, which cqlsh does not read. A map key whose type
 //     contains colons (time, timestamp, inet) may be written bare if ": "
 //     separates it from the value; cqlsh cannot split such keys.
-//   - tuples and UDTs: null, an empty component and the NULL marker are
-//     null, and a quoted empty string is the empty string; cqlsh stores
-//     the word null in a text component (and rejects it in others) and
-//     null for an empty string in a UDT field. Extra tuple components are
+//   - tuples and UDTs: null, an empty component and the unquoted NULL
+//     marker are null, and a quoted string is its text; cqlsh stores the
+//     word null in a text component (and rejects it in others), keeps an
+//     empty text component of a tuple as the empty string, and stores
+//     null for '' and for the marker, quoted or not, in a UDT field. ()
+//     is a tuple of nulls (cqlsh: a null tuple). Extra tuple components are
 //     an error (cqlsh drops them). UDT
 //     field names are CQL identifiers (ZIP is zip, "Zip" is Zip); cqlsh
 //     compares them as written and silently stores null for a field it
