@@ -434,8 +434,10 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 				continue
 			}
 			// A field equal to NULL is null quoted or not, as in cqlsh,
-			// whose CSV reader drops the quotes before it compares.
-			if len(f) == 0 && pf.emptyNull || bytes.Equal(f, nullMarker) {
+			// whose CSV reader drops the quotes before it compares. So
+			// is an empty top-level tuple, which cqlsh sends as an empty
+			// value, read back as null.
+			if len(f) == 0 && pf.emptyNull || bytes.Equal(f, nullMarker) || pf.tuple > 0 && emptyBrackets(f) {
 				if pf.key {
 					bad, badField = fmt.Sprintf("column %s: null value for a primary key column", pf.col.Name), i
 					break
@@ -577,4 +579,15 @@ func routingKey(arena []byte, p *plan, vals []any) ([]byte, *value) {
 	}
 	binary.BigEndian.PutUint32(arena[start:], uint32(len(arena)-start-4))
 	return arena, valueAt(arena, start)
+}
+
+// emptyBrackets says f is a pair of brackets with nothing but blanks
+// around and between them: "()", " ( ) ", "[]".
+func emptyBrackets(f []byte) bool {
+	f = bytes.TrimSpace(f)
+	if len(f) < 2 {
+		return false
+	}
+	open, inner := f[0], bytes.TrimSpace(f[1:len(f)-1])
+	return len(inner) == 0 && (open == '(' && f[len(f)-1] == ')' || open == '[' && f[len(f)-1] == ']' || open == '{' && f[len(f)-1] == '}')
 }

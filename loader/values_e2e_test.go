@@ -198,6 +198,19 @@ func TestEmptyWithNullMarker(t *testing.T) {
 	loadValueCases(t, "NULL", cases)
 }
 
+// TestEmptyTupleIsNull: an empty top-level tuple, in any brackets, is a
+// null tuple, as cqlsh sends it (an empty value); a tuple with its
+// components left out is a tuple of nulls.
+func TestEmptyTupleIsNull(t *testing.T) {
+	loadValueCases(t, "", []valueCase{
+		{col: "tp", field: "()", want: "null"},
+		{col: "tp", field: "( )", want: "null"},
+		{col: "tp", field: "[]", want: "null"},
+		{col: "tp", field: "(1)", want: "(1, null)"},
+		{col: "tp", field: `"(,)"`, want: "(null, null)"},
+	})
+}
+
 // TestDatesAndTimestampsAsCassandraReads: integer dates are Cassandra's
 // unsigned day numbers, a yyyymmdd integer is refused with a hint, and
 // timestamps with the unpadded years cqlsh COPY TO writes before 1000

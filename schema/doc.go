@@ -116,8 +116,7 @@
 //     word null in a text component (and rejects it in others), keeps an
 //     empty text component of a tuple as the empty string, and stores
 //     null for an empty string and for the marker, quoted or not, in a
-//     UDT field. () is a tuple of nulls (cqlsh: a null tuple). Extra
-//     tuple components are an error (cqlsh drops them). UDT field names
+//     UDT field. Extra tuple components are an error (cqlsh drops them). UDT field names
 //     are CQL identifiers (ZIP is zip, "Zip" is Zip); cqlsh
 //     compares them as written and silently stores null for a field it
 //     does not match, ignores unknown fields and keeps the last of a
