@@ -46,7 +46,8 @@ func startReporter(l *loader.Loader, mode string, every time.Duration, w io.Writ
 			progressbar.OptionShowBytes(false),
 
 			progressbar.OptionSetWidth(30),
-			progressbar.OptionThrottle(100*time.Millisecond),
+			// No throttle: draws come from the reporter's own ticker,
+			// and a throttled render could leave a frame half new.
 			progressbar.OptionShowElapsedTimeOnFinish(),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionFullWidth(),
@@ -92,8 +93,10 @@ func (r *reporter) draw(p loader.Progress, w io.Writer) {
 		if p.BytesTotal > 0 && r.bar.GetMax64() != p.BytesTotal {
 			r.bar.ChangeMax64(p.BytesTotal)
 		}
-		r.bar.Describe(fmt.Sprintf("%d rows written, %.0f rows/s, %d rejected, limit %d, %.1f%% errors", p.RowsWritten, rate, rejected, iv.Limit, errShare))
+		// The value first (it draws only when the percent changes),
+		// then the description, which draws the frame whole.
 		_ = r.bar.Set64(p.BytesDone)
+		r.bar.Describe(fmt.Sprintf("%d rows written, %.0f rows/s, %d rejected, limit %d, %.1f%% errors", p.RowsWritten, rate, rejected, iv.Limit, errShare))
 		return
 	}
 	pct := ""
