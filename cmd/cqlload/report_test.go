@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,14 +22,15 @@ func TestBarFrameIsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	r := startReporter(l, "bar", time.Hour, &out)
+	// The bar draws from a goroutine of its own too (its spinner).
+	out := &lockedBuffer{}
+	r := startReporter(l, "bar", time.Hour, out)
 	defer r.stop(false)
 	for _, p := range []loader.Progress{
 		{RowsWritten: 100, BytesDone: 25, BytesTotal: 100, Elapsed: time.Second},
 		{RowsWritten: 300, BytesDone: 75, BytesTotal: 100, Elapsed: 2 * time.Second},
 	} {
-		r.draw(p, &out)
+		r.draw(p, out)
 		frames := strings.Split(strings.TrimRight(out.String(), " \r"), "\r")
 		last := frames[len(frames)-1]
 		for _, want := range []string{fmt.Sprintf("%d rows written", p.RowsWritten), fmt.Sprintf("%d%%", 100*p.BytesDone/p.BytesTotal)} {
@@ -37,4 +39,21 @@ func TestBarFrameIsWhole(t *testing.T) {
 			}
 		}
 	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
