@@ -244,11 +244,12 @@ func decideResume(path string, ids []inputID, opts map[string]string) (resumeAct
 	}
 	diff += options
 	switch {
-	case !f.Complete && f.empty() && (diff != "" || f.sentNothing()):
+	case !f.Complete && f.empty() && (inputs != "" || f.sentNothing()):
 		// A run that stopped before anything settled (the cluster was
 		// down that night): nothing to resume, whatever its input was.
 		// (With the same input, rows it sent may be in the table: they
-		// are resumed, so that a refusal of one is not called failed.)
+		// are resumed, so that a refusal of one is not called failed,
+		// or, with other options, refused below like any unfinished run.)
 		return startFresh, nil, nil
 	case f.Complete && !sameFiles(f.Inputs, ids):
 		// The nightly case: yesterday's run finished, today's input is new.

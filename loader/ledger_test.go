@@ -224,13 +224,16 @@ func TestDecideResume(t *testing.T) {
 	otherOpts := map[string]string{"chunksize": "100", "table": "ks.t"}
 	// A run stopped before any chunk settled, having sent rows of chunks
 	// below sentBelow (nil: a checkpoint older than that record).
-	writeUnsettled := func(name string, ids []inputID, sentBelow *int64) string {
+	writeUnsettledOpts := func(name string, ids []inputID, opts map[string]string, sentBelow *int64) string {
 		p := filepath.Join(dir, t.Name()+"unsettled"+name)
 		f := &checkpointFile{Version: checkpointVersion, Inputs: ids, Options: opts, SentBelow: sentBelow}
 		if err := writeCheckpoint(p, f, (*os.File).Sync); err != nil {
 			t.Fatal(err)
 		}
 		return p
+	}
+	writeUnsettled := func(name string, ids []inputID, sentBelow *int64) string {
+		return writeUnsettledOpts(name, ids, opts, sentBelow)
 	}
 	zero, some := int64(0), int64(1024)
 	// Files of the user's given as --resume by mistake.
@@ -261,6 +264,8 @@ func TestDecideResume(t *testing.T) {
 		{"stopped before sending, same input", writeUnsettled("0", ids, &zero), startFresh, ""},
 		{"stopped after sending, before settling, same input", writeUnsettled("1024", ids, &some), resumeRun, ""},
 		{"stopped after sending, before settling, other input", writeUnsettled("other", other, &some), startFresh, ""},
+		{"stopped after sending, before settling, same input, other options", writeUnsettledOpts("otheropts", ids, otherOpts, &some), 0, `records an unfinished run of other input or options (option chunksize was "100", now "5000")`},
+		{"stopped before sending, same input, other options", writeUnsettledOpts("otheropts0", ids, otherOpts, &zero), startFresh, ""},
 		{"an older checkpoint stopped before settling, same input", writeUnsettled("old", ids, nil), resumeRun, ""},
 		{"a CSV file", notOurs("users.csv", "1,a\n"), 0, "is not a cqlload checkpoint"},
 		{"another program's JSON", notOurs("summary.json", `{"rows_read": 3}`), 0, "is not a cqlload checkpoint (no format version): give --resume the path of a checkpoint"},
