@@ -535,7 +535,7 @@ func optionTable() []Option {
 			aliases:    []string{"nullval"},
 			Help:       "the text of a null value, quoted or not",
 			Documented: "empty",
-			Differs:    "a field equal to it is null, quoted or not, as in cqlsh; with another marker an empty field is null in every column but text, varchar and ascii (cqlsh: false for boolean, an empty blob, an error for numbers)",
+			Differs:    "a field equal to it is null, quoted or not, as in cqlsh; with another marker an empty field is null in every column but text, varchar and ascii (cqlsh: false for boolean, an empty blob, an error for inet)",
 			Example:    "cqlload --table ks.t --null NULL --datetime-format '%d/%m/%Y %H:%M' data.csv"},
 			accessor{func(o *Options, v string) error { o.Null, o.Formats.NullMarker = v, v; return nil },
 				func(o *Options) string { return o.Null }}),
