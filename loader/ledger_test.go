@@ -563,3 +563,47 @@ func TestDescribeDiffSplit(t *testing.T) {
 		t.Errorf("another plan version: %q, want %q", got, want)
 	}
 }
+
+// TestSentFrontier: a run records, before it sends rows of a chunk, that
+// chunks up to frontierStep past it may have been sent, writing the
+// checkpoint only when it moves the mark; a resumed run takes chunks
+// below the stopped run's mark (any chunk, for a checkpoint without one)
+// as possibly sent, counter chunks aside (their journal knows).
+func TestSentFrontier(t *testing.T) {
+	lg, _, _ := testLedger(t)
+	saves := 0
+	lg.cp.sync = func(f *os.File) error { saves++; return f.Sync() }
+	for _, seq := range []int64{0, 5, frontierStep - 1, frontierStep, frontierStep + 1} {
+		if err := lg.sendingInsert(seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := readCheckpointFile(t, lg.cp.path)
+	if saves != 2 || f.SentBelow == nil || *f.SentBelow != 2*frontierStep {
+		t.Errorf("%d checkpoint writes, sent_below %v; want 2 writes and %d", saves, f.SentBelow, 2*frontierStep)
+	}
+
+	below := int64(3)
+	for _, tc := range []struct {
+		name      string
+		sentBelow *int64
+		seq       int64
+		counter   bool
+		want      bool
+	}{
+		{"below the mark", &below, 2, false, true},
+		{"at the mark", &below, 3, false, false},
+		{"a counter chunk", &below, 2, true, false},
+		{"an older checkpoint", nil, 1 << 40, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lg, _, _ := testLedger(t)
+			if err := lg.resumeFrom(&checkpointFile{Version: checkpointVersion, SentBelow: tc.sentBelow}); err != nil {
+				t.Fatal(err)
+			}
+			if got := lg.open(chunkOf(tc.seq, 1), 10, 0, tc.counter).priorSent; got != tc.want {
+				t.Errorf("priorSent %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

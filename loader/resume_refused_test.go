@@ -2,7 +2,7 @@ package loader
 
 import (
 	"bufio"
-	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,15 +24,8 @@ import (
 func TestResumedRefusalsOfSentRows(t *testing.T) {
 	const rows = 3000
 	c := startCluster(t, 1, 1, `CREATE TABLE ks.t (k int PRIMARY KEY, v text);`, nil)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "in.csv")
-	var b strings.Builder
-	for k := range rows {
-		fmt.Fprintf(&b, "%d,v%d\n", k, k)
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeCSV(t, "in.csv", rows, func(k int) string { return fmt.Sprintf("%d,v%d\n", k, k) })
+	dir := filepath.Dir(path)
 	node := c.Node(0)
 	o := testOptions(t, c, "t", path)
 	o.ChunkSize = 100
@@ -46,25 +39,14 @@ func TestResumedRefusalsOfSentRows(t *testing.T) {
 	if err := node.SetFault(cqlsim.Fault{Rate: 0.5, Kind: "unavailable"}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(250*time.Millisecond, cancel)
-	first, _ := l.Run(ctx)
-	ck, err := os.ReadFile(o.Resume)
-	if err != nil {
+	runInterrupted(t, o, 600)
+	var ck checkpointFile
+	if err := json.Unmarshal([]byte(readFile(t, o.Resume)), &ck); err != nil {
 		t.Fatal(err)
 	}
 	written := tableKeys(t, c)
-	m := regexp.MustCompile(`"rows_done":\s*(\d+)`).FindSubmatch(ck)
-	if m == nil {
-		t.Fatalf("checkpoint without rows_done:\n%s", ck)
-	}
-	settledRows, _ := strconv.Atoi(string(m[1]))
-	if len(written) <= settledRows || first.RowsWritten == rows {
-		t.Fatalf("the stopped run wrote %d rows, %d of them in settled chunks: want rows of unsettled chunks written", len(written), settledRows)
+	if len(written) <= int(ck.RowsDone) || len(written) == rows {
+		t.Fatalf("the stopped run wrote %d rows, %d of them in settled chunks: want rows of unsettled chunks written", len(written), ck.RowsDone)
 	}
 
 	// The resumed run: every request refused, once.
