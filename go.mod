@@ -11,6 +11,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/datastax/go-cassandra-native-protocol v0.0.0-20240626123646-2abea740da8d
 	github.com/gocql/gocql v1.7.0
+	github.com/gofiber/utils/v2 v2.4.0
 	github.com/google/uuid v1.6.0
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/klauspost/compress v1.19.1

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +29,9 @@ func fuzzSeeds(f *testing.F, add func(data []byte, opts uint8)) {
 	for _, in := range []string{
 		`"say \"hi\"","a\\b",\\`, `"C:\dir\",x` + "\n" + `a\,b`, "a\\\r\nb\n", `12" pipe,x`,
 		"\"ab\"c,d\n1,2\n", "é,\"é\"x\n", "\"a\"\r\n\"b\"\r", `\""x"`, "a|'b|c'|'it''s'\n",
+		// Lines past 32 bytes, for the vectorised searches' wide paths.
+		strings.Repeat("a", 40) + `"` + strings.Repeat("b", 40) + ",c\r\nd\n",
+		strings.Repeat("a,", 30) + "\\," + strings.Repeat("b", 40) + "\r" + strings.Repeat("c", 33) + "\n",
 	} {
 		for _, opts := range []uint8{0, 0x08, 0x12, 0x20, 0x3f} {
 			add([]byte(in), opts)

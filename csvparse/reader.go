@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"unicode/utf8"
+
+	"github.com/gofiber/utils/v2/simd"
 )
 
 // Record is one record of a chunk. The Reader reuses it: it and all its
@@ -324,7 +326,7 @@ func (r *Reader) parse() (rawEnd int) {
 
 // parsePlain handles the common record: one line ending in LF or CRLF
 // with no quote, escape or other CR, so every field is a plain sub-slice
-// found with bytes.IndexByte.
+// found with vectorised searches.
 func (r *Reader) parsePlain() (rawEnd int, ok bool) {
 	c := r.c
 	rest := r.data[r.pos:]
@@ -344,22 +346,19 @@ func (r *Reader) parsePlain() (rawEnd int, ok bool) {
 	}
 	if r.plain {
 		// The splitter has searched this line for quotes and CRs.
-		if nl < 0 || c.hasEsc && bytes.IndexByte(line, c.esc) >= 0 {
+		if nl < 0 {
 			return 0, false
 		}
 		if k := len(line) - 1; k >= 0 && line[k] == '\r' {
 			line = line[:k]
 		}
 	} else {
-		if bytes.IndexByte(line, c.quote) >= 0 || c.hasEsc && bytes.IndexByte(line, c.esc) >= 0 {
-			return 0, false
-		}
-		cr := bytes.IndexByte(line, '\r')
-		switch {
-		case cr >= 0 && (nl < 0 || cr < len(line)-1):
-			return 0, false // a lone CR ends the record there
-		case cr >= 0:
-			line = line[:cr]
+		switch k := simd.Memchr2(line, c.quote, '\r'); {
+		case k < 0:
+		case line[k] == '\r' && nl >= 0 && k == len(line)-1:
+			line = line[:k] // CRLF
+		default:
+			return 0, false // a quote, or a lone CR that ends the record there
 		}
 	}
 	rec := &r.rec
@@ -367,10 +366,21 @@ func (r *Reader) parsePlain() (rawEnd int, ok bool) {
 	rawEnd = start + len(line)
 	for {
 		rec.starts = append(rec.starts, start)
-		j := bytes.IndexByte(r.data[start:rawEnd], c.delim)
+		// Escapes are looked for in the same pass as delimiters.
+		seg := r.data[start:rawEnd]
+		var j int
+		if c.hasEsc {
+			j = simd.Memchr2(seg, c.delim, c.esc)
+		} else {
+			j = bytes.IndexByte(seg, c.delim)
+		}
 		if j < 0 {
 			r.fl = append(r.fl, fieldLoc{start: start, end: rawEnd})
 			break
+		}
+		if seg[j] != c.delim {
+			rec.starts, r.fl = rec.starts[:0], r.fl[:0]
+			return 0, false // an escape
 		}
 		r.fl = append(r.fl, fieldLoc{start: start, end: start + j})
 		start += j + 1

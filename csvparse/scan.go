@@ -1,6 +1,10 @@
 package csvparse
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/gofiber/utils/v2/simd"
+)
 
 // codes is a Dialect compiled into the byte tables the hot loops use.
 // The Reader and the Splitter's scanner are built from the same codes
@@ -90,30 +94,35 @@ func (s *scanner) reset() {
 }
 
 // plainLine returns the end of a record that is one whole line of p
-// without quotes or escapes (most records), found with the vectorised
-// bytes functions instead of a byte loop; or -1. partial says that p
-// holds no line break yet and nothing else that rules a plain line out:
-// with more input, the record may still be one.
+// without quotes or escapes (most records), found with one vectorised
+// pass for the line break, a quote and a CR instead of a byte loop; or
+// -1. partial says that p holds no line break yet and nothing else that
+// rules a plain line out: with more input, the record may still be one.
 func (s *scanner) plainLine(p []byte) (end int, partial bool) {
-	nl := bytes.IndexByte(p, '\n')
-	if nl < 0 {
-		return -1, bytes.IndexByte(p, s.c.quote) < 0
+	k := simd.Memchr3(p, '\n', s.c.quote, '\r')
+	if k >= 0 && p[k] == '\r' {
+		switch {
+		case k+1 == len(p):
+			return -1, true // a CRLF, perhaps, cut by the read
+		case p[k+1] != '\n':
+			return -1, false // a lone CR ends the record there
+		}
+		k++
 	}
-	line := p[:nl]
-	if bytes.IndexByte(line, s.c.quote) >= 0 {
-		return -1, false
+	switch {
+	case k < 0:
+		return -1, true
+	case p[k] != '\n':
+		return -1, false // a quote
 	}
 	// Outside quotes an escape moves a record's end only when it
 	// escapes the line break itself, so only the last byte needs looking
 	// at; an escaped CR before the LF ends the record at the LF too.
-	if s.c.hasEsc && nl > 0 && line[nl-1] == s.c.esc {
+	if s.c.hasEsc && k > 0 && p[k-1] == s.c.esc {
 		return -1, false
 	}
-	if cr := bytes.IndexByte(line, '\r'); cr >= 0 && cr < nl-1 {
-		return -1, false // a lone CR ends the record earlier
-	}
 	s.lines++
-	return nl + 1, false
+	return k + 1, false
 }
 
 // scan consumes p from the saved state and returns the index just past
