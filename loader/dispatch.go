@@ -79,10 +79,11 @@ func (h *hostLimits) stateOf(host string, create bool) *coordState {
 	return st.(*coordState)
 }
 
-// sending counts a request to host; call done with what came back.
-func (h *hostLimits) sending(host string) *coordState {
+// sending counts a request to host, sent at now; call done with what
+// came back. The caller's clock readings are passed in: on some virtual
+// machines a reading costs as much as the rest of this bookkeeping.
+func (h *hostLimits) sending(host string, now int64) *coordState {
 	st := h.stateOf(host, true)
-	now := time.Now().UnixNano()
 	st.sent.Add(1)
 	st.lastSent.Store(now)
 	if st.out.Add(1) == 1 && !st.unanswered.Load() {
@@ -91,11 +92,11 @@ func (h *hostLimits) sending(host string) *coordState {
 	return st
 }
 
-// done: a request to st's host came back; answered: with an answer, not
-// a timeout or a lost connection.
-func (st *coordState) done(answered bool) {
+// done: a request to st's host came back at now; answered: with an
+// answer, not a timeout or a lost connection.
+func (st *coordState) done(answered bool, now int64) {
 	if answered {
-		st.quietFrom.Store(time.Now().UnixNano())
+		st.quietFrom.Store(now)
 	}
 	st.unanswered.Store(!answered)
 	st.out.Add(-1)

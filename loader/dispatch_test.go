@@ -284,13 +284,13 @@ func TestCoordinatorSilence(t *testing.T) {
 		do     func(st *coordState)
 		silent bool
 	}{
-		{"a request waits, just sent", func(*coordState) { h.sending("a") }, false},
+		{"a request waits, just sent", func(*coordState) { h.sending("a", ago(0)) }, false},
 		{"it has waited past silentAfter", func(st *coordState) { st.quietFrom.Store(ago(long)) }, true},
-		{"it comes back unanswered, sent a moment ago", func(st *coordState) { st.done(false); st.lastSent.Store(ago(silentAfter / 2)) }, true},
+		{"it comes back unanswered, sent a moment ago", func(st *coordState) { st.done(false, ago(0)); st.lastSent.Store(ago(silentAfter / 2)) }, true},
 		{"nothing sent for silentAfter: a probe may go", func(st *coordState) { st.lastSent.Store(ago(long)) }, false},
-		{"the probe waits, unanswered before it", func(*coordState) { h.sending("a") }, true},
-		{"the probe is answered", func(st *coordState) { st.done(true) }, false},
-		{"an idle coordinator's next request is not silent", func(st *coordState) { st.quietFrom.Store(ago(long)); h.sending("a") }, false},
+		{"the probe waits, unanswered before it", func(*coordState) { h.sending("a", ago(0)) }, true},
+		{"the probe is answered", func(st *coordState) { st.done(true, ago(0)) }, false},
+		{"an idle coordinator's next request is not silent", func(st *coordState) { st.quietFrom.Store(ago(long)); h.sending("a", ago(0)) }, false},
 	}
 	for _, s := range steps {
 		s.do(h.stateOf("a", true))

@@ -317,10 +317,10 @@ type Summary struct {
 	Limits   []HostLimit `json:"in_flight_limits,omitempty"`
 }
 
-// acked accounts for a request the cluster acknowledged.
-func (t *tracker) acked(rows, bytes int) {
+// acked accounts for a request the cluster acknowledged at now.
+func (t *tracker) acked(rows, bytes int, now int64) {
 	t.requests.Add(1)
-	t.lastSuccess.Store(time.Now().UnixNano())
+	t.lastSuccess.Store(now)
 	storeMax(&t.batchRowsMax, int64(rows))
 	storeMax(&t.batchBytesMax, int64(bytes))
 }

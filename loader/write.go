@@ -191,31 +191,32 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 			b.lim.Sending()
 		}
 		timeout := l.attemptTimeout(b.plan, coord, attempt)
-		cs := l.limits.sending(b.host)
 		pin := ""
 		if b.pinned {
 			pin = b.host
 		}
 		start := time.Now()
+		cs := l.limits.sending(b.host, start.UnixNano())
 		err := l.exec(ctx, b.plan, rows, timeout, pin)
-		rtt := time.Since(start)
+		end := time.Now()
+		rtt := end.Sub(start)
 		l.tracker.observe(rtt)
 		if err == nil {
-			cs.done(true)
+			cs.done(true, end.UnixNano())
 			l.releasePermit(b, rtt, limit.Success)
 			if l.pacer != nil {
-				l.tracker.observeCorrected(time.Since(due))
+				l.tracker.observeCorrected(end.Sub(due))
 			}
 			bytes := 0
 			for _, r := range rows {
 				bytes += int(r.size)
 			}
-			l.tracker.acked(len(rows), bytes)
+			l.tracker.acked(len(rows), bytes, end.UnixNano())
 			l.ledger.wrote(b.rec, rows)
 			return
 		}
 		we := classify(err)
-		cs.done(we.Answered)
+		cs.done(we.Answered, end.UnixNano())
 		if timeout > 0 && errors.Is(err, gocql.ErrTimeoutNoResponse) {
 			coord.TimedOut(start)
 		}
