@@ -123,7 +123,7 @@ type Splitter struct {
 	chunkRecords  int
 	maxChunkBytes int
 	blockSize     int
-	idle          chan *block // released full-size blocks (block.go)
+	idle          *idleStack // released full-size blocks (block.go)
 	blocksMade    int
 	seq           int64
 	next          int // index of the next source to open
@@ -184,7 +184,7 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 		chunkRecords:  chunkRecords,
 		maxChunkBytes: maxChunkBytes,
 		blockSize:     defaultBlockSize,
-		idle:          make(chan *block, idleBlocks),
+		idle:          new(idleStack),
 		VerifyBuffer:  DefaultVerifyBuffer,
 		FlushInterval: DefaultFlushInterval,
 		InputFiles:    len(sources),
