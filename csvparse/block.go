@@ -1,8 +1,9 @@
 package csvparse
 
 import (
-	"sync"
 	"sync/atomic"
+
+	"github.com/cqlload/cqlload/internal/lifo"
 )
 
 // idleBlocks bounds the released full-size blocks a Splitter keeps for
@@ -20,36 +21,7 @@ const idleBlocks = 16
 type block struct {
 	buf  []byte
 	refs atomic.Int32
-	idle *idleStack // nil: not recyclable (a small first block)
-}
-
-// idleStack holds released blocks, last released first out: the block
-// reused next is the one most recently written and read, so the read
-// into it finds its lines in the cache more often than in the oldest.
-type idleStack struct {
-	mu     sync.Mutex
-	blocks []*block
-}
-
-func (st *idleStack) push(b *block) {
-	st.mu.Lock()
-	if len(st.blocks) < idleBlocks {
-		st.blocks = append(st.blocks, b)
-	} // else enough idle already: leave it to the collector
-	st.mu.Unlock()
-}
-
-func (st *idleStack) pop() *block {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	n := len(st.blocks)
-	if n == 0 {
-		return nil
-	}
-	b := st.blocks[n-1]
-	st.blocks[n-1] = nil
-	st.blocks = st.blocks[:n-1]
-	return b
+	idle *lifo.Pool[*block] // nil: not recyclable (a small first block)
 }
 
 func (b *block) hold() { b.refs.Add(1) }
@@ -59,14 +31,14 @@ func (b *block) drop() {
 	if b.refs.Add(-1) != 0 || b.idle == nil {
 		return
 	}
-	b.idle.push(b)
+	b.idle.Put(b)
 }
 
 // newBlock returns a block of size bytes with one reference (the
 // Splitter's), recycled when a released one of that size is idle.
 func (s *Splitter) newBlock(size int) *block {
 	if size == s.blockSize {
-		if b := s.idle.pop(); b != nil {
+		if b, ok := s.idle.Get(); ok {
 			b.refs.Store(1)
 			return b
 		}

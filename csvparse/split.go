@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqlload/cqlload/internal/lifo"
 	"golang.org/x/text/encoding"
 )
 
@@ -123,7 +124,7 @@ type Splitter struct {
 	chunkRecords  int
 	maxChunkBytes int
 	blockSize     int
-	idle          *idleStack // released full-size blocks (block.go)
+	idle          *lifo.Pool[*block] // released full-size blocks (block.go)
 	blocksMade    int
 	seq           int64
 	next          int // index of the next source to open
@@ -184,7 +185,7 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 		chunkRecords:  chunkRecords,
 		maxChunkBytes: maxChunkBytes,
 		blockSize:     defaultBlockSize,
-		idle:          new(idleStack),
+		idle:          &lifo.Pool[*block]{Max: idleBlocks},
 		VerifyBuffer:  DefaultVerifyBuffer,
 		FlushInterval: DefaultFlushInterval,
 		InputFiles:    len(sources),

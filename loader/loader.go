@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/lifo"
 	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/schema"
 	"github.com/cqlload/cqlload/source"
@@ -65,8 +66,8 @@ type Loader struct {
 	ledger   *ledger
 	errs     *errFiles
 
-	idleSlabs chan *slabs // released slabs for the next chunks (slabs.go)
-	bindBufs  sync.Pool   // of *[]any: batch statements' values (exec)
+	idleSlabs *lifo.Pool[*slabs] // released slabs for the next chunks (slabs.go)
+	bindBufs  sync.Pool          // of *[]any: batch statements' values (exec)
 	hints     hints
 	// tsBase is the run's start in microseconds, or that of the run a
 	// resumed one resumes: write timestamps are tsBase plus each record's
@@ -173,7 +174,7 @@ func New(opts Options) (*Loader, error) {
 	// New ones are made only when none is idle, so the list never raises
 	// the peak; too short a one (Workers+2 was) made 1 KB loads, with
 	// many small chunks in flight, drop and reallocate one slab in eight.
-	l.idleSlabs = make(chan *slabs, opts.Workers+16)
+	l.idleSlabs = &lifo.Pool[*slabs]{Max: opts.Workers + 16}
 	if opts.IngestRate > 0 {
 		l.pacer = newPacer(opts.IngestRate)
 	}

@@ -16,10 +16,8 @@ type slabs struct {
 // getSlabs returns slabs holding at least the given capacities, recycled
 // when the pool has some.
 func (l *Loader) getSlabs(records, nvalues, ninPlace, arenaBytes int) *slabs {
-	var s *slabs
-	select {
-	case s = <-l.idleSlabs:
-	default:
+	s, ok := l.idleSlabs.Get()
+	if !ok {
 		s = &slabs{}
 	}
 	if cap(s.rows) < records {
@@ -61,8 +59,5 @@ func (l *Loader) release(cr *chunkRecord) {
 	clear(s.rows[:cap(s.rows)])
 	clear(s.values)
 	clear(s.inPlace)
-	select {
-	case l.idleSlabs <- s:
-	default: // enough idle: leave these to the collector
-	}
+	l.idleSlabs.Put(s)
 }

@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/lifo"
 )
 
 func TestGetSlabsGrowsPastPooledCapacity(t *testing.T) {
-	l := Loader{idleSlabs: make(chan *slabs, 1)}
+	l := Loader{idleSlabs: &lifo.Pool[*slabs]{Max: 1}}
 	small := l.getSlabs(2, 4, 1, 16)
 	small.arena = append(small.arena, make([]byte, 100)...) // a chunk grew it
 	l.release(&chunkRecord{chunk: &csvparse.Chunk{}, slabs: small})
