@@ -212,6 +212,11 @@ func (lg *ledger) notSentByDuration(cr *chunkRecord, n int) {
 // rows so far with that outcome is returned, for the error limits.
 func (lg *ledger) reject(cr *chunkRecord, kind outcome, r reject, sendable bool) int64 {
 	r.kind, r.header = kind, cr.header
+	if kind == notSent && cr.priorSent {
+		// "Not sent" is this run's; the table may hold the row all the
+		// same, and whoever reads the error file should know.
+		r.reason += "; the run this one resumed may have written it"
+	}
 	if lg.stamp != nil && r.idx >= 0 {
 		r.ts = lg.stamp(cr, r.idx)
 	}

@@ -601,8 +601,16 @@ func TestSentFrontier(t *testing.T) {
 			if err := lg.resumeFrom(&checkpointFile{Version: checkpointVersion, SentBelow: tc.sentBelow}); err != nil {
 				t.Fatal(err)
 			}
-			if got := lg.open(chunkOf(tc.seq, 1), 10, 0, tc.counter).priorSent; got != tc.want {
-				t.Errorf("priorSent %v, want %v", got, tc.want)
+			cr := lg.open(chunkOf(tc.seq, 1), 10, 0, tc.counter)
+			if cr.priorSent != tc.want {
+				t.Errorf("priorSent %v, want %v", cr.priorSent, tc.want)
+			}
+			// A row this run stops before sending says so, and that the
+			// run it resumed may have written it.
+			lg.reject(cr, notSent, reject{reason: "the run stopped before this row was sent", idx: 0}, true)
+			const note = "the run this one resumed may have written it"
+			if got := strings.Contains(cr.rejects[0].reason, note); got != tc.want {
+				t.Errorf("not-sent reason %q: says the resumed run may have written it %v, want %v", cr.rejects[0].reason, got, tc.want)
 			}
 		})
 	}
