@@ -96,7 +96,12 @@ func (r *reporter) draw(p loader.Progress, w io.Writer) {
 		// The value first (it draws only when the percent changes),
 		// then the description, which draws the frame whole.
 		_ = r.bar.Set64(p.BytesDone)
-		r.bar.Describe(fmt.Sprintf("%d rows written, %.0f rows/s, %d rejected, limit %d, %.1f%% errors", p.RowsWritten, rate, rejected, iv.Limit, errShare))
+		parts := []string{fmt.Sprintf("%d rows written", p.RowsWritten), fmt.Sprintf("%.0f rows/s", rate), fmt.Sprintf("%d rejected", rejected)}
+		if iv.Errors > 0 {
+			parts = append(parts, fmt.Sprintf("%.1f%% errors", errShare))
+		}
+		parts = append(parts, fmt.Sprintf("limit %d", iv.Limit))
+		r.bar.Describe(fitParts(barColumns(w)-barRoom, parts))
 		return
 	}
 	pct := ""
@@ -108,6 +113,41 @@ func (r *reporter) draw(p loader.Progress, w io.Writer) {
 		p.RowsWritten, rate, rejected, p.Elapsed.Seconds(), pct,
 		iv.Seconds(), iv.RowsPerSec(), iv.RequestsPerSec(), iv.Latency.P50, iv.Latency.P95, iv.Latency.P99, iv.Latency.Max,
 		iv.Errors, errShare, iv.Retries, iv.Limit)
+}
+
+// barRoom is what a frame takes beside its description: the percent, a
+// bar of at least ten cells, the elapsed and remaining times, and the
+// spaces the bar puts between them.
+const barRoom = 36
+
+// barColumns is the width the bar's frames must fit in: the terminal's,
+// at most 80. The bar measures the terminal only when it writes to an
+// *os.File itself, and cqlload hands it a wrapper (stopWhenClosed), so
+// it lays its frames out for 80 columns; a frame any wider wraps, and
+// each redraw then starts a new line instead of replacing the last.
+func barColumns(w io.Writer) int {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap()
+	}
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return min(cols, 80)
+		}
+	}
+	return 80
+}
+
+// fitParts joins parts with ", ", as many of the first ones as fit in
+// room columns; the first is always there.
+func fitParts(room int, parts []string) string {
+	s := parts[0]
+	for _, p := range parts[1:] {
+		if len(s)+2+len(p) > room {
+			break
+		}
+		s += ", " + p
+	}
+	return s
 }
 
 // stop ends the reports, with a last one if final: not for a run that

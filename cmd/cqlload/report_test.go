@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cqlload/cqlload/loader"
 )
@@ -56,4 +57,54 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestBarFitsEightyColumns: a frame wider than the terminal wraps, and
+// each redraw then starts a new line, so that an 80-column terminal
+// filled with copies of the bar. Frames now fit in 80 columns, with the
+// large figures of a long load, keeping the rows written and the percent.
+func TestBarFitsEightyColumns(t *testing.T) {
+	o := loader.DefaultOptions()
+	o.Hosts, o.Keyspace, o.Table, o.Files = []string{"127.0.0.1"}, "ks", "t", []string{"in.csv"}
+	l, err := loader.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &lockedBuffer{}
+	r := startReporter(l, "bar", time.Hour, out)
+	defer r.stop(false)
+	p := loader.Progress{RowsWritten: 123456789, RowsFailedParse: 1234, BytesDone: 50, BytesTotal: 100, Elapsed: 100 * time.Second}
+	r.draw(p, out)
+	for _, frame := range strings.Split(out.String(), "\r") {
+		frame = strings.TrimRight(frame, " ")
+		if n := utf8.RuneCountInString(frame); n > 80 {
+			t.Errorf("a frame of %d columns: %q", n, frame)
+		}
+	}
+	frames := strings.Split(strings.TrimRight(out.String(), " \r"), "\r")
+	last := frames[len(frames)-1]
+	for _, want := range []string{"123456789 rows written", "50%"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("last frame %q lacks %q", last, want)
+		}
+	}
+}
+
+func TestFitParts(t *testing.T) {
+	parts := []string{"100 rows written", "5 rows/s", "0 rejected"}
+	for _, tc := range []struct {
+		room int
+		want string
+	}{
+		{100, "100 rows written, 5 rows/s, 0 rejected"},
+		{38, "100 rows written, 5 rows/s, 0 rejected"},
+		{37, "100 rows written, 5 rows/s"},
+		{26, "100 rows written, 5 rows/s"},
+		{25, "100 rows written"},
+		{0, "100 rows written"}, // the first part whatever the room
+	} {
+		if got := fitParts(tc.room, parts); got != tc.want {
+			t.Errorf("fitParts(%d) = %q, want %q", tc.room, got, tc.want)
+		}
+	}
 }
