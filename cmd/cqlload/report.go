@@ -13,12 +13,19 @@ import (
 	"github.com/cqlload/cqlload/loader"
 )
 
-func isTerminal(w io.Writer) bool {
+// terminal returns the terminal w writes to, through one wrapper such
+// as stopWhenClosed's, or ok false.
+func terminal(w io.Writer) (f *os.File, ok bool) {
 	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
 		w = u.Unwrap()
 	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	f, ok = w.(*os.File)
+	return f, ok && term.IsTerminal(int(f.Fd()))
+}
+
+func isTerminal(w io.Writer) bool {
+	_, ok := terminal(w)
+	return ok
 }
 
 // reporter draws the loader's progress; the loader itself never prints.
@@ -126,10 +133,7 @@ const barRoom = 36
 // it lays its frames out for 80 columns; a frame any wider wraps, and
 // each redraw then starts a new line instead of replacing the last.
 func barColumns(w io.Writer) int {
-	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
-		w = u.Unwrap()
-	}
-	if f, ok := w.(*os.File); ok {
+	if f, ok := terminal(w); ok {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			return min(cols, 80)
 		}

@@ -17,16 +17,7 @@ import (
 // frame first, so the percent beside it was the one of the draw before
 // (a finished load of 20,000 rows showed "20000 rows written … 0%").
 func TestBarFrameIsWhole(t *testing.T) {
-	o := loader.DefaultOptions()
-	o.Hosts, o.Keyspace, o.Table, o.Files = []string{"127.0.0.1"}, "ks", "t", []string{"in.csv"}
-	l, err := loader.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The bar draws from a goroutine of its own too (its spinner).
-	out := &lockedBuffer{}
-	r := startReporter(l, "bar", time.Hour, out)
-	defer r.stop(false)
+	r, out := barReporter(t)
 	for _, p := range []loader.Progress{
 		{RowsWritten: 100, BytesDone: 25, BytesTotal: 100, Elapsed: time.Second},
 		{RowsWritten: 300, BytesDone: 75, BytesTotal: 100, Elapsed: 2 * time.Second},
@@ -40,6 +31,23 @@ func TestBarFrameIsWhole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// barReporter starts a bar reporter of a loader that is never run,
+// drawing only when the test calls draw, into a buffer.
+func barReporter(t *testing.T) (*reporter, *lockedBuffer) {
+	t.Helper()
+	o := loader.DefaultOptions()
+	o.Hosts, o.Keyspace, o.Table, o.Files = []string{"127.0.0.1"}, "ks", "t", []string{"in.csv"}
+	l, err := loader.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The bar draws from a goroutine of its own too (its spinner).
+	out := &lockedBuffer{}
+	r := startReporter(l, "bar", time.Hour, out)
+	t.Cleanup(func() { r.stop(false) })
+	return r, out
 }
 
 type lockedBuffer struct {
@@ -64,15 +72,7 @@ func (l *lockedBuffer) String() string {
 // filled with copies of the bar. Frames now fit in 80 columns, with the
 // large figures of a long load, keeping the rows written and the percent.
 func TestBarFitsEightyColumns(t *testing.T) {
-	o := loader.DefaultOptions()
-	o.Hosts, o.Keyspace, o.Table, o.Files = []string{"127.0.0.1"}, "ks", "t", []string{"in.csv"}
-	l, err := loader.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &lockedBuffer{}
-	r := startReporter(l, "bar", time.Hour, out)
-	defer r.stop(false)
+	r, out := barReporter(t)
 	p := loader.Progress{RowsWritten: 123456789, RowsFailedParse: 1234, BytesDone: 50, BytesTotal: 100, Elapsed: 100 * time.Second}
 	r.draw(p, out)
 	for _, frame := range strings.Split(out.String(), "\r") {

@@ -40,10 +40,3 @@ func (p *Pool[T]) Get() (x T, ok bool) {
 	p.items = p.items[:n-1]
 	return x, true
 }
-
-// Len returns the number of items held.
-func (p *Pool[T]) Len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.items)
-}
