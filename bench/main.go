@@ -353,7 +353,7 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 		if m.ceiling.CPUUsPerRow > 0 {
 			ratios = append(ratios, m.loader.CPUUsPerRow/m.ceiling.CPUUsPerRow)
 		}
-		for _, p := range []struct{ best, got *figures }{{&r.Loader, &m.loader}, {&r.Ceiling, &m.ceiling}, {&r.Floor, &m.floor}} {
+		for _, p := range []struct{ best, got *figures }{{&r.Loader, &m.loader}, {&r.Input, &m.input}, {&r.Ceiling, &m.ceiling}, {&r.Floor, &m.floor}} {
 			if rep == 0 || p.got.CPUUsPerRow < p.best.CPUUsPerRow {
 				*p.best = *p.got
 			}
@@ -363,6 +363,9 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 		r.CPURatio = r.Loader.CPUUsPerRow / r.Ceiling.CPUUsPerRow
 	}
 	r.CPURatioMedian = median(ratios)
+	if r.Ceiling.CPUUsPerRow > 0 {
+		r.InputRatio = r.Input.CPUUsPerRow / r.Ceiling.CPUUsPerRow
+	}
 	if r.Floor.CPUUsPerRow > 0 {
 		r.FloorRatio = r.Loader.CPUUsPerRow / r.Floor.CPUUsPerRow
 		r.CeilingFloorRatio = r.Ceiling.CPUUsPerRow / r.Floor.CPUUsPerRow
@@ -394,9 +397,10 @@ func median(xs []float64) float64 {
 }
 
 // measured is one run of each program on one file.
-type measured struct{ loader, ceiling, floor figures }
+type measured struct{ loader, input, ceiling, floor figures }
 
-// measureOnce runs cqlload, then the ceiling, then the floor, on one file.
+// measureOnce runs cqlload, then its dry run, then the ceiling, then the
+// floor, on one file.
 func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work string) (m measured, err error) {
 	// The TRUNCATEs come before the counters are read, so that they
 	// count as no program's requests.
@@ -433,6 +437,9 @@ func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work 
 		m.loader.SteadyRowsPerS = float64(lr.Summary.RowsWritten) / lr.Summary.ElapsedS
 	}
 	m.loader.fromCluster(c1.sub(c0))
+	if m.input, err = measureInput(ctx, cfg, s, d, file, work); err != nil {
+		return m, err
+	}
 
 	// The ceiling and the floor: each on an emptied table, counted
 	// from after its TRUNCATE.
@@ -481,6 +488,41 @@ func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work 
 		return fr.Result, st, err
 	})
 	return m, err
+}
+
+// measureInput runs cqlload --dry-run on file: everything cqlload does to
+// a row before the driver has it (read, split, parse, convert, batch,
+// account), and nothing sent. Its CPU is the share of cqlload's that the
+// ceiling, which converts and batches before its clock starts, never
+// pays; cqlload's CPU less it is, near enough, what sending costs.
+func measureInput(ctx context.Context, cfg config, s *sim, d dataset, file, work string) (figures, error) {
+	c0, err := s.counters()
+	if err != nil {
+		return figures{}, err
+	}
+	lr, err := runLoader(ctx, cfg.bin, s, d.table, file, work, "--dry-run")
+	if err != nil {
+		return figures{}, err
+	}
+	c1, err := s.counters()
+	if err != nil {
+		return figures{}, err
+	}
+	if n := lr.Summary.RowsDryRun; n != cfg.rows {
+		return figures{}, fmt.Errorf("%s: cqlload --dry-run took %d rows of %d", d.name, n, cfg.rows)
+	}
+	n := float64(lr.Summary.RowsDryRun)
+	f := figures{
+		RowsWritten:    lr.Summary.RowsDryRun,
+		WallS:          lr.WallS,
+		RowsPerS:       n / lr.WallS,
+		SteadyRowsPerS: n / lr.WallS,
+		CPUS:           lr.CPUS,
+		CPUUsPerRow:    1e6 * lr.CPUS / n,
+		PeakRSSMiB:     float64(lr.MaxRSSKiB) / 1024,
+	}
+	f.fromCluster(c1.sub(c0)) // no rows (its requests: connecting, the schema)
+	return f, nil
 }
 
 // loaderRSS runs cqlload alone for its peak RSS.
