@@ -242,8 +242,8 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintln(w, "its CPU and allocations cover the send phase only. floor: the same batches as pre-encoded v4 frames on raw")
 	fmt.Fprintln(w, "connections (bench/floor); × floor is CPU per row over the floor's, with no target.")
 	fmt.Fprintln(w, "cqlload: whole process (rusage); allocs/row from an in-process run. dry run: cqlload --dry-run, which reads,")
-	fmt.Fprintln(w, "parses, converts and batches every row and sends none; its × ceiling is the share of the ceiling's CPU that")
-	fmt.Fprintln(w, "cqlload's work before the driver takes: the ceiling does that work before its clock starts.")
+	fmt.Fprintln(w, "parses, converts and batches every row and sends none; its × ceiling is that work's CPU over the ceiling's,")
+	fmt.Fprintln(w, "which does it before its clock starts.")
 }
 
 func writeReport(path string, r *report) error {
