@@ -21,6 +21,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,6 +39,15 @@ var resumeSeed = flag.Int64("resume-seed", 0, "seed of the stop points of the Te
 
 // TestMain deletes the binaries the process tests built.
 func TestMain(m *testing.M) {
+	// Under nohup this process starts with SIGHUP ignored, and an ignored
+	// signal stays ignored across exec: every cqlload started here would
+	// then keep ignoring it, as it must under nohup (TestNohup), and the
+	// tests that stop it with SIGHUP would see it run on. A signal this
+	// process catches is back at its default in a child, so catch it
+	// (and, as nohup asked, do nothing on it).
+	if signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	}
 	code := m.Run()
 	proctest.RemoveBuild()
 	os.Exit(code)
