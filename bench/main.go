@@ -521,7 +521,11 @@ func measureInput(ctx context.Context, cfg config, s *sim, d dataset, file, work
 		CPUUsPerRow:    1e6 * lr.CPUS / n,
 		PeakRSSMiB:     float64(lr.MaxRSSKiB) / 1024,
 	}
-	f.fromCluster(c1.sub(c0)) // no rows (its requests: connecting, the schema)
+	// Its requests are connecting and reading the schema; a row would
+	// make the figures a load's.
+	if f.fromCluster(c1.sub(c0)); f.ClusterRows != 0 {
+		return f, fmt.Errorf("%s: cqlload --dry-run wrote %d rows", d.name, f.ClusterRows)
+	}
 	return f, nil
 }
 
