@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/source"
 	"github.com/cqlload/cqlload/split"
 )
@@ -336,36 +337,15 @@ func describeDiff(was, now []inputID, wasOpts, nowOpts map[string]string) string
 	return strings.Join(d, "; ")
 }
 
-// writeCheckpoint replaces path atomically: a temporary file is written
-// and synced, then renamed over it, and the directory is synced, so that
-// a crash leaves either the old checkpoint or the new one, whole.
+// writeCheckpoint replaces path atomically (wholefile.Write, with sync),
+// so that a crash leaves either the old checkpoint or the new one, whole.
 func writeCheckpoint(path string, f *checkpointFile, sync func(*os.File) error) error {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	_, err = out.Write(append(b, '\n'))
-	if err == nil {
-		err = sync(out)
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp) // a disk that filled up: the old checkpoint stands
+	if err := wholefile.Write(path, append(b, '\n'), sync); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	if dir, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = dir.Sync() // the rename's durability; not every file system supports it
-		dir.Close()
 	}
 	return nil
 }

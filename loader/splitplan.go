@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/source"
 	"github.com/cqlload/cqlload/split"
 )
@@ -114,12 +115,7 @@ func WriteSplitPlan(ctx context.Context, o Options, path string) (SplitPlanStats
 		return st, err
 	}
 	// Whole or not at all: a split must never read half a plan.
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return st, fmt.Errorf("split plan: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := wholefile.Write(path, append(b, '\n'), (*os.File).Sync); err != nil {
 		return st, fmt.Errorf("split plan: %w", err)
 	}
 	return st, nil
