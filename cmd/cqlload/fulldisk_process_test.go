@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -113,5 +114,66 @@ func TestErrFilesFillTheDisk(t *testing.T) {
 	var n int
 	if err := sim.Session(t).Query(`SELECT count(*) FROM ks.t`).Scan(&n); err != nil || n != rows-len(bad) {
 		t.Errorf("the table holds %d rows (%v), want %d", n, err, rows-len(bad))
+	}
+}
+
+// TestSummaryOnFullDisk: a --summary-json that cannot be written at the
+// end (a disk that filled up; here a file size limit of 2 KiB, which the
+// summary passes, with the in-flight limits of nine nodes, and the
+// checkpoint does not) fails the run with exit
+// status 3 and an error naming the file, which is left neither torn nor
+// holding an earlier run's summary. Before, the run exited 0 over a
+// summary cut at the limit. Resumed with room, the run has nothing left
+// to load and writes the summary.
+func TestSummaryOnFullDisk(t *testing.T) {
+	const limit = 2 << 10
+	sim := startSimProc(t, "--nodes", "9")
+	dir := t.TempDir()
+	const rows = 2000
+	var in strings.Builder
+	for i := range rows {
+		fmt.Fprintf(&in, "%d,v%d\n", i, i)
+	}
+	file := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, ckpt := filepath.Join(dir, "summary.json"), filepath.Join(dir, "ckpt.json")
+	if err := os.WriteFile(sum, []byte(`{"exit_status": 0}`), 0o644); err != nil {
+		t.Fatal(err) // an earlier run's
+	}
+	args := []string{"--progress", "none", "--table", "ks.t", "--resume", ckpt, "--summary-json", sum,
+		"--err-file", filepath.Join(dir, "in.err"), file}
+	load := sim.Cmd(context.Background(), t, args...)
+	limited := exec.Command("bash", append([]string{"-c", fmt.Sprintf(`ulimit -f %d && exec "$@"`, limit>>10), "bash"}, load.Args...)...)
+	out, _ := limited.CombinedOutput()
+	if code := limited.ProcessState.ExitCode(); code != exitFatal {
+		t.Fatalf("the run whose summary does not fit: exit %d, want %d\n%s", code, exitFatal, out)
+	}
+	if !strings.Contains(string(out), "summary "+sum+" not written") {
+		t.Errorf("the run does not say the summary was not written:\n%s", out)
+	}
+	if _, err := os.Stat(sum); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a summary file is left after the failed write: %v", err)
+	}
+	if _, err := os.Stat(sum + ".tmp"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the temporary summary file is left: %v", err)
+	}
+	// What the test stands on: the limit stopped the summary alone.
+	if cp := readCheckpoint(t, ckpt); cp == nil || !cp.Complete {
+		t.Errorf("the checkpoint is not complete: %+v\n%s", cp, out)
+	}
+	if got := len(readKV(t, sim.Session(t))); got != rows {
+		t.Errorf("%d rows in the table, want %d", got, rows)
+	}
+
+	resumed := sim.Cmd(context.Background(), t, args...)
+	out, _ = resumed.CombinedOutput()
+	if code := resumed.ProcessState.ExitCode(); code != exitOK {
+		t.Fatalf("the resumed run: exit %d, want %d\n%s", code, exitOK, out)
+	}
+	s := readSummary(t, sum)
+	if !s.NothingToDo || s.RowsResumed != rows {
+		t.Errorf("the resumed run's summary: %+v, want nothing to do and %d rows resumed", s, rows)
 	}
 }

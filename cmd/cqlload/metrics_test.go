@@ -177,6 +177,31 @@ func TestSummaryNamesResumedRejects(t *testing.T) {
 	}
 }
 
+// TestSummaryWithoutErrFile: rows not written that no error file holds
+// (it could not be written) are said to be in none, not in "  and ".
+func TestSummaryWithoutErrFile(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files []string
+		log   string
+		want  string
+	}{
+		{"both", []string{"e.err"}, "e.err.log", "(the run stopped); see e.err and e.err.log\n"},
+		{"file only", []string{"e.err"}, "", "(the run stopped); see e.err\n"},
+		{"none", nil, "", "(the run stopped); no error file holds them: it could not be written\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			s := loader.Summary{ErrFiles: tc.files, ErrLog: tc.log}
+			s.RowsRead, s.RowsNotSent = 10, 10
+			printSummary(&b, s, nil)
+			if !strings.Contains(b.String(), tc.want) {
+				t.Errorf("summary:\n%s\nwant it to say %q", b.String(), tc.want)
+			}
+		})
+	}
+}
+
 // TestNothingToDoKeepsRejects: a finished run with rejected rows, run
 // again with its checkpoint (a Job's retry, a cron job run twice), finds
 // nothing to do but still exits 1 naming the error files, so that its

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cqlload/cqlload/internal/homedir"
+	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -396,7 +397,11 @@ func load(in *interrupts, c *cli, opts loader.Options, stdout, stderr io.Writer)
 	// Not over an input: the summary file may be the one that clashed.
 	if c.summaryJSON != "" && !errors.As(runErr, new(*loader.InputClashError)) {
 		if err := writeJSON(c.summaryJSON, stdout, jsonSummary{sum, buildVersion(), code}); err != nil {
+			// A job that asked for the summary reads it back: without
+			// it the run must not look like a success. With --resume,
+			// running again writes it (there is nothing left to load).
 			fmt.Fprintf(stderr, "cqlload: %v\n", err)
+			code = exitFatal
 		}
 	}
 	if runErr != nil {
@@ -714,6 +719,23 @@ func errLogs(s loader.Summary) string {
 	return strings.Join(s.ErrLogs, ", ")
 }
 
+// seeErrFiles points to the error files and logs that hold the rows not
+// written; when none could be written (a full disk), it says so rather
+// than name nothing: the error printed after the summary says why.
+func seeErrFiles(s loader.Summary) string {
+	var names []string
+	if files := strings.Join(s.ErrFiles, ", "); files != "" {
+		names = append(names, files)
+	}
+	if logs := errLogs(s); logs != "" {
+		names = append(names, logs)
+	}
+	if len(names) == 0 {
+		return "no error file holds them: it could not be written"
+	}
+	return "see " + strings.Join(names, " and ")
+}
+
 func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if s.NothingToDo {
 		fmt.Fprintf(w, "Nothing to do: the checkpoint records a completed run of these files with these options (%d rows); remove it to load them again.\n", s.RowsResumed)
@@ -747,12 +769,11 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 		fmt.Fprintf(w, "The error files an earlier run left were renamed, as cqlsh renames them: %s.\n", strings.Join(s.PreviousErrFiles, ", "))
 	}
 	if rej := s.RowsFailedParse + s.RowsFailedInsert + s.RowsUnknown + s.RowsNotSent; rej > 0 {
-		files := strings.Join(s.ErrFiles, ", ")
-		fmt.Fprintf(w, "%d rows not written: %d failed to parse, %d failed to insert, %d unknown (may have been applied), %d not sent (the run stopped); see %s and %s\n",
-			rej, s.RowsFailedParse, s.RowsFailedInsert, s.RowsUnknown, s.RowsNotSent, files, errLogs(s))
+		fmt.Fprintf(w, "%d rows not written: %d failed to parse, %d failed to insert, %d unknown (may have been applied), %d not sent (the run stopped); %s\n",
+			rej, s.RowsFailedParse, s.RowsFailedInsert, s.RowsUnknown, s.RowsNotSent, seeErrFiles(s))
 	} else if len(s.ErrFiles) > 0 && s.RowsResumed > 0 {
 		// The exit status says rows were not written: name where they are.
-		fmt.Fprintf(w, "The run this one resumed did not write some of its rows: see %s and %s\n", strings.Join(s.ErrFiles, ", "), errLogs(s))
+		fmt.Fprintf(w, "The run this one resumed did not write some of its rows: %s\n", seeErrFiles(s))
 	}
 	if s.DryRun {
 		// Nothing was sent: no rates, latencies or limits to report.
@@ -814,8 +835,10 @@ func writeJSON(path string, stdout io.Writer, s jsonSummary) error {
 		_, err = stdout.Write(b)
 		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("summary: %w", err)
+	if err := wholefile.Write(path, b, (*os.File).Sync); err != nil {
+		// Nor an earlier run's summary, which would pass for this one's.
+		_ = os.Remove(path)
+		return fmt.Errorf("summary %s not written: %w", path, err)
 	}
 	return nil
 }
