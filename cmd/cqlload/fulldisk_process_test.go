@@ -118,13 +118,12 @@ func TestErrFilesFillTheDisk(t *testing.T) {
 }
 
 // TestSummaryOnFullDisk: a --summary-json that cannot be written at the
-// end (a disk that filled up; here a file size limit of 2 KiB, which the
-// summary passes, with the in-flight limits of nine nodes, and the
-// checkpoint does not) fails the run with exit
-// status 3 and an error naming the file, which is left neither torn nor
-// holding an earlier run's summary. Before, the run exited 0 over a
-// summary cut at the limit. Resumed with room, the run has nothing left
-// to load and writes the summary.
+// end fails the run with exit status 3 and an error naming the file,
+// which is left neither torn nor holding an earlier run's summary.
+// Before, the run exited 0 over a summary cut at the limit. Resumed with
+// room, the run has nothing left to load and writes the summary. The
+// full disk is a file size limit of 2 KiB: the summary passes it (it
+// lists nine nodes' in-flight limits), the checkpoint does not.
 func TestSummaryOnFullDisk(t *testing.T) {
 	const limit = 2 << 10
 	sim := startSimProc(t, "--nodes", "9")
