@@ -310,8 +310,8 @@ func TestBenchSmoke(t *testing.T) {
 			}
 		}
 		// The dry run took every row and sent none.
-		if in := r.Input; in.RowsWritten != rows || in.CPUUsPerRow <= 0 || in.ClusterRows != 0 || r.InputRatio <= 0 {
-			t.Errorf("%s dry run: implausible figures %+v, ratio %.2f", key, in, r.InputRatio)
+		if dr := r.DryRun; dr.RowsWritten != rows || dr.CPUUsPerRow <= 0 || dr.ClusterRows != 0 || r.DryRunRatio <= 0 {
+			t.Errorf("%s dry run: implausible figures %+v, ratio %.2f", key, dr, r.DryRunRatio)
 		}
 		if r.Loader.RowsPerRequest != r.Ceiling.RowsPerRequest {
 			t.Errorf("%s: %.2f rows per request against the ceiling's %.2f: the batch shapes differ", key, r.Loader.RowsPerRequest, r.Ceiling.RowsPerRequest)

@@ -353,7 +353,7 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 		if m.ceiling.CPUUsPerRow > 0 {
 			ratios = append(ratios, m.loader.CPUUsPerRow/m.ceiling.CPUUsPerRow)
 		}
-		for _, p := range []struct{ best, got *figures }{{&r.Loader, &m.loader}, {&r.Input, &m.input}, {&r.Ceiling, &m.ceiling}, {&r.Floor, &m.floor}} {
+		for _, p := range []struct{ best, got *figures }{{&r.Loader, &m.loader}, {&r.DryRun, &m.dryRun}, {&r.Ceiling, &m.ceiling}, {&r.Floor, &m.floor}} {
 			if rep == 0 || p.got.CPUUsPerRow < p.best.CPUUsPerRow {
 				*p.best = *p.got
 			}
@@ -364,7 +364,7 @@ func measure(ctx context.Context, cfg config, s *sim, d dataset, file, work, mod
 	}
 	r.CPURatioMedian = median(ratios)
 	if r.Ceiling.CPUUsPerRow > 0 {
-		r.InputRatio = r.Input.CPUUsPerRow / r.Ceiling.CPUUsPerRow
+		r.DryRunRatio = r.DryRun.CPUUsPerRow / r.Ceiling.CPUUsPerRow
 	}
 	if r.Floor.CPUUsPerRow > 0 {
 		r.FloorRatio = r.Loader.CPUUsPerRow / r.Floor.CPUUsPerRow
@@ -397,7 +397,7 @@ func median(xs []float64) float64 {
 }
 
 // measured is one run of each program on one file.
-type measured struct{ loader, input, ceiling, floor figures }
+type measured struct{ loader, dryRun, ceiling, floor figures }
 
 // measureOnce runs cqlload, then its dry run, then the ceiling, then the
 // floor, on one file.
@@ -437,7 +437,7 @@ func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work 
 		m.loader.SteadyRowsPerS = float64(lr.Summary.RowsWritten) / lr.Summary.ElapsedS
 	}
 	m.loader.fromCluster(c1.sub(c0))
-	if m.input, err = measureInput(ctx, cfg, s, d, file, work); err != nil {
+	if m.dryRun, err = measureDryRun(ctx, cfg, s, d, file, work); err != nil {
 		return m, err
 	}
 
@@ -490,12 +490,12 @@ func measureOnce(ctx context.Context, cfg config, s *sim, d dataset, file, work 
 	return m, err
 }
 
-// measureInput runs cqlload --dry-run on file: everything cqlload does to
+// measureDryRun runs cqlload --dry-run on file: everything cqlload does to
 // a row before the driver has it (read, split, parse, convert, batch,
 // account), and nothing sent. Its CPU is the share of cqlload's that the
 // ceiling, which converts and batches before its clock starts, never
 // pays; cqlload's CPU less it is, near enough, what sending costs.
-func measureInput(ctx context.Context, cfg config, s *sim, d dataset, file, work string) (figures, error) {
+func measureDryRun(ctx context.Context, cfg config, s *sim, d dataset, file, work string) (figures, error) {
 	c0, err := s.counters()
 	if err != nil {
 		return figures{}, err

@@ -97,9 +97,9 @@ type result struct {
 	Rows       int64   `json:"rows"`
 	InputBytes int64   `json:"input_bytes"`
 	Loader     figures `json:"cqlload"`
-	// Input is cqlload --dry-run: reading, parsing, converting and
-	// batching, nothing sent (measureInput).
-	Input   figures `json:"cqlload_dry_run"`
+	// DryRun is cqlload --dry-run: reading, parsing, converting and
+	// batching, nothing sent (measureDryRun).
+	DryRun  figures `json:"cqlload_dry_run"`
 	Ceiling figures `json:"ceiling"`
 	Floor   figures `json:"floor"`
 	// CPURatio is cqlload's CPU per row over the ceiling's, each
@@ -109,10 +109,10 @@ type result struct {
 	// within each (cqlload, then the ceiling, back to back): what
 	// the target is judged on, as drift on a shared machine moves both.
 	CPURatioMedian float64 `json:"cpu_ratio_median"`
-	// InputRatio is the dry run's CPU per row over the ceiling's: how
+	// DryRunRatio is the dry run's CPU per row over the ceiling's: how
 	// much of the 1.2× the target allows cqlload's input work takes
 	// before a row is sent. Reported, with no target.
-	InputRatio float64 `json:"input_ratio"`
+	DryRunRatio float64 `json:"dry_run_ratio"`
 	// FloorRatio is cqlload's CPU per row over the floor's, and
 	// CeilingFloorRatio the ceiling's: how far each is from the least
 	// work that puts the rows on the wire. Reported, with no target.
@@ -180,11 +180,11 @@ func printReport(w io.Writer, r *report) {
 		if res.Mode != "blackhole" {
 			name += " (" + res.Mode + ")"
 		}
-		for i, f := range []figures{res.Loader, res.Input, res.Ceiling, res.Floor} {
+		for i, f := range []figures{res.Loader, res.DryRun, res.Ceiling, res.Floor} {
 			prog, ratio, med, floorRatio := "cqlload", fmt.Sprintf("%.2f", res.CPURatio), fmt.Sprintf("%.2f", res.CPURatioMedian), fmt.Sprintf("%.2f", res.FloorRatio)
 			switch i {
 			case 1:
-				prog, ratio, med, floorRatio = "dry run", fmt.Sprintf("%.2f", res.InputRatio), "", ""
+				prog, ratio, med, floorRatio = "dry run", fmt.Sprintf("%.2f", res.DryRunRatio), "", ""
 			case 2:
 				prog, ratio, med, floorRatio = "ceiling", "", "", fmt.Sprintf("%.2f", res.CeilingFloorRatio)
 			case 3:
