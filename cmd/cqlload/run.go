@@ -401,7 +401,12 @@ func load(in *interrupts, c *cli, opts loader.Options, stdout, stderr io.Writer)
 			// it the run must not look like a success. With --resume,
 			// running again writes it (there is nothing left to load).
 			fmt.Fprintf(stderr, "cqlload: %v\n", err)
-			code = exitFatal
+			switch {
+			case c.summaryJSON != "-":
+				code = exitFatal
+			case code != exitFatal:
+				code = exitInterrupted // standard output closed, as during a run
+			}
 		}
 	}
 	if runErr != nil {
@@ -832,8 +837,10 @@ func writeJSON(path string, stdout io.Writer, s jsonSummary) error {
 	}
 	b = append(b, '\n')
 	if path == "-" {
-		_, err = stdout.Write(b)
-		return err
+		if _, err := stdout.Write(b); err != nil {
+			return fmt.Errorf("summary not written to standard output: %w", err)
+		}
+		return nil
 	}
 	if err := wholefile.Write(path, b, (*os.File).Sync); err != nil {
 		// Nor an earlier run's summary, which would pass for this one's.

@@ -188,3 +188,40 @@ func TestSignalWhileConnecting(t *testing.T) {
 		t.Errorf("the output does not name the signal:\n%s", out.String())
 	}
 }
+
+// TestSummaryToClosedStdout: with --summary-json -, a standard output
+// that is gone by the end (its reader quit) loses the summary, and the
+// run says so and exits 4, as for an output closed during the run.
+// Before, it exited 0 with the JSON nowhere.
+func TestSummaryToClosedStdout(t *testing.T) {
+	sim := startSimProc(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(file, []byte("1,a\n2,b\n3,c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", "ks.t", "--summary-json", "-", file)
+	cmd.Dir = dir
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // no reader: the summary's write fails
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	err = waitTimeout(t, cmd, 30*time.Second)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("the run whose summary could not be written ended with %v, want exit %d\n%s", err, exitInterrupted, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "summary not written to standard output") {
+		t.Errorf("the run does not say the summary was lost:\n%s", stderr.String())
+	}
+	if got := len(readKV(t, sim.Session(t))); got != 3 {
+		t.Errorf("%d rows in the table, want 3", got)
+	}
+}
