@@ -844,7 +844,7 @@ func writeJSON(path string, stdout io.Writer, s jsonSummary) error {
 	}
 	if err := wholefile.Write(path, b, (*os.File).Sync); err != nil {
 		// Nor an earlier run's summary, which would pass for this one's.
-		_ = os.Remove(path)
+		_ = wholefile.Discard(path)
 		return fmt.Errorf("summary %s not written: %w", path, err)
 	}
 	return nil

@@ -8,12 +8,21 @@ import (
 	"path/filepath"
 )
 
-// Write replaces path's content with b. It writes path+".tmp", syncs it
-// with sync (nil: not synced), renames it over path and syncs the
-// directory, so that a reader, or a crash, finds the old content or the
-// new, never a torn file. On failure path is as it was and the temporary
-// file is gone; the error is the failed step's, unwrapped.
+// Write replaces path's content with b. It writes a temporary file
+// beside it, syncs it with sync (nil: not synced), renames it over path
+// and syncs the directory, so that a reader, or a crash, finds the old
+// content or the new, never a torn file. On failure path is as it was and
+// the temporary file is gone; the error is the failed step's, unwrapped.
+//
+// When path is a symbolic link, the file it names is replaced, not the
+// link. A path that names something other than a regular file (a device
+// such as /dev/stdout, a named pipe) cannot be replaced: b is written to
+// it as it is.
 func Write(path string, b []byte, sync func(*os.File) error) error {
+	path, regular := target(path)
+	if !regular {
+		return os.WriteFile(path, b, 0o644)
+	}
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -38,4 +47,28 @@ func Write(path string, b []byte, sync func(*os.File) error) error {
 		dir.Close()
 	}
 	return nil
+}
+
+// Discard removes the regular file at path (the one a symbolic link
+// there names), such as an earlier run's file that a failed Write left in
+// place; a device or a pipe stays.
+func Discard(path string) error {
+	path, regular := target(path)
+	if !regular {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// target is the file to replace for path, the one a link names when path
+// is a link, and whether it is a regular file or none yet.
+func target(path string) (string, bool) {
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		path = t
+	}
+	fi, err := os.Stat(path)
+	return path, err != nil || fi.Mode().IsRegular()
 }

@@ -57,3 +57,47 @@ func TestWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteThroughLink: the file a link names is replaced; the link stays
+// a link (a rename over it would have made it a file of its own).
+func TestWriteThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "real.json"), filepath.Join(dir, "link.json")
+	if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, []byte("new"), (*os.File).Sync); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is no longer a link: %v, %v", fi, err)
+	}
+	if got, err := os.ReadFile(real); err != nil || string(got) != "new" {
+		t.Errorf("the linked file holds %q (%v), want %q", got, err, "new")
+	}
+	if err := Discard(link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(real); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Discard left the linked file: %v", err)
+	}
+}
+
+// TestDiscard removes a regular file, and is quiet when there is none.
+func TestDiscard(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := Discard(path); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("Discard left the file: %v", err)
+		}
+	}
+}
