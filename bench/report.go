@@ -170,9 +170,11 @@ func printReport(w io.Writer, r *report) {
 	if len(r.Results) == 0 {
 		tw = tabwriter.NewWriter(io.Discard, 0, 0, 2, ' ', tabwriter.AlignRight) // -datasets "": no table
 	}
-	shardHead := ""
+	// The columns of what a program sent: allocs/row, replica %, shard %
+	// (with shards), rows/batch.
+	shardHead, sentCells := "", 3
 	if r.Shards > 0 {
-		shardHead = "shard %\t"
+		shardHead, sentCells = "shard %\t", 4
 	}
 	fmt.Fprintln(tw, "dataset\tprogram\trows\trows/s\tsteady rows/s\tCPU µs/row\t× ceiling\t× ceiling, median\t× floor\tpeak RSS MiB\tallocs/row\treplica %\t"+shardHead+"rows/batch\t")
 	for _, res := range r.Results {
@@ -191,14 +193,14 @@ func printReport(w io.Writer, r *report) {
 				prog, ratio, med, floorRatio = "floor", "", "", ""
 			}
 			// The dry run sends nothing: no allocation count, no
-			// cluster figures.
-			sent := fmt.Sprintf("%.1f\t%.2f\t", f.AllocsPerRow, 100*f.ReplicaShare)
-			if r.Shards > 0 {
-				sent += fmt.Sprintf("%.2f\t", 100*f.ShardShare)
-			}
-			sent += fmt.Sprintf("%.1f\t", f.RowsPerRequest)
-			if i == 1 {
-				sent = strings.Repeat("\t", strings.Count(sent, "\t"))
+			// cluster figures, empty cells.
+			sent := strings.Repeat("\t", sentCells)
+			if i != 1 {
+				sent = fmt.Sprintf("%.1f\t%.2f\t", f.AllocsPerRow, 100*f.ReplicaShare)
+				if r.Shards > 0 {
+					sent += fmt.Sprintf("%.2f\t", 100*f.ShardShare)
+				}
+				sent += fmt.Sprintf("%.1f\t", f.RowsPerRequest)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t%s\t%s\t%.1f\t%s\n",
 				name, prog, f.RowsWritten, f.RowsPerS, f.SteadyRowsPerS, f.CPUUsPerRow, ratio, med, floorRatio,
