@@ -216,7 +216,7 @@ func TestCheckTargets(t *testing.T) {
 	r := &report{
 		Results: []result{
 			{Dataset: "narrow", Mode: "blackhole", Loader: fig(1.9, 47, 1), CPURatioMedian: 1.15},
-			{Dataset: "1kb", Mode: "blackhole", Loader: fig(2.6, 49, 0.98), CPURatioMedian: 1.3},
+			{Dataset: "1kb", Mode: "blackhole", Loader: fig(2.6, 49, 0.98), Ceiling: fig(2.1, 400, 1), CPURatioMedian: 1.3},
 			{Dataset: "narrow", Mode: "store", Loader: fig(5, 48, 1), CPURatioMedian: 1.2},
 		},
 		Scaling: &scaling{Scale: 10, GrowthPct: 12, RSS10xMiB: 50},
@@ -246,6 +246,18 @@ func TestCheckTargets(t *testing.T) {
 	for what, met := range want {
 		if m, ok := got[what]; !ok || m != met {
 			t.Errorf("%s: met=%v (present %v), want %v", what, m, ok, met)
+		}
+	}
+	// A µs target is printed with the ceiling of the same run, where
+	// there is one: what a miss is to be read against.
+	var out bytes.Buffer
+	printReport(&out, &report{Targets: checkTargets(r)})
+	for _, line := range []string{
+		"  MISSED 1kb: CPU µs per row: 2.60 (≤ 2.5; the ceiling 2.10 in the same run)\n",
+		"  met    narrow: CPU µs per row: 1.90 (≤ 2)\n",
+	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("report lacks %q:\n%s", line, out.String())
 		}
 	}
 }
