@@ -113,13 +113,41 @@ type errFiles struct {
 	err     error   // sticky: once a write failed nothing more is written
 }
 
-// CheckCreatable reports, as an error naming the directory, whether a
-// file can be created at path: its directory exists and takes new files.
-// It creates and removes a probe file there. The error files are created
-// only when a first row is rejected, so without this check a bad path
-// would end a run part way, with that row's reason nowhere.
+// CheckCreatable reports whether the run can write path where it will.
+// A file to create needs a directory that exists and takes new files:
+// a probe file is created and removed there (an error names the
+// directory), and, when path is a link, in the directory of the file it
+// names, where a replaced file's temporary copy goes (internal/wholefile).
+// A device or a named pipe at path (/dev/stdout, /dev/fd/63 from a
+// shell's >(…)) is written as it is, so it is checked for writing
+// instead: its directory (/dev, /dev/fd) need not take files. A directory
+// at path is refused. The error files are created only when a first row
+// is rejected, so without this check a bad path would end a run part
+// way, with that row's reason nowhere.
 func CheckCreatable(path string) error {
-	dir := filepath.Dir(path)
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		if st.IsDir() {
+			return errors.New("is a directory")
+		}
+		if err := writable(path); err != nil {
+			return fmt.Errorf("cannot write to it: %w", err)
+		}
+		return nil
+	}
+	dirs := []string{filepath.Dir(path)}
+	if t, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(t) != dirs[0] {
+		dirs = append(dirs, filepath.Dir(t))
+	}
+	for _, dir := range dirs {
+		if err := probeDir(dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// probeDir creates and removes a file in dir.
+func probeDir(dir string) error {
 	f, err := os.CreateTemp(dir, ".cqlload-probe-*")
 	if err != nil {
 		var pe *fs.PathError

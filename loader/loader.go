@@ -145,6 +145,11 @@ func New(opts Options) (*Loader, error) {
 		ext := filepath.Ext(opts.ErrFile)
 		opts.ErrFile = fmt.Sprintf("%s.%d%s", strings.TrimSuffix(opts.ErrFile, ext), opts.SplitIndex, ext)
 	}
+	// A device, a directory or a pipe where files are replaced is named
+	// as such before CheckCreatable looks at it.
+	if err := checkReplaceable(outputFiles(&opts)); err != nil {
+		return nil, err
+	}
 	if err := CheckCreatable(opts.ErrFile); err != nil {
 		return nil, fmt.Errorf("ERRFILE %s: %w", opts.ErrFile, err)
 	}
@@ -157,9 +162,6 @@ func New(opts Options) (*Loader, error) {
 		if err := CheckCreatable(out.path); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", out.what, out.path, err)
 		}
-	}
-	if err := checkReplaceable(outputFiles(&opts)); err != nil {
-		return nil, err
 	}
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile, opts.Dialect), stopping: make(chan struct{}), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
 	l.ledger = newLedger(l.errs)

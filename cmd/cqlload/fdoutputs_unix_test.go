@@ -1,0 +1,69 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOutputsToDescriptors: outputs written to as they are (the summary,
+// the rate file) may name an open descriptor, as a shell's process
+// substitution does (`--summary-json >(jq .)` passes /dev/fd/63). The
+// start-of-run check created a probe file beside such a path, and
+// /dev/fd takes none, so the run was refused with exit 64.
+func TestOutputsToDescriptors(t *testing.T) {
+	sim := startSimProc(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(file, []byte("1,a\n2,b\n3,c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", "ks.t",
+		"--summary-json", "/dev/fd/3", "--rate-file", "/dev/fd/4", file)
+	cmd.Dir = dir
+	var readers [2]*os.File
+	for i := range readers {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		readers[i] = r
+		cmd.ExtraFiles = append(cmd.ExtraFiles, w) // descriptors 3 and 4
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range cmd.ExtraFiles {
+		w.Close() // the child holds them now
+	}
+	// Read both while the run goes on: a full pipe would stop it.
+	got := make([]chan []byte, len(readers))
+	for i, r := range readers {
+		got[i] = make(chan []byte, 1)
+		go func() {
+			b, _ := io.ReadAll(r)
+			r.Close()
+			got[i] <- b
+		}()
+	}
+	if err := waitTimeout(t, cmd, 30*time.Second); err != nil {
+		t.Fatalf("the run ended with %v, want exit 0\n%s", err, stderr.String())
+	}
+	var s summary
+	if b := <-got[0]; json.Unmarshal(b, &s) != nil || s.RowsWritten != 3 {
+		t.Errorf("the summary on descriptor 3 is %q, want one of 3 rows written", b)
+	}
+	if b := <-got[1]; !strings.HasPrefix(string(b), "#") {
+		t.Errorf("the rate file on descriptor 4 is %q, want its header line first", b)
+	}
+}
