@@ -27,17 +27,29 @@ func TestCheckCreatable(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "sub", "target.json"), filepath.Join(dir, "link.json")); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
+	type tc struct {
 		name, path string
 		err        string // a part of the error; "" for none
-	}{
+	}
+	tests := []tc{
 		{"a new file", filepath.Join(dir, "out.json"), ""},
 		{"a link to a file yet to be", filepath.Join(dir, "link.json"), ""},
 		{"a missing directory", filepath.Join(dir, "none", "out.json"), "cannot create files in " + filepath.Join(dir, "none")},
 		{"a directory", filepath.Join(dir, "sub"), "is a directory"},
 		{"a device", os.DevNull, ""},
 		{"an open descriptor", fmt.Sprintf("/dev/fd/%d", w.Fd()), ""},
-	} {
+	}
+	// A link to a file in a directory that takes no new files: the
+	// summary's temporary copy would go there, so the link's own
+	// directory taking files is not enough. /proc has such files.
+	if proc, err := filepath.EvalSymlinks("/proc/self/status"); err == nil {
+		link := filepath.Join(dir, "proc.json")
+		if err := os.Symlink(proc, link); err != nil {
+			t.Fatal(err)
+		}
+		tests = append(tests, tc{"a link to a file where none can be created", link, "cannot create files in " + filepath.Dir(proc)})
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckCreatable(tc.path)
 			switch {
