@@ -19,6 +19,7 @@ import (
 	"golang.org/x/text/transform"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
 // outcome is how a row left the pipeline; every row read gets exactly one.
@@ -118,13 +119,21 @@ type errFiles struct {
 // a probe file is created and removed there (an error names the
 // directory), and, when path is a link, in the directory of the file it
 // names, where a replaced file's temporary copy goes (internal/wholefile).
-// A device or a named pipe at path (/dev/stdout, /dev/fd/63 from a
-// shell's >(…)) is written as it is, so it is checked for writing
-// instead: its directory (/dev, /dev/fd) need not take files. A directory
+// A path that names one of the process's descriptors (/dev/stdout,
+// /dev/fd/63 from a shell's >(…)) is written through it, so it is checked
+// open for writing (wholefile.Descriptor), and a device or a named pipe
+// elsewhere for writing: their directories (/dev, /dev/fd) need not take
+// files. A directory
 // at path is refused. The error files are created only when a first row
 // is rejected, so without this check a bad path would end a run part
 // way, with that row's reason nowhere.
 func CheckCreatable(path string) error {
+	if f, own, err := wholefile.Descriptor(path); own {
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		if st.IsDir() {
 			return errors.New("is a directory")

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
 // histogramLogInterval is the interval of --histogram-log: one histogram a
@@ -54,10 +56,16 @@ func (l *Loader) startReports() (stop func()) {
 }
 
 // report appends, every period, one interval to the file at path, after
-// header when the file is new; a file that cannot be written aborts the
-// run, as a lost report is a lie by omission.
+// header when the file is new or a descriptor (wholefile.Descriptor); a
+// file that cannot be written aborts the run, as a lost report is a lie
+// by omission.
 func (l *Loader) report(path string, period time.Duration, header func(io.Writer) error, line func(io.Writer, Interval) error) (stop func()) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	// /dev/stdout and the like are written through the descriptor the
+	// shell set up, at its offset, not opened again at the file's end.
+	f, own, err := wholefile.Descriptor(path)
+	if !own {
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	}
 	if err != nil {
 		l.abort(fmt.Sprintf("report file: %v", err), true)
 		return func() {}
@@ -68,7 +76,9 @@ func (l *Loader) report(path string, period time.Duration, header func(io.Writer
 			l.abort(fmt.Sprintf("report file %s: %v", path, err), true)
 		}
 	}
-	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+	// A descriptor is this run's output stream, whatever it holds
+	// already (a log appended to): it gets the header too.
+	if st, err := f.Stat(); own || err == nil && st.Size() == 0 {
 		fail(header(w))
 	}
 	ivs := l.Intervals()

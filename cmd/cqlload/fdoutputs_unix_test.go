@@ -67,3 +67,54 @@ func TestOutputsToDescriptors(t *testing.T) {
 		t.Errorf("the rate file on descriptor 4 is %q, want its header line first", b)
 	}
 }
+
+// TestSummaryAppendedToLog: `cqlload … --summary-json /dev/stdout
+// --rate-file /dev/stdout >> job.log` adds to the job's log. /dev/stdout
+// led to job.log itself, which the summary's write replaced with the
+// JSON alone: the log's earlier lines and the text summary were lost.
+func TestSummaryAppendedToLog(t *testing.T) {
+	sim := startSimProc(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(file, []byte("1,a\n2,b\n3,c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "job.log")
+	if err := os.WriteFile(log, []byte("earlier line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	before, err := out.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", "ks.t",
+		"--summary-json", "/dev/stdout", "--rate-file", "/dev/stdout", file)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitTimeout(t, cmd, 30*time.Second); err != nil {
+		t.Fatalf("the run ended with %v, want exit 0\n%s", err, stderr.String())
+	}
+	after, err := os.Stat(log)
+	if err != nil || !os.SameFile(before, after) {
+		t.Fatalf("job.log was replaced or removed (%v)", err)
+	}
+	b, _ := os.ReadFile(log)
+	got := string(b)
+	for _, want := range []string{"earlier line\n", "# elapsed_s", "3 rows imported", `"rows_written": 3`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("job.log lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.HasPrefix(got, "earlier line\n") {
+		t.Errorf("job.log does not begin with its earlier line:\n%s", got)
+	}
+}

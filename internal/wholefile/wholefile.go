@@ -15,10 +15,21 @@ import (
 // the temporary file is gone; the error is the failed step's, unwrapped.
 //
 // When path is a symbolic link, the file it names is replaced, not the
-// link. A path that names something other than a regular file (a device
-// such as /dev/stdout, a named pipe) cannot be replaced: b is written to
-// it as it is.
+// link. A path that names one of the process's descriptors (/dev/stdout:
+// see Descriptor) is written through it, and one that names something
+// other than a regular file (a device, a named pipe) cannot be replaced:
+// b is written to it as it is.
 func Write(path string, b []byte, sync func(*os.File) error) error {
+	if f, ok, err := Descriptor(path); ok {
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(b)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
 	path, regular := target(path)
 	if !regular {
 		return os.WriteFile(path, b, 0o644)
@@ -51,8 +62,12 @@ func Write(path string, b []byte, sync func(*os.File) error) error {
 
 // Discard removes the regular file at path (the one a symbolic link
 // there names), such as an earlier run's file that a failed Write left in
-// place; a device or a pipe stays.
+// place; a device, a pipe, and the file behind one of the process's
+// descriptors stay.
 func Discard(path string) error {
+	if _, ok := descriptorOf(path); ok {
+		return nil
+	}
 	path, regular := target(path)
 	if !regular {
 		return nil
