@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/source"
 )
 
@@ -117,6 +118,12 @@ func checkReplaceable(outs []outputFile) error {
 		if !out.replaced || out.numbered {
 			continue
 		}
+		if f, own, _ := wholefile.Descriptor(out.path); own {
+			if f != nil {
+				f.Close()
+			}
+			return &OutputKindError{What: out.what, Path: out.path, Descriptor: true}
+		}
 		st, err := os.Stat(out.path)
 		if err != nil || st.Mode().IsRegular() {
 			continue // none yet, or a file (through a link or not)
@@ -131,11 +138,16 @@ func checkReplaceable(outs []outputFile) error {
 type OutputKindError struct {
 	What, Path string
 	Mode       os.FileMode
+	// Descriptor: Path names one of the process's descriptors
+	// (/dev/stdout), whatever file it leads to.
+	Descriptor bool
 }
 
 func (e *OutputKindError) Error() string {
 	kind := "not a regular file"
 	switch {
+	case e.Descriptor:
+		kind = "a descriptor of this process"
 	case e.Mode.IsDir():
 		kind = "a directory"
 	case e.Mode&os.ModeDevice != 0:

@@ -5,6 +5,7 @@ package loader
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,14 @@ func TestOutputsNotFiles(t *testing.T) {
 	if err := os.WriteFile(in, []byte("1,a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A descriptor that leads to a regular file: replacing the file
+	// through it would take the place of whatever the shell opened.
+	held, err := os.Create(filepath.Join(dir, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	fd := fmt.Sprintf("/dev/fd/%d", held.Fd())
 	base := DefaultOptions()
 	base.Keyspace, base.Table, base.Files, base.Hosts = "ks", "t", []string{in}, []string{"127.0.0.1"}
 	for _, tc := range []struct {
@@ -39,6 +48,7 @@ func TestOutputsNotFiles(t *testing.T) {
 		{"error file is a named pipe", func(o *Options) { o.ErrFile = fifo }, "ERRFILE " + fifo + " is a named pipe"},
 		{"checkpoint is a named pipe", func(o *Options) { o.ErrFile, o.Resume = filepath.Join(dir, "e.err"), fifo }, "--resume " + fifo + " is a named pipe"},
 		{"/dev/null", func(o *Options) { o.ErrFile = os.DevNull }, "ERRFILE " + os.DevNull + " is a device"},
+		{"checkpoint is a descriptor", func(o *Options) { o.ErrFile, o.Resume = filepath.Join(dir, "e.err"), fd }, "--resume " + fd + " is a descriptor of this process"},
 	} {
 		o := base
 		tc.set(&o)
