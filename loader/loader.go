@@ -150,6 +150,9 @@ func New(opts Options) (*Loader, error) {
 	if err := checkReplaceable(outputFiles(&opts)); err != nil {
 		return nil, err
 	}
+	if err := checkDistinct(outputFiles(&opts)); err != nil {
+		return nil, err
+	}
 	if err := CheckCreatable(opts.ErrFile); err != nil {
 		return nil, fmt.Errorf("ERRFILE %s: %w", opts.ErrFile, err)
 	}

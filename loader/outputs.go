@@ -64,6 +64,9 @@ func outputFiles(o *Options, others ...outputFile) []outputFile {
 		// Appended to: a device or a pipe will do.
 		outs = append(outs, outputFile{what: "RATEFILE", path: o.RateFile})
 	}
+	if o.HistogramLog != "" {
+		outs = append(outs, outputFile{what: "HISTOGRAMLOG", path: o.HistogramLog})
+	}
 	for _, out := range o.OtherOutputs {
 		outs = append(outs, outputFile{what: out.Option, path: out.Path})
 	}
@@ -102,6 +105,72 @@ func checkOutputs(objects []source.Object, outs []outputFile) error {
 					name = obj.Name
 				}
 				return &InputClashError{What: out.what, Output: name, Input: obj.Name}
+			}
+		}
+	}
+	return nil
+}
+
+// OutputClashError is two outputs of a run that are one file: the one
+// written last would replace or interleave with the other (a summary
+// given ERRFILE's path took the rejected rows' place). Nothing was
+// written.
+type OutputClashError struct {
+	What, Path           string
+	OtherWhat, OtherPath string
+}
+
+func (e *OutputClashError) Error() string {
+	return fmt.Sprintf("%s %s and %s %s are the same file, which each would write over the other: give them different paths", e.What, e.Path, e.OtherWhat, e.OtherPath)
+}
+
+// checkDistinct refuses two outputs of different options that are one
+// file, by path (or one of ERRFILE's numbered paths) or as the same
+// file when both exist. Outputs written as they are, a device, a pipe
+// or one of the process's descriptors (/dev/stdout), may be shared:
+// the summary and the rate file may both go to standard output.
+func checkDistinct(outs []outputFile) error {
+	type file struct {
+		outputFile
+		abs string
+		st  os.FileInfo // nil when it does not exist yet
+	}
+	var files []file
+	for _, out := range outs {
+		if f, own, _ := wholefile.Descriptor(out.path); own {
+			if f != nil {
+				f.Close()
+			}
+			continue
+		}
+		st, err := os.Stat(out.path)
+		if err == nil && !st.Mode().IsRegular() {
+			continue // checkReplaceable refuses those that must be files
+		}
+		abs, err := filepath.Abs(out.path)
+		if err != nil {
+			continue
+		}
+		files = append(files, file{out, abs, st})
+	}
+	for i, a := range files {
+		for _, b := range files[i+1:] {
+			if a.what == b.what {
+				continue // one option's own files, distinct by suffix
+			}
+			if a.numbered || b.numbered {
+				n, other := a, b
+				if b.numbered {
+					n, other = b, a
+				}
+				if rest, ok := strings.CutPrefix(other.abs, n.abs); ok && numberedErrFile.MatchString(rest) {
+					// Named by the number the error file would take.
+					return &OutputClashError{What: n.what, Path: other.path, OtherWhat: other.what, OtherPath: other.path}
+				}
+				continue
+			}
+			if a.abs == b.abs || a.st != nil && b.st != nil && os.SameFile(a.st, b.st) {
+				return &OutputClashError{What: a.what, Path: a.path, OtherWhat: b.what, OtherPath: b.path}
 			}
 		}
 	}

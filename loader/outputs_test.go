@@ -43,6 +43,7 @@ func TestCheckOutputs(t *testing.T) {
 		{"hard link", []source.Object{obj(at("in.csv"), 4)}, Options{ErrFile: at("hard.err")}, at("hard.err")},
 		{"counter journal", []source.Object{obj(at("ck.sent"), 4)}, Options{ErrFile: at("e.err"), Resume: at("ck")}, at("ck.sent")},
 		{"rate file", []source.Object{obj(at("in.csv"), 4)}, Options{ErrFile: at("e.err"), RateFile: at("in.csv")}, at("in.csv")},
+		{"histogram log", []source.Object{obj(at("in.csv"), 4)}, Options{ErrFile: at("e.err"), HistogramLog: at("in.csv")}, at("in.csv")},
 		{"the caller's", []source.Object{obj(at("in.csv"), 4)}, Options{ErrFile: at("e.err"), OtherOutputs: []Output{{"--summary-json", at("sym.json")}}}, at("sym.json")},
 		{"standard input", []source.Object{obj("-", -1)}, Options{ErrFile: "-"}, ""},
 		{"object in storage", []source.Object{obj("s3://b/in.csv", 4)}, Options{ErrFile: "s3://b/in.csv"}, ""},
@@ -113,5 +114,57 @@ func TestReloadErrorFile(t *testing.T) {
 	o.Files = []string{"import_ks_re.err"}
 	if _, err := runLoad(t, o); !errors.As(err, new(*InputClashError)) {
 		t.Fatalf("a given ERRFILE that is the input: %v", err)
+	}
+}
+
+// TestCheckDistinct: two outputs of different options that are one file
+// are refused before anything is written (a summary given ERRFILE's path
+// replaced the rejected rows with the JSON); outputs written as they
+// are may share a device or a descriptor.
+func TestCheckDistinct(t *testing.T) {
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(at("sum.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(at("sum.json"), at("link.json")); err != nil {
+		t.Fatal(err)
+	}
+	summary := func(p string) []Output { return []Output{{"--summary-json", p}} }
+	tests := []struct {
+		name       string
+		opts       Options
+		what, path string // the clash reported; "" for none
+	}{
+		{"apart", Options{ErrFile: at("e.err"), Resume: at("ck"), RateFile: at("rate"), HistogramLog: at("h.hlog"), OtherOutputs: summary(at("sum.json"))}, "", ""},
+		{"summary on the error file", Options{ErrFile: at("e.err"), OtherOutputs: summary(at("e.err"))}, "ERRFILE", at("e.err")},
+		{"summary on the error log", Options{ErrFile: at("e.err"), OtherOutputs: summary(at("e.err.log"))}, "ERRFILE", at("e.err.log")},
+		{"summary on a numbered error file", Options{ErrFile: at("e.err"), OtherOutputs: summary(at("e.err.3"))}, "ERRFILE", at("e.err.3")},
+		{"not numbered", Options{ErrFile: at("e.err"), OtherOutputs: summary(at("e.err.json"))}, "", ""},
+		{"checkpoint on the error file", Options{ErrFile: at("e.err"), Resume: at("e.err")}, "ERRFILE", at("e.err")},
+		{"rate file and histogram log", Options{ErrFile: at("e.err"), RateFile: at("r.txt"), HistogramLog: dir + "/./r.txt"}, "RATEFILE", at("r.txt")},
+		{"through a link", Options{ErrFile: at("e.err"), RateFile: at("link.json"), OtherOutputs: summary(at("sum.json"))}, "RATEFILE", at("link.json")},
+		{"both to standard output", Options{ErrFile: at("e.err"), RateFile: "/dev/stdout", OtherOutputs: summary("/dev/stdout")}, "", ""},
+		{"both to a device", Options{ErrFile: at("e.err"), RateFile: os.DevNull, HistogramLog: os.DevNull}, "", ""},
+	}
+	for _, tc := range tests {
+		err := checkDistinct(outputFiles(&tc.opts))
+		var ce *OutputClashError
+		switch {
+		case tc.what == "" && err != nil:
+			t.Errorf("%s: %v, want no clash", tc.name, err)
+		case tc.what != "" && (!errors.As(err, &ce) || ce.What != tc.what || ce.Path != tc.path):
+			t.Errorf("%s: %v, want a clash of %s %s", tc.name, err, tc.what, tc.path)
+		}
+	}
+	// New refuses them, before anything is written.
+	o := DefaultOptions()
+	o.Keyspace, o.Table, o.Files, o.Hosts = "ks", "t", []string{at("in.csv")}, []string{"127.0.0.1"}
+	o.ErrFile, o.OtherOutputs = at("new.err"), summary(at("new.err"))
+	if _, err := New(o); !errors.As(err, new(*OutputClashError)) {
+		t.Errorf("New with the summary on the error file: %v, want an OutputClashError", err)
+	}
+	if _, err := os.Stat(at("new.err")); !os.IsNotExist(err) {
+		t.Errorf("New left %s behind (%v)", at("new.err"), err)
 	}
 }
