@@ -123,10 +123,9 @@ type errFiles struct {
 // /dev/fd/63 from a shell's >(…)) is written through it, so it is checked
 // open for writing (wholefile.Descriptor), and a device or a named pipe
 // elsewhere for writing: their directories (/dev, /dev/fd) need not take
-// files. A directory
-// at path is refused. The error files are created only when a first row
-// is rejected, so without this check a bad path would end a run part
-// way, with that row's reason nowhere.
+// files. A directory at path is refused. The error files are created
+// only when a first row is rejected, so without this check a bad path
+// would end a run part way, with that row's reason nowhere.
 func CheckCreatable(path string) error {
 	if f, own, err := wholefile.Descriptor(path); own {
 		if err != nil {

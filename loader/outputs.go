@@ -137,10 +137,7 @@ func checkDistinct(outs []outputFile) error {
 	}
 	var files []file
 	for _, out := range outs {
-		if f, own, _ := wholefile.Descriptor(out.path); own {
-			if f != nil {
-				f.Close()
-			}
+		if wholefile.IsDescriptor(out.path) {
 			continue
 		}
 		st, err := os.Stat(out.path)
@@ -187,10 +184,7 @@ func checkReplaceable(outs []outputFile) error {
 		if !out.replaced || out.numbered {
 			continue
 		}
-		if f, own, _ := wholefile.Descriptor(out.path); own {
-			if f != nil {
-				f.Close()
-			}
+		if wholefile.IsDescriptor(out.path) {
 			return &OutputKindError{What: out.what, Path: out.path, Descriptor: true}
 		}
 		st, err := os.Stat(out.path)

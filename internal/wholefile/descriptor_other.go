@@ -7,4 +7,5 @@ import "os"
 // Descriptor: no path names a descriptor here.
 func Descriptor(string) (*os.File, bool, error) { return nil, false, nil }
 
-func descriptorOf(string) (int, bool) { return 0, false }
+// IsDescriptor: no path names a descriptor here.
+func IsDescriptor(string) bool { return false }

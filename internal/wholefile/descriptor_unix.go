@@ -39,6 +39,13 @@ func Descriptor(path string) (*os.File, bool, error) {
 	return os.NewFile(uintptr(dup), path), true, nil
 }
 
+// IsDescriptor reports whether path names one of the process's own
+// descriptors, open or not (see Descriptor).
+func IsDescriptor(path string) bool {
+	_, ok := descriptorOf(path)
+	return ok
+}
+
 // descriptorOf reads the descriptor number out of path.
 func descriptorOf(path string) (int, bool) {
 	path = filepath.Clean(path)

@@ -65,7 +65,7 @@ func Write(path string, b []byte, sync func(*os.File) error) error {
 // place; a device, a pipe, and the file behind one of the process's
 // descriptors stay.
 func Discard(path string) error {
-	if _, ok := descriptorOf(path); ok {
+	if IsDescriptor(path) {
 		return nil
 	}
 	path, regular := target(path)
