@@ -3,13 +3,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -116,5 +120,86 @@ func TestSummaryAppendedToLog(t *testing.T) {
 	}
 	if !strings.HasPrefix(got, "earlier line\n") {
 		t.Errorf("job.log does not begin with its earlier line:\n%s", got)
+	}
+}
+
+// TestSignalWhileSummaryWaits: a summary sent to a named pipe that no
+// one reads waits at its open once every row is loaded. A SIGTERM then
+// stops nothing, as every row is settled: the summary gets endGrace, and
+// the process exits as the load ended (0) once a reader takes it, or
+// with 4 when none comes. It said it was settling the rows in flight and
+// went on waiting, for ever, until a second signal.
+func TestSignalWhileSummaryWaits(t *testing.T) {
+	sim := startSimProc(t)
+	for _, tc := range []struct {
+		name   string
+		reader bool // a reader opens the pipe after the signal
+		code   int
+		says   string
+	}{
+		{"no reader", false, exitInterrupted, "summary was not written within"},
+		{"a reader within the grace", true, 0, "exiting once the summary is written"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "in.csv")
+			if err := os.WriteFile(file, []byte("1,a\n2,b\n3,c\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fifo := filepath.Join(dir, "summary.fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", "ks.t", "--summary-json", fifo, file)
+			cmd.Dir = dir
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The text summary comes after the load, before the JSON.
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() && !strings.Contains(sc.Text(), "rows imported") {
+			}
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			time.Sleep(200 * time.Millisecond) // into the pipe's open
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			if tc.reader {
+				time.Sleep(200 * time.Millisecond)
+				if got, err = os.ReadFile(fifo); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = waitTimeout(t, cmd, endGrace+10*time.Second)
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Fatalf("the run waiting on its summary's reader ended with exit %d after one SIGTERM, want %d\n%s", code, tc.code, stderr.String())
+			}
+			for _, want := range []string{"interrupted after the load", tc.says} {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("the run does not say %q:\n%s", want, stderr.String())
+				}
+			}
+			var s summary
+			if tc.reader && (json.Unmarshal(got, &s) != nil || s.RowsWritten != 3) {
+				t.Errorf("the pipe's reader got %q, want a summary of 3 rows written", got)
+			}
+			if n := len(readKV(t, sim.Session(t))); n != 3 {
+				t.Errorf("%d rows in the table, want 3", n)
+			}
+		})
 	}
 }

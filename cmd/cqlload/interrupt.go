@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // interrupts stops a run in an orderly way (rows in flight settle, rows
@@ -59,6 +60,10 @@ func (in *interrupts) watch() {
 	case <-in.done:
 		return
 	}
+	if in.ended.Load() {
+		in.afterTheLoad()
+		return
+	}
 	fmt.Fprintln(in.stderr, "cqlload: interrupted: settling the rows in flight; interrupt again to exit at once")
 	in.cancel(&interruptError{sig: sig})
 	select {
@@ -69,8 +74,31 @@ func (in *interrupts) watch() {
 	}
 }
 
+// endGrace is how long an interrupt after the load leaves the summary
+// to be written before the process exits.
+const endGrace = 5 * time.Second
+
+// afterTheLoad handles an interrupt that came once every row was
+// settled. Nothing is left to stop, and the summary and --count are
+// quick, but either may wait for ever (a summary's named pipe that no
+// one reads, a count on a stalled cluster): they get endGrace, a second
+// interrupt none.
+func (in *interrupts) afterTheLoad() {
+	fmt.Fprintf(in.stderr, "cqlload: interrupted after the load: every row's fate is settled; exiting once the summary is written, within %v (interrupt again to exit at once)\n", endGrace)
+	select {
+	case <-in.done:
+		return
+	case <-in.sigs:
+		fmt.Fprintln(in.stderr, "cqlload: interrupted again: exiting; the summary may not have been written")
+	case <-time.After(endGrace):
+		fmt.Fprintf(in.stderr, "cqlload: the summary was not written within %v of the interrupt: exiting\n", endGrace)
+	}
+	os.Exit(exitInterrupted)
+}
+
 // runEnded says the run is over, so that an output closed while its
-// summary is printed (cqlload … | head -1) is not taken for a stop.
+// summary is printed (cqlload … | head -1) is not taken for a stop, and
+// a signal from then on stops nothing (afterTheLoad).
 func (in *interrupts) runEnded() { in.ended.Store(true) }
 
 // stop ends the watch; the run is over.
