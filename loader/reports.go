@@ -59,40 +59,67 @@ func (l *Loader) startReports() (stop func()) {
 // header when the file is new or a descriptor (wholefile.Descriptor); a
 // file that cannot be written aborts the run, as a lost report is a lie
 // by omission.
+//
+// The file is opened on a goroutine of its own: a named pipe's open waits
+// for a reader, and the load goes on meanwhile (its first line then
+// covers the wait). A pipe that no one has opened for reading when the
+// run ends, ReportOpenGrace later, aborts it instead of keeping it
+// waiting for ever.
 func (l *Loader) report(path string, period time.Duration, header func(io.Writer) error, line func(io.Writer, Interval) error) (stop func()) {
-	// /dev/stdout and the like are written through the descriptor the
-	// shell set up, at its offset, not opened again at the file's end.
-	f, own, err := wholefile.Descriptor(path)
-	if !own {
-		f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	}
-	if err != nil {
-		l.abort(fmt.Sprintf("report file: %v", err), true)
-		return func() {}
-	}
-	w := bufio.NewWriter(f)
+	ivs := l.Intervals()
 	fail := func(err error) {
 		if err != nil {
 			l.abort(fmt.Sprintf("report file %s: %v", path, err), true)
 		}
 	}
-	// A descriptor is this run's output stream, whatever it holds
-	// already (a log appended to): it gets the header too.
-	if st, err := f.Stat(); own || err == nil && st.Size() == 0 {
-		fail(header(w))
-	}
-	ivs := l.Intervals()
-	write := func() {
-		fail(line(w, ivs.Next()))
-		fail(w.Flush())
-	}
-	stopTicks := every(period, write)
-	return func() {
+	quit, opened, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		// /dev/stdout and the like are written through the descriptor
+		// the shell set up, at its offset, not opened again at the
+		// file's end.
+		f, own, err := wholefile.Descriptor(path)
+		if !own {
+			f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		}
+		if err != nil {
+			l.abort(fmt.Sprintf("report file: %v", err), true)
+			return
+		}
+		close(opened)
+		w := bufio.NewWriter(f)
+		// A descriptor is this run's output stream, whatever it holds
+		// already (a log appended to): it gets the header too.
+		if st, err := f.Stat(); own || err == nil && st.Size() == 0 {
+			fail(header(w))
+		}
+		write := func() {
+			fail(line(w, ivs.Next()))
+			fail(w.Flush())
+		}
+		stopTicks := every(period, write)
+		<-quit
 		stopTicks()
 		write()
 		fail(f.Close())
+	}()
+	return func() {
+		close(quit)
+		t := time.NewTimer(ReportOpenGrace)
+		defer t.Stop()
+		select {
+		case <-opened:
+			<-done
+		case <-done: // the open failed, and said so
+		case <-t.C:
+			l.abort(fmt.Sprintf("report file %s: no process opened it for reading by the end of the run (a named pipe): its report is lost", path), true)
+		}
 	}
 }
+
+// ReportOpenGrace is how long a run that has ended waits for a report
+// file's open: a named pipe's reader.
+const ReportOpenGrace = 5 * time.Second
 
 // The rate file keeps cqlsh's first three columns (seconds, rows written,
 // mean rows/s) and adds the interval's figures.

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cqlload/cqlload/loader"
 )
 
 // TestOutputsToDescriptors: outputs written to as they are (the summary,
@@ -196,6 +198,72 @@ func TestSignalWhileSummaryWaits(t *testing.T) {
 			var s summary
 			if tc.reader && (json.Unmarshal(got, &s) != nil || s.RowsWritten != 3) {
 				t.Errorf("the pipe's reader got %q, want a summary of 3 rows written", got)
+			}
+			if n := len(readKV(t, sim.Session(t))); n != 3 {
+				t.Errorf("%d rows in the table, want 3", n)
+			}
+		})
+	}
+}
+
+// TestRateFileToPipe: a RATEFILE that is a named pipe waits for its
+// reader without holding up the load. A reader that comes late gets the
+// header and every interval; with none by the end of the run, the run
+// fails (exit 3, the report named) after the grace instead of waiting
+// for ever, as it did, deaf to a SIGTERM.
+func TestRateFileToPipe(t *testing.T) {
+	sim := startSimProc(t)
+	for _, tc := range []struct {
+		name   string
+		reader bool
+		code   int
+	}{
+		{"a reader that comes late", true, 0},
+		{"no reader", false, exitFatal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "in.csv")
+			if err := os.WriteFile(file, []byte("1,a\n2,b\n3,c\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fifo := filepath.Join(dir, "rate.fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", "ks.t", "--rate-file", fifo, file)
+			cmd.Dir = dir
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			report := make(chan []byte, 1)
+			if tc.reader {
+				go func() {
+					time.Sleep(time.Second) // the load is over by then
+					b, _ := os.ReadFile(fifo)
+					report <- b
+				}()
+			}
+			err := waitTimeout(t, cmd, loader.ReportOpenGrace+15*time.Second)
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, stdout.String(), stderr.String())
+			}
+			if tc.reader {
+				b := <-report
+				if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); !strings.HasPrefix(lines[0], "# elapsed_s") || len(lines) < 2 {
+					t.Errorf("the pipe's reader got %q, want the header and at least one interval", b)
+				}
+			} else if !strings.Contains(stderr.String(), "no process opened it for reading") {
+				t.Errorf("the run does not say why it failed:\n%s", stderr.String())
 			}
 			if n := len(readKV(t, sim.Session(t))); n != 3 {
 				t.Errorf("%d rows in the table, want 3", n)
