@@ -26,6 +26,9 @@ type hostLimits struct {
 	// down is the set of hosts the driver holds down, nil while none is
 	// (Loader.followHostStates keeps it).
 	down atomic.Pointer[map[string]bool]
+	// stalls: a node is silent for silentAfter of the process's running
+	// time, not of a spell it was stopped in.
+	stalls *stallClock
 }
 
 // rerouteCheck is how often the dispatcher looks for queued batches of
@@ -59,10 +62,14 @@ func (h *hostLimits) finish() {
 	}
 }
 
-func newHostLimits(o *Options) *hostLimits {
+func newHostLimits(o *Options, stalls *stallClock) *hostLimits {
 	return &hostLimits{
-		cfg: limit.Config{Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight)},
-		by:  map[string]*limit.Limiter{},
+		cfg: limit.Config{
+			Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight),
+			Stalled: func(from, to time.Time) bool { return stalls.touched(from.UnixNano(), to.UnixNano()) },
+		},
+		by:     map[string]*limit.Limiter{},
+		stalls: stalls,
 	}
 }
 
@@ -141,7 +148,7 @@ func (h *hostLimits) silent(host string) bool {
 	case out == 0 && time.Duration(now-st.lastSent.Load()) > silentAfter:
 		return false // probe
 	}
-	return true
+	return h.stalls.running(st.quietFrom.Load(), now) > silentAfter
 }
 
 // of returns host's limiter, made on first use.

@@ -62,9 +62,12 @@ type Loader struct {
 	// batches go by them.
 	limits   *hostLimits
 	dispatch *dispatcher
-	tracker  *tracker
-	ledger   *ledger
-	errs     *errFiles
+	// stalls are the spells the process did not run (stall.go): the
+	// clocks that judge the cluster leave them out.
+	stalls  *stallClock
+	tracker *tracker
+	ledger  *ledger
+	errs    *errFiles
 
 	idleSlabs *lifo.Pool[*slabs] // released slabs for the next chunks (slabs.go)
 	bindBufs  sync.Pool          // of *[]any: batch statements' values (exec)
@@ -184,7 +187,8 @@ func New(opts Options) (*Loader, error) {
 		l.pacer = newPacer(opts.IngestRate)
 	}
 	l.tracker = newTracker(l.pacer != nil)
-	l.limits = newHostLimits(&opts)
+	l.stalls = new(stallClock)
+	l.limits = newHostLimits(&opts, l.stalls)
 	l.ledger.bytesTotal.Store(-1)
 	l.opts.countWarnings = l.tracker.warn
 	return l, nil
@@ -273,6 +277,8 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	splitter.InputFiles = len(objects)
 	l.ledger.bytesTotal.Store(splitter.TotalBytes())
 	l.tracker.begin()
+	stopStalls := l.stalls.start()
+	defer stopStalls()
 	l.lastActivity.Store(time.Now().UnixNano())
 
 	readCtx, stopRead := context.WithCancel(ctx)
@@ -327,8 +333,10 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	})
 	for range l.opts.MaxInFlight {
 		g.Go(func() error {
+			ctx := newAttempts(sendCtx, l.stalls)
+			defer ctx.close()
 			for b := range ready {
-				l.send(sendCtx, b)
+				l.send(ctx, b)
 			}
 			return nil
 		})

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,7 +96,7 @@ func (c codeOf) GetCode() int { return c.Code() }
 
 // send writes one batch, retrying and splitting as needed, and gives
 // every row in it exactly one outcome.
-func (l *Loader) send(ctx context.Context, b *batch) {
+func (l *Loader) send(ctx *attempts, b *batch) {
 	if l.opts.DryRun {
 		l.releasePermit(b, 0, limit.Ignore)
 		l.ledger.notSentDryRun(b.rec, len(b.rows))
@@ -119,8 +120,8 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 
 // writeRows sends rows until they are written, refused for good, or the
 // retry window closes. A batch is retried on timeouts, overload,
-// unavailable replicas and lost connections for RetryWindow from its first
-// failure (and at most MaxAttempts times when that is set), with
+// unavailable replicas and lost connections for RetryWindow of running
+// time (stallClock) from its first failure (and at most MaxAttempts times when that is set), with
 // exponential backoff and full jitter; past the window, for as long as
 // the whole cluster is quiet, since a silent cluster stops the run
 // instead of failing its rows (clusterSilent). Inserts are idempotent, so a write
@@ -129,7 +130,7 @@ func (l *Loader) send(ctx context.Context, b *batch) {
 //
 // mayBeApplied says an earlier attempt, of a batch these rows were split
 // from, may have been applied.
-func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeApplied bool) {
+func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bool) {
 	var firstFailure, due time.Time
 	// marked: the counter journal says these rows are being sent, and no
 	// refusal has been recorded since.
@@ -197,7 +198,9 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		}
 		start := time.Now()
 		cs := l.limits.sending(b.host, start.UnixNano())
-		err := l.exec(ctx, b.plan, rows, timeout, pin)
+		ctx.arm(start, cmp.Or(timeout, l.opts.RequestTimeout))
+		err := l.exec(ctx, b.plan, rows, pin)
+		ctx.disarm()
 		end := time.Now()
 		rtt := end.Sub(start)
 		l.tracker.observe(rtt)
@@ -217,10 +220,15 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		}
 		we := classify(err)
 		cs.done(we.Answered, end.UnixNano())
-		if timeout > 0 && errors.Is(err, gocql.ErrTimeoutNoResponse) {
+		outcome := we.outcome()
+		if l.stalls.touched(start.UnixNano(), end.UnixNano()) {
+			// The process was stopped while it waited: a timeout then
+			// is its own, and teaches the node's limit nothing.
+			outcome = limit.Ignore
+		} else if timeout > 0 && errors.Is(err, gocql.ErrTimeoutNoResponse) {
 			coord.TimedOut(start)
 		}
-		l.releasePermit(b, rtt, we.outcome())
+		l.releasePermit(b, rtt, outcome)
 		l.tracker.failed(err, we.Answered)
 		mayBeApplied = mayBeApplied || we.MayBeApplied
 		if b.plan.counter && !mayBeApplied {
@@ -268,7 +276,7 @@ func (l *Loader) writeRows(ctx context.Context, b *batch, rows []*row, mayBeAppl
 		case l.opts.MaxAttempts > 0 && attempt >= l.opts.MaxAttempts:
 			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied, false)
 			return
-		case time.Since(firstFailure) >= l.opts.RetryWindow:
+		case l.stalls.running(firstFailure.UnixNano(), time.Now().UnixNano()) >= l.opts.RetryWindow:
 			switch silent := l.silence(); atWindowEnd(silent, l.opts.RetryWindow, l.opts.MaxBackoff) {
 			case clusterIsSilent:
 				l.clusterSilent(silent)
@@ -413,9 +421,10 @@ func (l *Loader) sleep(ctx context.Context, d time.Duration) bool {
 // for an answer before it is sent again: the coordinator's retransmission
 // timeout (limit.Limiter.Timeout), so that a request the node holds for
 // its whole write timeout is sent again once it is plainly held, not
-// seconds later. 0 leaves the session's RequestTimeout, which also bounds
-// it, and which counter updates always wait for: one given up on may
-// have been applied, and is unknown.
+// seconds later. 0 leaves RequestTimeout, which also bounds it, and
+// which counter updates always wait for: one given up on may have been
+// applied, and is unknown. Either is timed by the sender's attempts, on
+// the process's running time.
 func (l *Loader) attemptTimeout(p *plan, coord *limit.Limiter, attempt int) time.Duration {
 	if p.counter {
 		return 0
@@ -430,10 +439,10 @@ func (l *Loader) attemptTimeout(p *plan, coord *limit.Limiter, attempt int) time
 // several, an EXECUTE of the prepared BEGIN BATCH holding the row count's
 // copies of the statement (plan.batchStatement), or, where the driver
 // could not route that (statementBatches), a BATCH of one entry per row.
-// Either is the same UNLOGGED (or COUNTER) batch to the cluster. A
-// timeout > 0 replaces the session's request timeout; a host, the
-// driver's choice of coordinator.
-func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Duration, host string) error {
+// Either is the same UNLOGGED (or COUNTER) batch to the cluster. The
+// attempt's timeout is ctx's (attempts): the driver's is turned off. A
+// host replaces the driver's choice of coordinator.
+func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, host string) error {
 	buf := l.bindBuf()
 	defer l.putBindBuf(buf)
 	if stmt, vals, ok := l.oneStatement(p, rows, buf); ok {
@@ -446,9 +455,7 @@ func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Du
 			// driver to route by: give it the key the rows were grouped by.
 			q.RoutingKey(rows[0].key.bytes())
 		}
-		if timeout > 0 {
-			q.SetRequestTimeout(timeout)
-		}
+		q.SetRequestTimeout(0)
 		if host != "" {
 			q.SetHostID(host)
 		}
@@ -462,9 +469,7 @@ func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, timeout time.Du
 	}
 	bt := l.session.BatchWithContext(ctx, typ)
 	bt.SetConsistency(l.opts.Consistency)
-	if timeout > 0 {
-		bt.SetRequestTimeout(timeout)
-	}
+	bt.SetRequestTimeout(0)
 	if host != "" {
 		bt.SetHostID(host)
 	}

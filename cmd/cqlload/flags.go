@@ -89,7 +89,7 @@ func cliFlags() []cliFlag {
 			func(fs *pflag.FlagSet, c *cli, o *loader.Options, name, short, usage string) {
 				fs.DurationVarP(&c.connectTimeout, name, short, o.ConnectTimeout, usage)
 			}},
-		{opt("request-timeout", "", conn, "longest an attempt waits for its answer (adaptive: inserts are sent again sooner)"),
+		{opt("request-timeout", "", conn, "longest an attempt waits for its answer, time the process was stopped left out (adaptive: inserts are sent again sooner)"),
 			func(fs *pflag.FlagSet, c *cli, o *loader.Options, name, short, usage string) {
 				fs.DurationVarP(&c.requestTimeout, name, short, o.RequestTimeout, usage)
 			}},

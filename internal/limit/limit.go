@@ -136,12 +136,18 @@ type Config struct {
 	FloorWindow time.Duration
 	// Now is the clock; nil means time.Now. Tests inject a fake one.
 	Now func() time.Time
+	// Stalled, when set, reports whether the client process was stopped
+	// (or starved of CPU) at some time between from and to, on Now's
+	// clock. Requests unanswered across such a spell were not held by the
+	// node: their answers waited for the client.
+	Stalled func(from, to time.Time) bool
 }
 
 // Limiter bounds the requests in flight to one node and, once the node
 // has shown what it delivers, paces them. It is safe for concurrent use.
 type Limiter struct {
 	now         func() time.Time
+	stalled     func(from, to time.Time) bool
 	fixed       bool
 	min, max    float64
 	backoff     float64
@@ -232,6 +238,7 @@ func New(cfg Config) *Limiter {
 	}
 	l := &Limiter{
 		now:         cfg.Now,
+		stalled:     cfg.Stalled,
 		fixed:       cfg.Fixed,
 		min:         float64(cfg.Min),
 		max:         float64(cfg.Max),
@@ -690,6 +697,14 @@ func (l *Limiter) paceLocked(now time.Time) {
 	// stalled the node's requests for half a second).
 	if !(dt >= span && (w.answers >= rateSamples || l.rate > 0 || l.inflight >= l.cur) || dt >= rateWindowMax*span) {
 		return
+	}
+	if l.stalled != nil && l.stalled(w.start, now) {
+		// The client stopped in this window: what it sent before then
+		// was answered while it could not read, so none of it counts
+		// as held, now or when its window ages.
+		for i := range l.sw {
+			l.sw[i].aged = true
+		}
 	}
 	held, fresh, freshSent := l.heldLocked(now)
 	grew := float64(fresh) > math.Max(holdSlack, holdShare*float64(freshSent))

@@ -662,3 +662,70 @@ func TestTimeoutBacksOff(t *testing.T) {
 		t.Fatalf("fixed limit: %v, want 0", got)
 	}
 }
+
+// TestClientStall: requests in flight while the client process was
+// stopped (Ctrl-Z, a suspended machine) were answered while it could not
+// read: with Config.Stalled saying so, the window the stop falls in
+// finds no held requests, and admission is not paced. Without it the
+// same requests look held by the node.
+func TestClientStall(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name      string
+		told      bool
+		wantPaced bool
+	}{
+		{"told of the stall", true, false},
+		{"not told", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stopFrom, stopTo time.Time
+			cfg := Config{Initial: 64, Max: 64}
+			if tc.told {
+				cfg.Stalled = func(from, to time.Time) bool {
+					return !stopTo.IsZero() && stopTo.After(from) && stopFrom.Before(to)
+				}
+			}
+			l, clock := newFake(cfg)
+			for range 60 {
+				clock.t = clock.t.Add(ms)
+				l.TryAcquire()
+				l.Sending()
+				l.Release(ms, Success)
+			}
+			// Every permit in flight, as in a load at full speed.
+			n := 0
+			for l.TryAcquire() {
+				l.Sending()
+				n++
+			}
+			stopFrom = clock.t
+			clock.t = clock.t.Add(15 * time.Second)
+			stopTo = clock.t
+			// Awake: the dispatcher asks for permits every 10 ms, and
+			// the answers, waiting in the sockets, are read only after
+			// 250 ms (on two busy cores, hundreds of them), each released
+			// as teaching nothing.
+			for range 25 {
+				clock.t = clock.t.Add(10 * ms)
+				if l.TryAcquire() {
+					l.Sending()
+					n++
+				}
+			}
+			for range n {
+				l.Release(15*time.Second, Ignore)
+			}
+			for range 200 {
+				clock.t = clock.t.Add(ms)
+				if l.TryAcquire() {
+					l.Sending()
+					l.Release(ms, Success)
+				}
+			}
+			if paced := l.Rate() > 0; paced != tc.wantPaced {
+				t.Errorf("paced = %v (rate %.0f), want %v", paced, l.Rate(), tc.wantPaced)
+			}
+		})
+	}
+}

@@ -1,0 +1,100 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestStoppedProcess stops cqlload with SIGSTOP mid-load, for longer
+// than its request timeout and its retry window, and continues it with
+// SIGCONT: what Ctrl-Z and fg do, or a suspended machine. The cluster
+// answered meanwhile, and the answers waited in the sockets. The run
+// must end as if nothing had happened: every row written once, none
+// unknown, exit 0. Before, the driver's timeouts fired the moment the
+// process ran again and beat the waiting answers (inserts sent again,
+// counter updates left unknown although applied), and the cluster was
+// taken for silent for the length of the stop (exit 3).
+func TestStoppedProcess(t *testing.T) {
+	const rows, keys = 150_000, 1000
+	const stop = 5 * time.Second
+	for _, tc := range []struct {
+		table, line string // the table, and row i's line
+	}{
+		{"ks.t", "%d,v%d"},
+		{"ks.c", "%d,1"},
+	} {
+		t.Run(tc.table, func(t *testing.T) {
+			dir := t.TempDir()
+			var in strings.Builder
+			for i := range rows {
+				if tc.table == "ks.t" {
+					fmt.Fprintf(&in, tc.line+"\n", i, i)
+				} else {
+					fmt.Fprintf(&in, tc.line+"\n", i%keys)
+				}
+			}
+			file := filepath.Join(dir, "in.csv")
+			if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// Answers take 20-40 ms: hundreds of requests are in
+			// flight when the process stops.
+			sim := startSimProc(t, "--latency", "20ms-40ms")
+			sum := filepath.Join(dir, "summary.json")
+			cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", tc.table,
+				"--err-file", filepath.Join(dir, "err.csv"), "--summary-json", sum,
+				"--request-timeout", "2s", "--retry-window", "2s", file)
+			var out bytes.Buffer
+			done := startWriting(t, sim, cmd, &out, rows/10)
+			if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(stop)
+			if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+			case <-time.After(90 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatalf("the run did not end within 90 s:\n%s", out.String())
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 0 {
+				t.Fatalf("exit %d, want 0:\n%s", code, out.String())
+			}
+			s := readSummary(t, sum)
+			checkCounts(t, s, rows, true)
+			if s.RowsWritten != rows || s.RowsUnknown != 0 {
+				t.Errorf("%d rows written and %d unknown, want all %d written", s.RowsWritten, s.RowsUnknown, rows)
+			}
+			// The stop held requests in flight: their latency spans it.
+			if max := time.Duration(s.Latency.Max * float64(time.Millisecond)); max < stop-time.Second {
+				t.Errorf("the longest request took %v: the stop (%v) caught none in flight", max, stop)
+			}
+			session := sim.Session(t)
+			if tc.table == "ks.t" {
+				if got := len(readKV(t, session)); got != rows {
+					t.Errorf("the table holds %d rows, want %d", got, rows)
+				}
+				return
+			}
+			var total int64
+			for _, n := range readCounters(t, session) {
+				total += n
+			}
+			if total != rows {
+				t.Errorf("the counters add up to %d, want %d: an update was applied twice or not at all", total, rows)
+			}
+		})
+	}
+}

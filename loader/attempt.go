@@ -1,0 +1,144 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// attempts is a sender's context: the run's (sendCtx), and, while an
+// attempt is armed, that attempt's timeout. The loader times attempts
+// out itself, not the driver, so that the timeout counts the process's
+// running time (stallClock): a process stopped past the timeout (Ctrl-Z,
+// a suspended machine) wakes with the answers to its requests waiting in
+// their sockets, and the driver's own timer, which fires the moment the
+// process runs again, would race them and usually win. Inserts would be
+// sent again for nothing, and counter updates, which are not, left
+// unknown although every one was applied and answered. Here a timeout
+// that falls due after a stall is put off by the time the process did
+// not run (at least stallGrace), and the answers are read meanwhile.
+//
+// One attempt at a time: a sender's requests go one after another. The
+// Done channel is stable while an attempt is armed, which is when the
+// driver selects on it; disarm replaces it after a timeout closed it.
+type attempts struct {
+	parent context.Context
+	stalls *stallClock
+	// stopRun unregisters the parent's cancellation (context.AfterFunc).
+	stopRun func() bool
+
+	mu    sync.Mutex
+	done  chan struct{}
+	err   error
+	ended bool // the run's context ended: done stays closed
+	timer *time.Timer
+	// The armed attempt: sent at start (unix ns; 0 when none), given
+	// timeout of running time.
+	start   int64
+	timeout time.Duration
+}
+
+// stallGrace is the least time an attempt whose timeout fell due in a
+// stall is given once the process runs again: its answer, if it came,
+// is in the socket, read within milliseconds.
+const stallGrace = time.Second
+
+func newAttempts(parent context.Context, stalls *stallClock) *attempts {
+	a := &attempts{parent: parent, stalls: stalls, done: make(chan struct{})}
+	a.timer = time.AfterFunc(time.Hour, a.fire)
+	a.timer.Stop()
+	a.stopRun = context.AfterFunc(parent, a.runEnded)
+	return a
+}
+
+// close releases the timer and the parent's registration.
+func (a *attempts) close() {
+	a.stopRun()
+	a.timer.Stop()
+}
+
+func (a *attempts) Deadline() (time.Time, bool) { return a.parent.Deadline() }
+func (a *attempts) Value(key any) any           { return a.parent.Value(key) }
+
+func (a *attempts) Done() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.done
+}
+
+func (a *attempts) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.err
+}
+
+// arm starts an attempt sent at start that waits at most timeout of
+// running time for its answer.
+func (a *attempts) arm(start time.Time, timeout time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.start, a.timeout = start.UnixNano(), timeout
+	a.timer.Reset(timeout)
+}
+
+// disarm ends the attempt; after its timeout, the next one gets a Done
+// channel not closed.
+func (a *attempts) disarm() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.timer.Stop()
+	a.start = 0
+	if a.err != nil && !a.ended {
+		a.done, a.err = make(chan struct{}), nil
+	}
+}
+
+// fire is the timer's: the attempt's timeout is due unless the process
+// spent some of it stalled, in which case it is put off.
+func (a *attempts) fire() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.start == 0 || a.err != nil {
+		return // disarmed meanwhile, or the run ended
+	}
+	now := time.Now().UnixNano()
+	if stalled := a.stalls.stalled(a.start, now); stalled > 0 {
+		ran := time.Duration(now-a.start) - stalled
+		a.timer.Reset(max(a.timeout-ran, stallGrace))
+		// Counted once: the next firing looks at what comes after.
+		a.start, a.timeout = now, max(a.timeout-ran, stallGrace)
+		return
+	}
+	a.err = &attemptTimeout{timeout: a.timeout}
+	close(a.done)
+}
+
+// runEnded is the parent's cancellation: every attempt from now on ends
+// at once, with the parent's error.
+func (a *attempts) runEnded() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ended = true
+	if a.err == nil {
+		a.err = a.parent.Err()
+		close(a.done)
+	} else {
+		a.err = a.parent.Err()
+	}
+}
+
+// attemptTimeout is an attempt that got no answer within its timeout of
+// running time. It is the driver's ErrTimeoutNoResponse to the loader's
+// error handling, and a deadline to the context package's.
+type attemptTimeout struct{ timeout time.Duration }
+
+func (e *attemptTimeout) Error() string {
+	return fmt.Sprintf("%v (timeout: %v)", gocql.ErrTimeoutNoResponse, e.timeout)
+}
+
+func (e *attemptTimeout) Is(target error) bool {
+	return target == gocql.ErrTimeoutNoResponse || target == context.DeadlineExceeded
+}
