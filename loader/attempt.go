@@ -35,10 +35,11 @@ type attempts struct {
 	err   error
 	ended bool // the run's context ended: done stays closed
 	timer *time.Timer
-	// The armed attempt: sent at start (unix ns; 0 when none), given
-	// timeout of running time.
-	start   int64
-	timeout time.Duration
+	// The armed attempt: sent at start (unix ns; 0 when none), left
+	// timeout of running time from then (less than given, once put off
+	// after a stall); given is what it was given.
+	start          int64
+	timeout, given time.Duration
 }
 
 // stallGrace is the least time an attempt whose timeout fell due in a
@@ -80,7 +81,7 @@ func (a *attempts) Err() error {
 func (a *attempts) arm(start time.Time, timeout time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.start, a.timeout = start.UnixNano(), timeout
+	a.start, a.timeout, a.given = start.UnixNano(), timeout, timeout
 	a.timer.Reset(timeout)
 }
 
@@ -112,7 +113,7 @@ func (a *attempts) fire() {
 		a.start, a.timeout = now, max(a.timeout-ran, stallGrace)
 		return
 	}
-	a.err = &attemptTimeout{timeout: a.timeout}
+	a.err = &attemptTimeout{timeout: a.given}
 	close(a.done)
 }
 

@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,6 +103,9 @@ func TestAttemptsTimeout(t *testing.T) {
 	}
 	if !waitDone(3 * time.Second) {
 		t.Fatal("the put-off timeout never closed the context")
+	}
+	if err := a.Err(); err == nil || !strings.Contains(err.Error(), "(timeout: 900ms)") {
+		t.Errorf("Err = %v, want it to give the timeout the attempt was given", err)
 	}
 	a.disarm()
 
