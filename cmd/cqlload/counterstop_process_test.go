@@ -71,13 +71,7 @@ func TestCounterUpdatesCutOff(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			select {
-			case <-done:
-			case <-time.After(90 * time.Second):
-				_ = cmd.Process.Kill()
-				<-done
-				t.Fatalf("the run did not end within 90 s:\n%s", out.String())
-			}
+			awaitEnd(t, cmd, done, &out)
 			if code := cmd.ProcessState.ExitCode(); code != tc.want || !strings.Contains(out.String(), tc.says) {
 				t.Fatalf("exit %d, want %d saying %q:\n%s", code, tc.want, tc.says, out.String())
 			}
@@ -174,4 +168,17 @@ func startWriting(t *testing.T, sim *proctest.Sim, cmd *exec.Cmd, out *bytes.Buf
 		time.Sleep(10 * time.Millisecond)
 	}
 	return ended
+}
+
+// awaitEnd waits for a run startWriting started to end, for 90 s at
+// most: then it kills it and fails the test with what it printed.
+func awaitEnd(t *testing.T, cmd *exec.Cmd, done <-chan struct{}, out *bytes.Buffer) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("the run did not end within 90 s:\n%s", out.String())
+	}
 }

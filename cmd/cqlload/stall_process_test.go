@@ -62,13 +62,7 @@ func TestStoppedProcess(t *testing.T) {
 			if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
 				t.Fatal(err)
 			}
-			select {
-			case <-done:
-			case <-time.After(90 * time.Second):
-				_ = cmd.Process.Kill()
-				<-done
-				t.Fatalf("the run did not end within 90 s:\n%s", out.String())
-			}
+			awaitEnd(t, cmd, done, &out)
 			if code := cmd.ProcessState.ExitCode(); code != 0 {
 				t.Fatalf("exit %d, want 0:\n%s", code, out.String())
 			}
