@@ -13,7 +13,7 @@ import (
 // attempt is armed, that attempt's timeout. The loader times attempts
 // out itself, not the driver, so that the timeout counts the process's
 // running time (stallClock): a process stopped past the timeout (Ctrl-Z,
-// a suspended machine) wakes with the answers to its requests waiting in
+// docker pause) wakes with the answers to its requests waiting in
 // their sockets, and the driver's own timer, which fires the moment the
 // process runs again, would race them and usually win. Inserts would be
 // sent again for nothing, and counter updates, which are not, left

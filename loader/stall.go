@@ -7,13 +7,15 @@ import (
 )
 
 // stallClock notices the spells in which the process itself did not run:
-// stopped (Ctrl-Z, SIGSTOP), its machine suspended or its VM paused, or
-// starved of CPU. A node's answers wait in the socket meanwhile, so such
-// a spell says nothing of the cluster; the clocks that judge the cluster
-// (how long no node has answered, a node's silence, a batch's retry
-// window) run on the process's running time (running), or a stopped
-// loader would take the cluster it could not hear for a silent one, and
-// abort a run it had only paused.
+// stopped (Ctrl-Z, SIGSTOP, docker pause's cgroup freezer), its VM paused
+// by its host, or starved of CPU. A node's answers wait in the socket
+// meanwhile, so such a spell says nothing of the cluster; the clocks that
+// judge the cluster (how long no node has answered, a node's silence, a
+// batch's retry window) run on the process's running time (running), or
+// a stopped loader would take the cluster it could not hear for a silent
+// one, and abort a run it had only paused. (A machine suspended to memory
+// stops the monotonic clock as well, which Go's timers run on: nothing
+// fires early there.)
 //
 // A ticker notes the time every stallTick; a gap of more than stallMin
 // between two notes is a stall. A stall still going on when a clock is

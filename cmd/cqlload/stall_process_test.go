@@ -16,7 +16,7 @@ import (
 
 // TestStoppedProcess stops cqlload with SIGSTOP mid-load, for longer
 // than its request timeout and its retry window, and continues it with
-// SIGCONT: what Ctrl-Z and fg do, or a suspended machine. The cluster
+// SIGCONT: what Ctrl-Z and fg do, or docker pause and unpause. The cluster
 // answered meanwhile, and the answers waited in the sockets. The run
 // must end as if nothing had happened: every row written once, none
 // unknown, exit 0. Before, the driver's timeouts fired the moment the

@@ -664,7 +664,7 @@ func TestTimeoutBacksOff(t *testing.T) {
 }
 
 // TestClientStall: requests in flight while the client process was
-// stopped (Ctrl-Z, a suspended machine) were answered while it could not
+// stopped (Ctrl-Z, docker pause) were answered while it could not
 // read: with Config.Stalled saying so, the window the stop falls in
 // finds no held requests, and admission is not paced. Without it the
 // same requests look held by the node.
