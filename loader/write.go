@@ -121,12 +121,13 @@ func (l *Loader) send(ctx *attempts, b *batch) {
 // writeRows sends rows until they are written, refused for good, or the
 // retry window closes. A batch is retried on timeouts, overload,
 // unavailable replicas and lost connections for RetryWindow of running
-// time (stallClock) from its first failure (and at most MaxAttempts times when that is set), with
-// exponential backoff and full jitter; past the window, for as long as
-// the whole cluster is quiet, since a silent cluster stops the run
-// instead of failing its rows (clusterSilent). Inserts are idempotent, so a write
-// that may have been applied is sent again; a counter update is not, and
-// is reported unknown.
+// time (stallClock) from its first failure (and at most MaxAttempts
+// times when that is set), with exponential backoff and full jitter;
+// past the window, for as long as the whole cluster is quiet, since a
+// silent cluster stops the run instead of failing its rows
+// (clusterSilent). Inserts are idempotent, so a write that may have been
+// applied is sent again; a counter update is not, and is reported
+// unknown.
 //
 // mayBeApplied says an earlier attempt, of a batch these rows were split
 // from, may have been applied.
