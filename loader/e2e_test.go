@@ -456,22 +456,35 @@ func TestRetriesRecover(t *testing.T) {
 	}
 }
 
+// TestIngestRate: rows go at INGESTRATE from the start of the load, also
+// when the Loader was made a while before Run (the schedule once started
+// in New, so the rows due meanwhile went at once).
 func TestIngestRate(t *testing.T) {
 	c := startCluster(t, 3, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
 	const rows, rate = 12000, 4000
 	path := writeCSV(t, "rows.csv", rows, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
-	o := testOptions(t, c, "b", path)
-	o.IngestRate = rate
-	s, err := runLoad(t, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := float64(s.RowsWritten) / s.ElapsedS
-	if got > rate*1.05 {
-		t.Fatalf("INGESTRATE %d: achieved %.0f rows/s over %.2fs", rate, got, s.ElapsedS)
-	}
-	if got < rate*0.5 {
-		t.Fatalf("INGESTRATE %d: only %.0f rows/s: the limiter throttles far too much", rate, got)
+	for _, before := range []time.Duration{0, time.Second} {
+		t.Run(fmt.Sprintf("Run %v after New", before), func(t *testing.T) {
+			o := testOptions(t, c, "b", path)
+			o.IngestRate = rate
+			l, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(before)
+			s, err := l.Run(context.Background())
+			checkAccounting(t, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := float64(s.RowsWritten) / s.ElapsedS
+			if got > rate*1.05 {
+				t.Fatalf("INGESTRATE %d: achieved %.0f rows/s over %.2fs", rate, got, s.ElapsedS)
+			}
+			if got < rate*0.5 {
+				t.Fatalf("INGESTRATE %d: only %.0f rows/s: the limiter throttles far too much", rate, got)
+			}
+		})
 	}
 }
 

@@ -183,11 +183,8 @@ func New(opts Options) (*Loader, error) {
 	// the peak; too short a one (Workers+2 was) made 1 KB loads, with
 	// many small chunks in flight, drop and reallocate one slab in eight.
 	l.idleSlabs = &lifo.Pool[*slabs]{Max: opts.Workers + 16}
-	if opts.IngestRate > 0 {
-		l.pacer = newPacer(opts.IngestRate)
-	}
-	l.tracker = newTracker(l.pacer != nil)
 	l.stalls = new(stallClock)
+	l.tracker = newTracker(opts.IngestRate > 0)
 	l.limits = newHostLimits(&opts, l.stalls)
 	l.ledger.bytesTotal.Store(-1)
 	l.opts.countWarnings = l.tracker.warn
@@ -279,6 +276,11 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	l.tracker.begin()
 	stopStalls := l.stalls.start()
 	defer stopStalls()
+	if l.opts.IngestRate > 0 {
+		// The schedule starts with the load, not before connecting:
+		// rows due while the driver connected would go at once.
+		l.pacer = newPacer(l.opts.IngestRate, l.stalls)
+	}
 	l.lastActivity.Store(time.Now().UnixNano())
 
 	readCtx, stopRead := context.WithCancel(ctx)

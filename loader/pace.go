@@ -22,20 +22,29 @@ import (
 // forget the rows it could not send and time the late ones from their
 // late start; x/time/rate's bucket, given room for the whole run's rows
 // and emptied at the start, is that schedule.
+//
+// A spell in which cqlload itself did not run (stallClock: Ctrl-Z, docker
+// pause) moves the schedule on by its length instead: nothing was due
+// from a load generator that was stopped, and catching up would send the
+// rows of the whole spell at once, far past INGESTRATE, to a cluster
+// that had not been slow.
 type pacer struct {
-	mu   sync.Mutex
-	lim  *rate.Limiter
-	rate float64 // rows a second
+	mu     sync.Mutex
+	lim    *rate.Limiter
+	rate   float64 // rows a second
+	stalls *stallClock
+	last   int64 // unix ns of the last wait: stalls since are skipped
 }
 
-func newPacer(rowsPerSec int) *pacer {
+func newPacer(rowsPerSec int, stalls *stallClock) *pacer {
 	// Burst is the bucket's room: a whole day of rows, so that no row
 	// ever falls off the schedule. The limiter starts full, so it is
 	// emptied first.
 	burst := int(min(float64(rowsPerSec)*86400, math.MaxInt32))
 	lim := rate.NewLimiter(rate.Limit(rowsPerSec), burst)
-	lim.ReserveN(time.Now(), burst)
-	return &pacer{lim: lim, rate: float64(rowsPerSec)}
+	now := time.Now()
+	lim.ReserveN(now, burst)
+	return &pacer{lim: lim, rate: float64(rowsPerSec), stalls: stalls, last: now.UnixNano()}
 }
 
 // wait takes n rows from the schedule and waits until they are due. It
@@ -43,6 +52,7 @@ func newPacer(rowsPerSec int) *pacer {
 func (p *pacer) wait(ctx context.Context, n int) (due time.Time, err error) {
 	p.mu.Lock()
 	now := time.Now()
+	p.skipStalls(now)
 	// The bucket holds the rows that fell due and were not sent: the
 	// first of these n rows was due that long ago (or is due ahead, when
 	// the bucket is in debt from earlier reservations).
@@ -65,5 +75,20 @@ func (p *pacer) wait(ctx context.Context, n int) (due time.Time, err error) {
 	case <-ctx.Done():
 		r.CancelAt(time.Now())
 		return due, ctx.Err()
+	}
+}
+
+// skipStalls takes out of the bucket the rows that fell due while the
+// process was stalled since the last wait (all of them, or as many as
+// the bucket holds). p.mu is held.
+func (p *pacer) skipStalls(now time.Time) {
+	ns := now.UnixNano()
+	stalled := p.stalls.stalled(p.last, ns)
+	p.last = ns
+	if stalled <= 0 {
+		return
+	}
+	if n := int(min(stalled.Seconds()*p.rate, p.lim.TokensAt(now))); n > 0 {
+		p.lim.ReserveN(now, n)
 	}
 }

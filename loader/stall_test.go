@@ -119,3 +119,48 @@ func TestAttemptsTimeout(t *testing.T) {
 		t.Fatal("after the run's end, disarm opened the context again")
 	}
 }
+
+// TestPacerSkipsStalls: INGESTRATE's schedule catches up on the rows that
+// fell due while the cluster was slow, but moves on by a spell in which
+// cqlload itself did not run: nothing was due from a stopped process,
+// and catching up would send the spell's rows at once.
+func TestPacerSkipsStalls(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stopped bool
+	}{
+		{"the cluster was slow", false},
+		{"cqlload was stopped", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stalls stallClock
+			p := newPacer(1000, &stalls)
+			if _, err := p.wait(context.Background(), 100); err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Now()
+			time.Sleep(700 * time.Millisecond) // 700 rows fall due
+			if tc.stopped {
+				// 600 ms of it with the process stopped.
+				stalls.note(t0.UnixNano())
+				stalls.note(t0.Add(700 * time.Millisecond).UnixNano())
+			}
+			start := time.Now()
+			due, err := p.wait(context.Background(), 500)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waited := time.Since(start)
+			if tc.stopped {
+				// 100 rows due, 400 more to wait for.
+				if waited < 250*time.Millisecond || !due.After(start) {
+					t.Errorf("waited %v for rows due %v from the call: the stop's rows were sent to catch up", waited, due.Sub(start))
+				}
+				return
+			}
+			if waited > 150*time.Millisecond || !due.Before(start) {
+				t.Errorf("waited %v for rows due %v from the call: the schedule did not catch up", waited, due.Sub(start))
+			}
+		})
+	}
+}

@@ -19,7 +19,8 @@ import (
 // SIGCONT: what Ctrl-Z and fg do, or docker pause and unpause. The cluster
 // answered meanwhile, and the answers waited in the sockets. The run
 // must end as if nothing had happened: every row written once, none
-// unknown, exit 0. Before, the driver's timeouts fired the moment the
+// unknown, exit 0, and with INGESTRATE the schedule moved on by the stop
+// rather than catching up on it at once. Before, the driver's timeouts fired the moment the
 // process ran again and beat the waiting answers (inserts sent again,
 // counter updates left unknown although applied), and the cluster was
 // taken for silent for the length of the stop (exit 3).
@@ -27,19 +28,21 @@ func TestStoppedProcess(t *testing.T) {
 	const rows, keys = 150_000, 1000
 	const stop = 5 * time.Second
 	for _, tc := range []struct {
-		table, line string // the table, and row i's line
+		name, table string
+		rate        int // INGESTRATE, rows a second; 0 unlimited
 	}{
-		{"ks.t", "%d,v%d"},
-		{"ks.c", "%d,1"},
+		{"inserts", "ks.t", 0},
+		{"counter updates", "ks.c", 0},
+		{"inserts at INGESTRATE", "ks.t", 30_000},
 	} {
-		t.Run(tc.table, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var in strings.Builder
 			for i := range rows {
 				if tc.table == "ks.t" {
-					fmt.Fprintf(&in, tc.line+"\n", i, i)
+					fmt.Fprintf(&in, "%d,v%d\n", i, i)
 				} else {
-					fmt.Fprintf(&in, tc.line+"\n", i%keys)
+					fmt.Fprintf(&in, "%d,1\n", i%keys)
 				}
 			}
 			file := filepath.Join(dir, "in.csv")
@@ -52,7 +55,7 @@ func TestStoppedProcess(t *testing.T) {
 			sum := filepath.Join(dir, "summary.json")
 			cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", tc.table,
 				"--err-file", filepath.Join(dir, "err.csv"), "--summary-json", sum,
-				"--request-timeout", "2s", "--retry-window", "2s", file)
+				"--request-timeout", "2s", "--retry-window", "2s", "--ingest-rate", fmt.Sprint(tc.rate), file)
 			var out bytes.Buffer
 			done := startWriting(t, sim, cmd, &out, rows/10)
 			if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
@@ -70,6 +73,10 @@ func TestStoppedProcess(t *testing.T) {
 			checkCounts(t, s, rows, true)
 			if s.RowsWritten != rows || s.RowsUnknown != 0 {
 				t.Errorf("%d rows written and %d unknown, want all %d written", s.RowsWritten, s.RowsUnknown, rows)
+			}
+			t.Logf("the run took %.1f s", s.ElapsedS)
+			if least := time.Duration(rows/max(tc.rate, 1))*time.Second + stop - time.Second; tc.rate > 0 && s.ElapsedS < least.Seconds() {
+				t.Errorf("the run took %.1f s, less than %v: it sent the rows due during the stop at once", s.ElapsedS, least)
 			}
 			// The stop held requests in flight: their latency spans it.
 			if max := time.Duration(s.Latency.Max * float64(time.Millisecond)); max < stop-time.Second {
