@@ -7,10 +7,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -143,15 +141,7 @@ func TestSignalWhileSummaryWaits(t *testing.T) {
 		{"a reader within the grace", true, 0, "exiting once the summary is written"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			file := filepath.Join(dir, "in.csv")
-			if err := os.WriteFile(file, []byte("1,a\n2,b\n3,c\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			fifo := filepath.Join(dir, "summary.fifo")
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			dir, file, fifo := threeRowsAndFIFO(t)
 			cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", "ks.t", "--summary-json", fifo, file)
 			cmd.Dir = dir
 			stdout, err := cmd.StdoutPipe()
@@ -179,14 +169,7 @@ func TestSignalWhileSummaryWaits(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err = waitTimeout(t, cmd, endGrace+10*time.Second)
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := exitCodeOf(t, waitTimeout(t, cmd, endGrace+10*time.Second))
 			if code != tc.code {
 				t.Fatalf("the run waiting on its summary's reader ended with exit %d after one SIGTERM, want %d\n%s", code, tc.code, stderr.String())
 			}
@@ -222,15 +205,7 @@ func TestRateFileToPipe(t *testing.T) {
 		{"no reader", false, exitFatal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			file := filepath.Join(dir, "in.csv")
-			if err := os.WriteFile(file, []byte("1,a\n2,b\n3,c\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			fifo := filepath.Join(dir, "rate.fifo")
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			dir, file, fifo := threeRowsAndFIFO(t)
 			cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", "ks.t", "--rate-file", fifo, file)
 			cmd.Dir = dir
 			var stdout, stderr bytes.Buffer
@@ -246,14 +221,7 @@ func TestRateFileToPipe(t *testing.T) {
 					report <- b
 				}()
 			}
-			err := waitTimeout(t, cmd, loader.ReportOpenGrace+15*time.Second)
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := exitCodeOf(t, waitTimeout(t, cmd, loader.ReportOpenGrace+15*time.Second))
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, stdout.String(), stderr.String())
 			}
@@ -270,4 +238,20 @@ func TestRateFileToPipe(t *testing.T) {
 			}
 		})
 	}
+}
+
+// threeRowsAndFIFO writes a three-row input for ks.t and makes a named
+// pipe beside it, in a new directory.
+func threeRowsAndFIFO(t *testing.T) (dir, file, fifo string) {
+	t.Helper()
+	dir = t.TempDir()
+	file = filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(file, []byte("1,a\n2,b\n3,c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo = filepath.Join(dir, "out.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file, fifo
 }

@@ -133,6 +133,19 @@ func waitTimeout(t *testing.T, cmd *exec.Cmd, d time.Duration) error {
 	}
 }
 
+// exitCodeOf is the exit status of a process whose Wait returned err.
+func exitCodeOf(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
 // TestSignalWhileConnecting: SIGTERM (Kubernetes' stop) while a node
 // accepts the connection but never answers ends the run at once, as an
 // interruption (exit 4), not after --connect-timeout as a failure to
