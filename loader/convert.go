@@ -194,28 +194,24 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("primary key column(s) %s missing from the input's columns", strings.Join(missing, ", "))
 	}
-	p := &plan{nfields: len(fileCols), counter: t.Counter, tsBind: -1}
-	var names []string
+	p := &plan{nfields: len(fileCols), counter: t.Counter}
+	// Fields find their markers by column, never by a name: a column
+	// may be called anything a bind name could be ("[timestamp]", "t[0]").
+	var binds schema.Binds
 	if t.Counter {
-		p.stmt, names = schema.CounterStatement(t, loaded)
+		p.stmt, binds = schema.CounterStatement(t, loaded)
 	} else {
-		p.stmt, names = schema.InsertStatement(t, loaded, o.TTL, true)
+		p.stmt, binds = schema.InsertStatement(t, loaded, o.TTL, true)
 	}
-	pos := make(map[string]int, len(names))
-	for i, n := range names {
-		pos[n] = i
-	}
-	if b, ok := pos[schema.TimestampBind]; ok {
-		p.tsBind = b
-	}
-	p.nbind = len(names)
-	isKey := map[string]bool{}
+	p.tsBind = binds.Timestamp()
+	p.nbind = len(binds)
+	isKey := map[*schema.Column]bool{}
 	for _, c := range t.PartitionKey {
-		p.pk = append(p.pk, pos[c.Name])
-		isKey[c.Name] = true
+		p.pk = append(p.pk, binds.Of(c))
+		isKey[c] = true
 	}
 	for _, c := range t.Clustering {
-		isKey[c.Name] = true
+		isKey[c] = true
 	}
 	for _, c := range fileCols {
 		if c == nil {
@@ -226,17 +222,15 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 		if err != nil {
 			return nil, err
 		}
-		tuple := 0
-		b, ok := pos[c.Name]
-		if !ok {
-			if b, ok = pos[c.Name+"[0]"]; ok {
-				tuple = len(c.Type.Elems)
-			}
-		}
-		if !ok {
+		b := binds.Of(c)
+		if b < 0 {
 			return nil, fmt.Errorf("column %s is not bound by the statement %q", c.Name, p.stmt)
 		}
-		pf := planField{col: c, bind: b, conv: conv, key: isKey[c.Name], tuple: tuple, emptyNull: !c.Type.IsText()}
+		tuple := 0
+		if binds[b].Elem >= 0 {
+			tuple = len(c.Type.Elems)
+		}
+		pf := planField{col: c, bind: b, conv: conv, key: isKey[c], tuple: tuple, emptyNull: !c.Type.IsText()}
 		if tuple > 0 {
 			pf.tupleIdx = len(p.tuples)
 			p.tuples = append(p.tuples, tupleBind{b, tuple})
@@ -254,10 +248,10 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 	}
 	// Bind positions follow the column order, so p.tuples is ordered.
 	p.nullTuples = func(mask uint64) string {
-		null := map[string]bool{}
+		null := map[*schema.Column]bool{}
 		for _, pf := range p.fields {
 			if pf.tuple > 0 && mask&(1<<pf.tupleIdx) != 0 {
-				null[pf.col.Name] = true
+				null[pf.col] = true
 			}
 		}
 		stmt, _ := schema.InsertNullTuples(t, loaded, o.TTL, true, null, o.NullMode == NullUnset)

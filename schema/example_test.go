@@ -38,9 +38,9 @@ func ExampleInsertStatement() {
 	if err != nil {
 		panic(err)
 	}
-	stmt, names := schema.InsertStatement(t, t.Columns, 86400, false)
+	stmt, binds := schema.InsertStatement(t, t.Columns, 86400, false)
 	fmt.Println(stmt)
-	fmt.Println(names)
+	fmt.Println(binds.Names())
 	// Output:
 	// INSERT INTO ks.events (id,at,"Note") VALUES (?,?,?) USING TTL 86400
 	// [id at Note]

@@ -169,7 +169,7 @@ func TestConvertedValuesWriteAndReadBack(t *testing.T) {
 		"st": "static", "ve": "[1.5, -2, 0]", "vt": "['a', 'bc']",
 	}
 	cols := tb.Columns
-	stmt, names := schema.InsertStatement(tb, cols, 0, false)
+	stmt, binds := schema.InsertStatement(tb, cols, 0, false)
 	var values []any
 	for _, c := range cols {
 		conv, err := schema.NewConverter(c.Type, schema.DefaultFormats())
@@ -196,8 +196,8 @@ func TestConvertedValuesWriteAndReadBack(t *testing.T) {
 			}
 		}
 	}
-	if len(values) != len(names) {
-		t.Fatalf("%d values for %d names %q", len(values), len(names), names)
+	if len(values) != len(binds) {
+		t.Fatalf("%d values for %d binds %q", len(values), len(binds), binds.Names())
 	}
 	if err := s.Query(stmt, values...).Exec(); err != nil {
 		t.Fatalf("%s: %v", stmt, err)
@@ -264,17 +264,17 @@ func TestCounterStatementAgainstCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmt, names := schema.CounterStatement(tb, tb.Columns)
+	stmt, binds := schema.CounterStatement(tb, tb.Columns)
 	vals := map[string]string{"page": "/", "day": "2020-01-02", "n": "5"}
 	for round := 0; round < 2; round++ {
-		args := make([]any, len(names))
-		for i, n := range names {
-			c, _ := tb.Column(n)
+		args := make([]any, len(binds))
+		for i, bd := range binds {
+			c := bd.Column
 			conv, err := schema.NewConverter(c.Type, schema.DefaultFormats())
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := conv(nil, []byte(vals[n]))
+			b, err := conv(nil, []byte(vals[c.Name]))
 			if err != nil {
 				t.Fatal(err)
 			}

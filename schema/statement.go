@@ -15,21 +15,77 @@ func (t *Table) tableName() string {
 	return QuoteIdent(t.Keyspace) + "." + QuoteIdent(t.Name)
 }
 
-// TimestampBind is the bind name of the write timestamp InsertStatement
-// adds with timestamp set: no column can be called that.
-const TimestampBind = "[timestamp]"
+// Bind is what fills one bind marker of a statement: a column's value,
+// one element of a top-level tuple column, or the write timestamp. It
+// says so by reference, not by a name: any text a name could take is also
+// a name some column can have ("[timestamp]", "t[0]" beside a tuple t),
+// and a lookup by name would then bind one marker twice and another never.
+type Bind struct {
+	Column *Column // nil for the write timestamp
+	// Elem is the element of a tuple column bound element by element,
+	// -1 when the marker takes the whole value.
+	Elem int
+}
+
+// Timestamp says the marker takes the write timestamp.
+func (b Bind) Timestamp() bool { return b.Column == nil }
+
+// String names the marker for messages: the column's name, "name[i]" for
+// a tuple element, "USING TIMESTAMP" for the write timestamp.
+func (b Bind) String() string {
+	switch {
+	case b.Column == nil:
+		return "USING TIMESTAMP"
+	case b.Elem >= 0:
+		return b.Column.Name + "[" + strconv.Itoa(b.Elem) + "]"
+	}
+	return b.Column.Name
+}
+
+// Binds lists a statement's bind markers in order.
+type Binds []Bind
+
+// Of is the position of the first marker c fills (a tuple column bound
+// element by element fills that and the next ones), -1 when c fills none.
+func (bs Binds) Of(c *Column) int {
+	for i, b := range bs {
+		if b.Column == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// Timestamp is the position of the write timestamp's marker, -1 when the
+// statement has none.
+func (bs Binds) Timestamp() int {
+	for i, b := range bs {
+		if b.Timestamp() {
+			return i
+		}
+	}
+	return -1
+}
+
+// Names gives each marker's String, for messages and tests.
+func (bs Binds) Names() []string {
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = b.String()
+	}
+	return names
+}
 
 // InsertStatement builds "INSERT INTO ks.t (a,b) VALUES (?,?) [USING TTL n]"
-// for the given columns; names are the bound column names (as stored, not
-// quoted) in bind order. A ttl of zero or less adds no TTL clause; with
-// timestamp, "USING TIMESTAMP ?" is bound last, as TimestampBind.
+// for the given columns; binds says what fills each bind marker, in order.
+// A ttl of zero or less adds no TTL clause; with timestamp, "USING
+// TIMESTAMP ?" is bound last.
 //
-// A tuple column is bound element by element, "(?,?)" with names "c[0]",
-// "c[1]": gocql counts a bind marker of tuple type as one value per element
-// and rejects a single value for it. Bind the parts SplitTuple cuts from
-// the column's converted value. Tuples nested in other types are not
-// affected.
-func InsertStatement(t *Table, cols []*Column, ttl int, timestamp bool) (stmt string, names []string) {
+// A tuple column is bound element by element, "(?,?)": gocql counts a
+// bind marker of tuple type as one value per element and rejects a single
+// value for it. Bind the parts SplitTuple cuts from the column's converted
+// value. Tuples nested in other types are not affected.
+func InsertStatement(t *Table, cols []*Column, ttl int, timestamp bool) (stmt string, binds Binds) {
 	return InsertNullTuples(t, cols, ttl, timestamp, nil, false)
 }
 
@@ -37,11 +93,11 @@ func InsertStatement(t *Table, cols []*Column, ttl int, timestamp bool) (stmt st
 // columns in null are null: element-wise bind markers cannot express a
 // null tuple (gocql would send a tuple of nulls), so such a column is
 // written as the literal null, or with unset left out of the statement.
-// Its bind names are left out of names.
-func InsertNullTuples(t *Table, cols []*Column, ttl int, timestamp bool, null map[string]bool, unset bool) (stmt string, names []string) {
+// It fills no bind marker.
+func InsertNullTuples(t *Table, cols []*Column, ttl int, timestamp bool, null map[*Column]bool, unset bool) (stmt string, binds Binds) {
 	b := qb.Insert(t.tableName())
 	for _, c := range cols {
-		if null[c.Name] && tupleArity(c) > 0 {
+		if null[c] && tupleArity(c) > 0 {
 			if !unset {
 				b.LitColumn(QuoteIdent(c.Name), "null")
 			}
@@ -50,20 +106,20 @@ func InsertNullTuples(t *Table, cols []*Column, ttl int, timestamp bool, null ma
 		if n := tupleArity(c); n > 0 {
 			b.TupleColumn(QuoteIdent(c.Name), n)
 		} else {
-			b.NamedColumn(QuoteIdent(c.Name), c.Name)
+			b.Columns(QuoteIdent(c.Name))
 		}
-		names = appendBindNames(names, c)
+		binds = appendBinds(binds, c)
 	}
 	if ttl > 0 {
 		b.TTL(time.Duration(ttl) * time.Second)
 	}
 	if timestamp {
 		// USING TIMESTAMP ?, bound last.
-		b.TimestampNamed(TimestampBind)
-		names = append(names, TimestampBind)
+		b.TimestampNamed("timestamp")
+		binds = append(binds, Bind{Elem: -1})
 	}
 	stmt, _ = b.ToCql()
-	return strings.TrimSpace(stmt), names
+	return strings.TrimSpace(stmt), binds
 }
 
 // tupleArity is the number of bind markers a tuple column takes, 0 for
@@ -75,15 +131,15 @@ func tupleArity(c *Column) int {
 	return 0
 }
 
-func appendBindNames(names []string, c *Column) []string {
+func appendBinds(binds Binds, c *Column) Binds {
 	n := tupleArity(c)
 	if n == 0 {
-		return append(names, c.Name)
+		return append(binds, Bind{Column: c, Elem: -1})
 	}
 	for i := range n {
-		names = append(names, c.Name+"["+strconv.Itoa(i)+"]")
+		binds = append(binds, Bind{Column: c, Elem: i})
 	}
-	return names
+	return binds
 }
 
 // SplitTuple cuts a converted tuple value into its elements' serialized
@@ -133,17 +189,17 @@ func TupleElements(offs []int, b []byte, n int) ([]int, error) {
 
 // CounterStatement builds "UPDATE ks.t SET c1=c1+?,… WHERE k1=? AND …" for a
 // counter table. The counters are the given columns that are not part of
-// the primary key; the WHERE clause names every primary key column. names
+// the primary key; the WHERE clause names every primary key column. binds
 // lists the counter columns first, then the key columns, in bind order; a
 // tuple key column is bound element by element as in InsertStatement.
-func CounterStatement(t *Table, cols []*Column) (stmt string, names []string) {
+func CounterStatement(t *Table, cols []*Column) (stmt string, binds Binds) {
 	b := qb.Update(t.tableName())
 	for _, c := range cols {
 		if c.Kind == PartitionKey || c.Kind == Clustering {
 			continue
 		}
 		b.AddNamed(QuoteIdent(c.Name), c.Name)
-		names = append(names, c.Name)
+		binds = append(binds, Bind{Column: c, Elem: -1})
 	}
 	var where []qb.Cmp
 	for _, c := range append(append([]*Column{}, t.PartitionKey...), t.Clustering...) {
@@ -152,9 +208,9 @@ func CounterStatement(t *Table, cols []*Column) (stmt string, names []string) {
 		} else {
 			where = append(where, qb.EqNamed(QuoteIdent(c.Name), c.Name))
 		}
-		names = appendBindNames(names, c)
+		binds = appendBinds(binds, c)
 	}
 	b.Where(where...)
 	stmt, _ = b.ToCql()
-	return strings.TrimSpace(stmt), names
+	return strings.TrimSpace(stmt), binds
 }

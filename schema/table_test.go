@@ -301,23 +301,23 @@ func TestStatements(t *testing.T) {
 		}
 		return cs
 	}
-	stmt, names := InsertStatement(tb, pick("sensor", "day", "at", "seq", "Label", "where"), 0, false)
+	stmt, binds := InsertStatement(tb, pick("sensor", "day", "at", "seq", "Label", "where"), 0, false)
 	if want := `INSERT INTO ks.events (sensor,day,at,seq,"Label","where") VALUES (?,?,?,?,?,?)`; stmt != want {
 		t.Errorf("insert:\n got %s\nwant %s", stmt, want)
 	}
-	if want := []string{"sensor", "day", "at", "seq", "Label", "where"}; !reflect.DeepEqual(names, want) {
-		t.Errorf("insert names = %q, want %q", names, want)
+	if want := []string{"sensor", "day", "at", "seq", "Label", "where"}; !reflect.DeepEqual(binds.Names(), want) {
+		t.Errorf("insert names = %q, want %q", binds.Names(), want)
 	}
 	stmt, _ = InsertStatement(tb, pick("sensor", "day", "at", "seq"), 3600, false)
 	if want := `INSERT INTO ks.events (sensor,day,at,seq) VALUES (?,?,?,?) USING TTL 3600`; stmt != want {
 		t.Errorf("insert with TTL:\n got %s\nwant %s", stmt, want)
 	}
-	stmt, names = InsertStatement(tb, pick("sensor", "day"), 3600, true)
+	stmt, binds = InsertStatement(tb, pick("sensor", "day"), 3600, true)
 	if want := `INSERT INTO ks.events (sensor,day) VALUES (?,?) USING TTL 3600 AND TIMESTAMP ?`; stmt != want {
 		t.Errorf("insert with TTL and timestamp:\n got %s\nwant %s", stmt, want)
 	}
-	if want := []string{"sensor", "day", TimestampBind}; !reflect.DeepEqual(names, want) {
-		t.Errorf("insert with timestamp: names = %q, want %q", names, want)
+	if want := []string{"sensor", "day", "USING TIMESTAMP"}; !reflect.DeepEqual(binds.Names(), want) {
+		t.Errorf("insert with timestamp: names = %q, want %q", binds.Names(), want)
 	}
 
 	tup, err := NewTable("ks", "t", []*Column{
@@ -328,12 +328,12 @@ func TestStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmt, names = InsertStatement(tup, tup.Columns, 0, false)
+	stmt, binds = InsertStatement(tup, tup.Columns, 0, false)
 	if want := `INSERT INTO ks.t (k,l,v) VALUES ((?,?),?,(?,?,?))`; stmt != want {
 		t.Errorf("insert with tuples:\n got %s\nwant %s", stmt, want)
 	}
-	if want := []string{"k[0]", "k[1]", "l", "v[0]", "v[1]", "v[2]"}; !reflect.DeepEqual(names, want) {
-		t.Errorf("insert with tuples: names = %q, want %q", names, want)
+	if want := []string{"k[0]", "k[1]", "l", "v[0]", "v[1]", "v[2]"}; !reflect.DeepEqual(binds.Names(), want) {
+		t.Errorf("insert with tuples: names = %q, want %q", binds.Names(), want)
 	}
 
 	odd, err := NewTable("My KS", "Hits", []*Column{
@@ -345,12 +345,12 @@ func TestStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmt, names = CounterStatement(odd, odd.Columns)
+	stmt, binds = CounterStatement(odd, odd.Columns)
 	if want := `UPDATE "My KS"."Hits" SET "Bytes"="Bytes"+?,n=n+? WHERE page=? AND day=?`; stmt != want {
 		t.Errorf("counter:\n got %s\nwant %s", stmt, want)
 	}
-	if want := []string{"Bytes", "n", "page", "day"}; !reflect.DeepEqual(names, want) {
-		t.Errorf("counter names = %q, want %q", names, want)
+	if want := []string{"Bytes", "n", "page", "day"}; !reflect.DeepEqual(binds.Names(), want) {
+		t.Errorf("counter names = %q, want %q", binds.Names(), want)
 	}
 }
 
@@ -362,12 +362,12 @@ func TestCounterStatementTupleKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmt, names := CounterStatement(tb, tb.Columns)
+	stmt, binds := CounterStatement(tb, tb.Columns)
 	if want := `UPDATE ks.c SET n=n+? WHERE k=(?,?)`; stmt != want {
 		t.Errorf("got %s, want %s", stmt, want)
 	}
-	if want := []string{"n", "k[0]", "k[1]"}; !reflect.DeepEqual(names, want) {
-		t.Errorf("names = %q, want %q", names, want)
+	if want := []string{"n", "k[0]", "k[1]"}; !reflect.DeepEqual(binds.Names(), want) {
+		t.Errorf("names = %q, want %q", binds.Names(), want)
 	}
 }
 

@@ -177,32 +177,28 @@ func (s *Source) plan(header []string) error {
 		}
 		cols = append(cols, c)
 	}
-	var names []string
+	var binds schema.Binds
 	if t.Counter {
-		s.stmt, names = schema.CounterStatement(t, cols)
+		s.stmt, binds = schema.CounterStatement(t, cols)
 		s.counter = true
 	} else {
 		// The loader's statement, write timestamp included.
-		s.stmt, names = schema.InsertStatement(t, cols, s.opts.TTL, true)
+		s.stmt, binds = schema.InsertStatement(t, cols, s.opts.TTL, true)
 	}
-	pos := map[string]int{}
-	for i, n := range names {
-		pos[n] = i
-	}
-	s.nbind = len(names)
-	s.tsBind = -1
-	if b, ok := pos[schema.TimestampBind]; ok {
-		s.tsBind, s.ts = b, time.Now().UnixMicro()
+	s.nbind = len(binds)
+	s.tsBind = binds.Timestamp()
+	if s.tsBind >= 0 {
+		s.ts = time.Now().UnixMicro()
 	}
 	for _, c := range t.PartitionKey {
-		s.pk = append(s.pk, pos[c.Name])
+		s.pk = append(s.pk, binds.Of(c))
 	}
 	for _, c := range cols {
 		conv, err := schema.NewConverter(c.Type, s.opts.Formats)
 		if err != nil {
 			return fmt.Errorf("ceiling: column %s: %w", c.Name, err)
 		}
-		s.fields = append(s.fields, field{bind: pos[c.Name], conv: conv})
+		s.fields = append(s.fields, field{bind: binds.Of(c), conv: conv})
 	}
 	return nil
 }
