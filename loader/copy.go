@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cqlload/cqlload/internal/homedir"
 	"github.com/cqlload/cqlload/source"
@@ -86,6 +87,9 @@ func (c *CopyStatement) ConfigFile() string {
 type copyParser struct {
 	src string
 	pos int
+	// flag: the text is a flag's value, not a statement, and "--" or
+	// "/*" in it is text, not a comment that would drop the rest.
+	flag bool
 }
 
 // errorf says where the parse stopped: the character of a one-line
@@ -111,6 +115,8 @@ func (p *copyParser) skipSpace() {
 		switch {
 		case unicode.IsSpace(rune(rest[0])):
 			p.pos++
+		case p.flag:
+			return
 		case strings.HasPrefix(rest, "--"), strings.HasPrefix(rest, "//"):
 			if i := strings.IndexByte(rest, '\n'); i >= 0 {
 				p.pos += i + 1
@@ -182,13 +188,99 @@ func (p *copyParser) ident() (string, error) {
 	}
 	p.skipSpace()
 	start := p.pos
-	for p.pos < len(p.src) && (p.src[p.pos] == '_' || unicode.IsLetter(rune(p.src[p.pos])) || unicode.IsDigit(rune(p.src[p.pos]))) {
-		p.pos++
+	for p.pos < len(p.src) {
+		// By rune: a byte of a multi-byte letter is no letter itself.
+		r, size := utf8.DecodeRuneInString(p.src[p.pos:])
+		if r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		p.pos += size
 	}
 	if start == p.pos {
 		return "", p.errorf("expected an identifier")
 	}
 	return strings.ToLower(p.src[start:p.pos]), nil
+}
+
+// identList reads identifiers separated by commas, as COPY's column list
+// and --columns name columns: bare ones lower-cased, as CQL reads them,
+// "quoted" ones kept in their quotes, so that the table's column is found
+// by exactly that name (schema.Table.Ident). A quoted name may hold
+// commas, quotes ("" for one), blanks, anything.
+func (p *copyParser) identList() ([]string, error) {
+	var out []string
+	for {
+		quoted := p.peek() == '"'
+		c, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		if quoted {
+			c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
+		}
+		out = append(out, c)
+		if p.peek() != ',' {
+			return out, nil
+		}
+		p.pos++
+	}
+}
+
+// ParseColumns parses a column list given apart from a COPY statement
+// (--columns) exactly as the statement's own list: `a, b, "My Col",
+// "x,y"`.
+func ParseColumns(list string) ([]string, error) {
+	p := &copyParser{src: list, flag: true}
+	cols, err := p.identList()
+	if err == nil && p.peek() != 0 {
+		err = p.errorf("expected , after %s (a name of other characters than letters, digits and _ is written in double quotes: \"my col\")", cols[len(cols)-1])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("column list %s: %w", list, err)
+	}
+	return cols, nil
+}
+
+// parseNames parses SKIPCOLS: the file's column names, separated by
+// commas, blanks around each dropped, as cqlsh splits them. A name that
+// begins with a double quote is read to its closing quote ("" for one)
+// and kept in its quotes: it may hold commas, and is compared exactly.
+// Bare names are kept as written, to be compared with the file's names
+// (a header's are not CQL identifiers, which lower-casing assumes).
+func parseNames(list string) ([]string, error) {
+	p := &copyParser{src: list, flag: true}
+	var out []string
+	for {
+		for p.pos < len(p.src) && unicode.IsSpace(rune(p.src[p.pos])) {
+			p.pos++
+		}
+		if p.pos < len(p.src) && p.src[p.pos] == '"' {
+			n, err := p.quoted('"', "quoted name")
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", list, err)
+			}
+			out = append(out, `"`+strings.ReplaceAll(n, `"`, `""`)+`"`)
+			for p.pos < len(p.src) && unicode.IsSpace(rune(p.src[p.pos])) {
+				p.pos++
+			}
+			if p.pos < len(p.src) && p.src[p.pos] != ',' {
+				return nil, fmt.Errorf("%s: %w", list, p.errorf("expected , after the quoted name %s", out[len(out)-1]))
+			}
+		} else {
+			end := strings.IndexByte(p.src[p.pos:], ',')
+			if end < 0 {
+				end = len(p.src) - p.pos
+			}
+			if n := strings.TrimSpace(p.src[p.pos : p.pos+end]); n != "" {
+				out = append(out, n)
+			}
+			p.pos += end
+		}
+		if p.pos >= len(p.src) {
+			return out, nil
+		}
+		p.pos++ // the comma
+	}
 }
 
 // str reads a 'single-quoted' string with ” escapes.
@@ -303,30 +395,13 @@ prelude:
 	}
 	if p.peek() == '(' {
 		p.pos++
-		for {
-			quoted := p.peek() == '"'
-			c, err := p.ident()
-			if err != nil {
-				return nil, err
-			}
-			if quoted {
-				// Kept quoted, so that the table's column is found by
-				// this name exactly (schema.Table.Column), not by its
-				// lower-cased form first.
-				c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
-			}
-			cs.Columns = append(cs.Columns, c)
-			switch p.peek() {
-			case ',':
-				p.pos++
-				continue
-			case ')':
-				p.pos++
-			default:
-				return nil, p.errorf("expected , or ) in the column list")
-			}
-			break
+		if cs.Columns, err = p.identList(); err != nil {
+			return nil, err
 		}
+		if p.peek() != ')' {
+			return nil, p.errorf("expected , or ) in the column list")
+		}
+		p.pos++
 	}
 	switch {
 	case p.keyword("from"):

@@ -312,3 +312,162 @@ func TestFromStdinLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestFileColumnsExactFirst: in a table with "Val" beside val, a header's
+// or a list's name finds the column of exactly that name, a name only
+// case folding matches to both is an error naming both (not a guess, nor
+// every row rejected as "listed twice"), and SKIPCOLS follows the same
+// rule.
+func TestFileColumnsExactFirst(t *testing.T) {
+	tbl, err := schema.NewTable("ks", "m", []*schema.Column{
+		{Name: "k", Type: &schema.Type{Kind: schema.KindInt}, Kind: schema.PartitionKey},
+		{Name: "Val", Type: &schema.Type{Kind: schema.KindInt}},
+		{Name: "val", Type: &schema.Type{Kind: schema.KindInt}},
+		{Name: "a,b", Type: &schema.Type{Kind: schema.KindInt}},
+		{Name: `q"q`, Type: &schema.Type{Kind: schema.KindInt}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		columns string   // the column list as --columns takes it; "": none
+		header  []string // with HEADER, mapping by name
+		skip    string   // SKIPCOLS
+		want    []string // the column of each field, "" where skipped
+		err     []string // fragments of the error
+	}{
+		{"header exact", "", []string{"k", "Val", "val"}, "", []string{"k", "Val", "val"}, nil},
+		{"header one exact", "", []string{"k", "Val"}, "", []string{"k", "Val"}, nil},
+		{"header lower exact", "", []string{"k", "val"}, "", []string{"k", "val"}, nil},
+		{"header folds to two", "", []string{"k", "VAL"}, "", nil, []string{`the header's name VAL matches columns "Val" and val only when case is ignored`}},
+		{"header folds to one", "", []string{"K", "A,B", `Q"Q`}, "", []string{"k", "a,b", `q"q`}, nil},
+		{"header comma and quote", "", []string{"k", "a,b", `q"q`}, "", []string{"k", "a,b", `q"q`}, nil},
+		{"header ambiguous but skipped", "", []string{"k", "VAL", "val"}, "VAL", []string{"k", "", "val"}, nil},
+		{"header unknown and ambiguous", "", []string{"k", "VAL", "junk"}, "", nil, []string{"does not have: junk", `matches columns "Val" and val`}},
+		{"list bare is lower case", `k, Val`, nil, "", []string{"k", "val"}, nil},
+		{"list quoted", `k, "Val", val`, nil, "", []string{"k", "Val", "val"}, nil},
+		{"list comma and quote", `k, "a,b", "q""q"`, nil, "", []string{"k", "a,b", `q"q`}, nil},
+		{"skip exact over fold", "", []string{"k", "Val", "val"}, "Val", []string{"k", "", "val"}, nil},
+		{"skip lower exact", "", []string{"k", "Val", "val"}, "val", []string{"k", "Val", ""}, nil},
+		{"skip folds to two", "", []string{"k", "Val", "val"}, "VAL", nil, []string{`SKIPCOLS name VAL matches "Val" and val only when case is ignored`}},
+		{"skip quoted exact", "", []string{"k", "Val", "val"}, `"VAL"`, []string{"k", "Val", "val"}, nil},
+		{"skip quoted with comma", "", []string{"k", "a,b", "val"}, `"a,b", val`, []string{"k", "", ""}, nil},
+		{"skip list name", `k, "Val", val`, nil, "Val", []string{"k", "", "val"}, nil},
+		{"skip table column by case", `k, "Val", "a,b"`, nil, "A,B", []string{"k", "Val", "a,b"}, nil},
+		{"skip quoted table column", `k, "Val", "a,b"`, nil, `"a,b"`, []string{"k", "Val", ""}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions()
+			if tc.columns != "" {
+				if o.Columns, err = ParseColumns(tc.columns); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := o.SetOption("SKIPCOLS", tc.skip); err != nil {
+				t.Fatal(err)
+			}
+			l := &Loader{table: tbl, opts: o}
+			cols, err := l.fileColumns(tc.header != nil, tc.header)
+			if tc.err != nil {
+				if err == nil {
+					t.Fatalf("columns %v, want an error", cols)
+				}
+				for _, f := range tc.err {
+					if !strings.Contains(err.Error(), f) {
+						t.Errorf("error %q lacks %q", err, f)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range cols {
+				if c == nil {
+					got = append(got, "")
+				} else {
+					got = append(got, c.Name)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("columns %q, want %q", got, tc.want)
+			}
+			if _, err := newPlan(tbl, cols, &o); err != nil {
+				t.Errorf("plan: %v", err)
+			}
+		})
+	}
+}
+
+// TestParseColumns: --columns and COPY's column list are one parser; a
+// quoted name may hold commas, quotes, blanks and any letter.
+func TestParseColumns(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{"a,b", []string{"a", "b"}, ""},
+		{" A , b_1 ", []string{"a", "b_1"}, ""},
+		{`"My Col", "x,y", "q""q"`, []string{`"My Col"`, `"x,y"`, `"q""q"`}, ""},
+		{`"[timestamp]","t[0]"`, []string{`"[timestamp]"`, `"t[0]"`}, ""},
+		{"Ünïcode", []string{"ünïcode"}, ""},
+		{`"Ünï"`, []string{`"Ünï"`}, ""},
+		{"a--b", nil, "expected , after a"},
+		{"my col", nil, `expected , after my (a name of other characters than letters, digits and _ is written in double quotes`},
+		{"t[0]", nil, "expected , after t"},
+		{"a,", nil, "expected an identifier"},
+		{`"open`, nil, "unterminated quoted identifier"},
+		{"", nil, "expected an identifier"},
+	}
+	for _, tc := range tests {
+		got, err := ParseColumns(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseColumns(%q) = %q, %v; want an error with %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ParseColumns(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+		// The COPY statement's list is read by the same parser.
+		stmt, err := ParseCopy("COPY ks.t (" + tc.in + ") FROM 'x.csv'")
+		if err != nil || !reflect.DeepEqual(stmt.Columns, tc.want) {
+			t.Errorf("COPY (%s): %v, %v; want %q", tc.in, stmt, err, tc.want)
+		}
+	}
+}
+
+// TestParseSkipCols: SKIPCOLS splits on commas outside double quotes;
+// bare names stay as written, quoted ones in their quotes.
+func TestParseSkipCols(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{"a, B ,,c", []string{"a", "B", "c"}, ""},
+		{`"x,y", Val`, []string{`"x,y"`, "Val"}, ""},
+		{` "q""q" ,t[0], [timestamp], my col`, []string{`"q""q"`, "t[0]", "[timestamp]", "my col"}, ""},
+		{`a"b, c`, []string{`a"b`, "c"}, ""},
+		{"", nil, ""},
+		{`"x" y`, nil, `expected , after the quoted name "x"`},
+		{`"x`, nil, "unterminated quoted name"},
+	}
+	for _, tc := range tests {
+		got, err := parseNames(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("parseNames(%q) = %q, %v; want an error with %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("parseNames(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}

@@ -634,52 +634,137 @@ func (l *Loader) prepareBatchStatements(p *plan) {
 }
 
 // fileColumns lists the table column of each field of the file (nil for a
-// field dropped by SKIPCOLS).
+// field dropped by SKIPCOLS). Header names and the column list's
+// identifiers find their columns by one rule (schema.Table.Named and
+// Ident): the exact name wins, and a name only case folding matches to two
+// columns is an error naming both, never a guess.
 func (l *Loader) fileColumns(byHeader bool, header []string) ([]*schema.Column, error) {
-	// A name is skipped when it is a SKIPCOLS name, or is the same table
-	// column as one: cqlsh compares the column list's names unquoted, so
-	// SKIPCOLS='Val' skips a quoted "Val" of the list.
-	skip, skipCols := map[string]bool{}, map[*schema.Column]bool{}
-	for _, s := range l.opts.SkipCols {
-		skip[strings.ToLower(s)] = true
-		if c, ok := l.table.Column(s); ok {
-			skipCols[c] = true
-		}
-	}
 	var names []string
+	cols := make([]*schema.Column, 0, max(len(l.opts.Columns), len(header), len(l.table.Columns)))
+	what := "the column list"
+	// A name's problem counts only if SKIPCOLS does not drop its field:
+	// a file's extra column need not be the table's.
+	problems := map[int]error{}
 	switch {
 	case len(l.opts.Columns) > 0:
 		names = l.opts.Columns
 	case byHeader:
-		names = header
+		names, what = header, "the header"
 	default:
 		for _, c := range l.table.Columns {
 			names = append(names, c.Name)
+			cols = append(cols, c)
 		}
 	}
-	cols := make([]*schema.Column, len(names))
+	if len(cols) == 0 {
+		find := l.table.Ident
+		if byHeader {
+			find = l.table.Named
+		}
+		for i, n := range names {
+			c, err := find(n)
+			if err != nil {
+				problems[i] = err
+			}
+			cols = append(cols, c)
+		}
+	}
+	skip, err := l.skippedFields(len(l.opts.Columns) > 0, names, cols)
+	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+	}
 	var unknown []string
 	for i, n := range names {
-		if skip[strings.ToLower(n)] {
-			continue
-		}
-		c, ok := l.table.Column(n)
-		if !ok {
+		switch err := problems[i]; {
+		case skip[i]:
+			cols[i] = nil
+		case errors.Is(err, schema.ErrNoColumn):
 			unknown = append(unknown, n)
-			continue
-		}
-		if !skipCols[c] {
-			cols[i] = c
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s's name %w", what, err))
 		}
 	}
 	if len(unknown) > 0 {
-		what := "the column list"
-		if byHeader {
-			what = "the header"
-		}
-		return nil, fmt.Errorf("%s names columns that %s.%s does not have: %s", what, l.table.Keyspace, l.table.Name, strings.Join(unknown, ", "))
+		errs = append([]error{fmt.Errorf("%s names columns that %s.%s does not have: %s", what, l.table.Keyspace, l.table.Name, strings.Join(unknown, ", "))}, errs...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return cols, nil
+}
+
+// skippedFields says which of the file's fields SKIPCOLS drops. A SKIPCOLS
+// name finds the file's names by the rule that finds columns: the fields
+// of exactly that name; failing that, the one name equal to it when case
+// is ignored (two such names are an error naming both); failing that, the
+// fields of the table column it names. A "quoted" name matches exactly.
+// cqlsh compares the column list's names unquoted: SKIPCOLS='Val' skips
+// a quoted "Val" of the list. A name of neither is ignored, as in cqlsh.
+func (l *Loader) skippedFields(idents bool, names []string, cols []*schema.Column) (map[int]bool, error) {
+	skip := map[int]bool{}
+	if len(l.opts.SkipCols) == 0 {
+		return skip, nil
+	}
+	// The names as written in the file or the list, unquoted.
+	plain := make([]string, len(names))
+	for i, n := range names {
+		plain[i] = n
+		if u, ok := unquote(n); ok && idents {
+			plain[i] = u
+		}
+	}
+	var errs []error
+	for _, s := range l.opts.SkipCols {
+		exact, quoted := unquote(s)
+		if !quoted {
+			exact = s
+		}
+		found := false
+		for i, n := range plain {
+			if n == exact {
+				skip[i], found = true, true
+			}
+		}
+		if !found && !quoted {
+			var folded []int
+			for i, n := range plain {
+				if strings.EqualFold(n, s) {
+					folded = append(folded, i)
+				}
+			}
+			switch {
+			case len(folded) == 1:
+				skip[folded[0]], found = true, true
+			case len(folded) > 1:
+				var both []string
+				for _, i := range folded {
+					both = append(both, schema.QuoteIdent(plain[i]))
+				}
+				errs = append(errs, fmt.Errorf("SKIPCOLS name %s matches %s only when case is ignored (write the name exactly as one of them)", s, strings.Join(both, " and ")))
+				found = true
+			}
+		}
+		if found {
+			continue
+		}
+		if c, err := l.table.Named(s); err == nil {
+			for i, fc := range cols {
+				if fc == c {
+					skip[i] = true
+				}
+			}
+		}
+	}
+	return skip, errors.Join(errs...)
+}
+
+// unquote gives the name a "double-quoted" name stands for.
+func unquote(s string) (string, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return "", false
+	}
+	return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`), true
 }
 
 // every runs f every d on its own goroutine until stop is called; stop

@@ -54,7 +54,7 @@ type Options struct {
 	// "MyEvents" in double quotes. ParseCopy and ParseTable read them as
 	// CQL does, lower-casing names not in double quotes.
 	Keyspace, Table string
-	Columns         []string // the COPY column list; empty means all, in cqlsh's order (or by header name)
+	Columns         []string // the COPY column list, as CQL identifiers (see ParseColumns); empty means all, in cqlsh's order (or by header name)
 	Files           []string // cqlsh FROM specs: lists, globs, directories, "-" or "STDIN"
 	Stdin           io.Reader
 

@@ -400,16 +400,6 @@ func parseBool(v string) (bool, error) {
 	return false, fmt.Errorf("want true or false, got %q", v)
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // accessor reads and writes one option's field of Options.
 type accessor struct {
 	set func(o *Options, v string) error
@@ -447,8 +437,8 @@ func optionTable() []Option {
 			intOpt(func(o *Options) *int { return &o.Dialect.SkipRows })),
 		with(Option{Name: "SKIPCOLS", Flag: "skip-cols", Value: "list", Section: SectionInput, Cqlsh: true,
 			Help: "comma-separated columns of the file not to load", Documented: "none",
-			Differs: "a skipped column of the column list need not be one of the table's (cqlsh refuses the statement): the way to name a file's extra column"},
-			accessor{func(o *Options, v string) error { o.SkipCols = splitList(v); return nil },
+			Differs: "a skipped column of the column list need not be one of the table's (cqlsh refuses the statement): the way to name a file's extra column; a name matches exactly, else the one name equal but for case (two are an error); a \"double-quoted\" name may hold commas and matches only exactly"},
+			accessor{func(o *Options, v string) (err error) { o.SkipCols, err = parseNames(v); return err },
 				func(o *Options) string { return strings.Join(o.SkipCols, ",") }}),
 		{Name: "CONFIGFILE", Flag: "config-file", Value: "path", Section: SectionInput, Cqlsh: true,
 			Help:       "cqlshrc-style file whose [copy], [copy-from], [copy:ks.t] and [copy-from:ks.t] sections hold options",

@@ -56,41 +56,99 @@ type Table struct {
 	Counter bool
 }
 
-// Column finds a column by its name as a CQL identifier: "Quoted" matches
-// exactly; unquoted matches the lower-cased name first, then the name as
-// written (header lines written by cqlsh COPY TO carry case-sensitive names
-// bare), then any single column whose name differs only in case.
-func (t *Table) Column(name string) (*Column, bool) {
-	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
-		exact := strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
-		for _, c := range t.Columns {
-			if c.Name == exact {
-				return c, true
-			}
-		}
-		return nil, false
+// ErrNoColumn says a table has no column of a name.
+var ErrNoColumn = errors.New("no such column")
+
+// AmbiguousError says a name is none of a table's columns exactly, but
+// two or more of them when case is ignored ("VAL" with columns "Val" and
+// val): no rule can tell which one was meant, so it is an error, never a
+// guess.
+type AmbiguousError struct {
+	Name    string
+	Columns []string // as CQL identifiers, quoted where needed
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%s matches columns %s only when case is ignored (write the name exactly as one of them)", e.Name, strings.Join(e.Columns, " and "))
+}
+
+// Named finds the column a name as written in a header line stands for.
+// The one rule, for header names and column lists alike: the column of
+// exactly that name wins; failing that, the name as a "quoted" CQL
+// identifier; failing that, the only column equal to it when case is
+// ignored. A name that two columns equal only when case is ignored is an
+// *AmbiguousError; one that no column equals, ErrNoColumn.
+//
+// A cqlsh COPY TO header carries case-sensitive names bare ("Val" for
+// the column "Val"), and a case-sensitive table can have "Val" beside
+// val: folding case before looking for the exact name loaded such a
+// header's Val into val.
+func (t *Table) Named(name string) (*Column, error) {
+	if c := t.exact(name); c != nil {
+		return c, nil
 	}
-	lower := strings.ToLower(name)
-	for _, c := range t.Columns {
-		if c.Name == lower {
-			return c, true
+	if unq, ok := unquoteIdent(name); ok {
+		if c := t.exact(unq); c != nil {
+			return c, nil
 		}
 	}
-	for _, c := range t.Columns {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	var found *Column
+	var found []*Column
 	for _, c := range t.Columns {
 		if strings.EqualFold(c.Name, name) {
-			if found != nil {
-				return nil, false
-			}
-			found = c
+			found = append(found, c)
 		}
 	}
-	return found, found != nil
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%w %s", ErrNoColumn, name)
+	case 1:
+		return found[0], nil
+	}
+	e := &AmbiguousError{Name: name}
+	for _, c := range found {
+		e.Columns = append(e.Columns, QuoteIdent(c.Name))
+	}
+	return nil, e
+}
+
+// Ident finds the column a CQL identifier names, as in a COPY column
+// list: "Quoted" matches exactly; bare is lower-cased, as CQL reads it,
+// and, when no column has that name, matched as Named matches a header
+// name.
+func (t *Table) Ident(ident string) (*Column, error) {
+	if unq, ok := unquoteIdent(ident); ok {
+		if c := t.exact(unq); c != nil {
+			return c, nil
+		}
+		return nil, fmt.Errorf("%w %s", ErrNoColumn, ident)
+	}
+	if c := t.exact(strings.ToLower(ident)); c != nil {
+		return c, nil
+	}
+	return t.Named(ident)
+}
+
+// Column is Ident without the reason a name finds no column.
+func (t *Table) Column(ident string) (*Column, bool) {
+	c, err := t.Ident(ident)
+	return c, err == nil
+}
+
+func (t *Table) exact(name string) *Column {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// unquoteIdent gives the name a "double-quoted" identifier stands for.
+func unquoteIdent(s string) (string, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return "", false
+	}
+	return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`), true
 }
 
 // NewTable builds a Table without a cluster. Columns may come in any order;
@@ -322,8 +380,8 @@ func TableFromMetadata(ks *gocql.KeyspaceMetadata, table string) (*Table, error)
 // identCandidates gives the names an identifier may stand for, most likely
 // first.
 func identCandidates(name string) []string {
-	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
-		return []string{strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)}
+	if unq, ok := unquoteIdent(name); ok {
+		return []string{unq}
 	}
 	if lower := strings.ToLower(name); lower != name {
 		return []string{lower, name}

@@ -437,3 +437,69 @@ func TestNewColumnConverterKeySize(t *testing.T) {
 		t.Errorf("custom type: error %v", err)
 	}
 }
+
+// TestNamedAndIdent: the column a header name or a column list's
+// identifier stands for in a table whose names differ only in case, or
+// look like quoted identifiers. The exact name wins; a name only case
+// folding matches to two columns is an error naming both.
+func TestNamedAndIdent(t *testing.T) {
+	tb, err := NewTable("ks", "t", []*Column{
+		{Name: "k", Type: &Type{Kind: KindInt}, Kind: PartitionKey},
+		{Name: "Val", Type: &Type{Kind: KindInt}},
+		{Name: "val", Type: &Type{Kind: KindInt}},
+		{Name: "Mixed", Type: &Type{Kind: KindInt}},
+		{Name: `"q"`, Type: &Type{Kind: KindInt}},
+		{Name: "a,b", Type: &Type{Kind: KindInt}},
+		{Name: "Up", Type: &Type{Kind: KindInt}},
+		{Name: "UP", Type: &Type{Kind: KindInt}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ambiguous = "ambiguous"
+	for _, tc := range []struct {
+		name         string
+		named, ident string // the column found, "" for none, or ambiguous
+	}{
+		{"Val", "Val", "val"},
+		{"val", "val", "val"},
+		{"VAL", ambiguous, "val"},
+		{"vAl", ambiguous, "val"},
+		{`"Val"`, "Val", "Val"},
+		{`"VAL"`, "", ""},
+		{"mixed", "Mixed", "Mixed"},
+		{"MIXED", "Mixed", "Mixed"},
+		{`"mixed"`, "", ""},
+		{`"q"`, `"q"`, ""},
+		{`"""q"""`, `"q"`, `"q"`},
+		{"q", "", ""},
+		{"a,b", "a,b", "a,b"},
+		{"A,B", "a,b", "a,b"},
+		{"Up", "Up", "Up"},
+		{"UP", "UP", "UP"},
+		{"up", ambiguous, ambiguous},
+		{`"up"`, "", ""},
+		{"nosuch", "", ""},
+	} {
+		check := func(how string, c *Column, err error, want string) {
+			t.Helper()
+			var ae *AmbiguousError
+			switch {
+			case want == ambiguous:
+				if !errors.As(err, &ae) || len(ae.Columns) != 2 || !strings.Contains(err.Error(), ae.Columns[0]) || !strings.Contains(err.Error(), ae.Columns[1]) {
+					t.Errorf("%s(%s) = %v, %v; want an error naming both columns", how, tc.name, c, err)
+				}
+			case want == "":
+				if !errors.Is(err, ErrNoColumn) {
+					t.Errorf("%s(%s) = %v, %v; want ErrNoColumn", how, tc.name, c, err)
+				}
+			case err != nil || c.Name != want:
+				t.Errorf("%s(%s) = %v, %v; want %s", how, tc.name, c, err, want)
+			}
+		}
+		c, err := tb.Named(tc.name)
+		check("Named", c, err, tc.named)
+		c, err = tb.Ident(tc.name)
+		check("Ident", c, err, tc.ident)
+	}
+}

@@ -171,9 +171,9 @@ func (s *Source) plan(header []string) error {
 	}
 	var cols []*schema.Column
 	for _, h := range header {
-		c, ok := t.Column(h)
-		if !ok {
-			return fmt.Errorf("ceiling: header names %q, which %s.%s does not have", h, t.Keyspace, t.Name)
+		c, err := t.Named(h)
+		if err != nil {
+			return fmt.Errorf("ceiling: header of %s.%s: %w", t.Keyspace, t.Name, err)
 		}
 		cols = append(cols, c)
 	}

@@ -113,7 +113,7 @@ func cliFlags() []cliFlag {
 			strFlag(func(c *cli) *string { return &c.file })},
 		{opt("table", "", in, `the table to load, as keyspace.table, named as in CQL: "MyKs"."MyTable" for names with capitals (the files follow the flags)`),
 			strFlag(func(c *cli) *string { return &c.table })},
-		{opt("columns", "", in, "comma-separated columns in file order (default: all, or the header's names)"),
+		{opt("columns", "", in, "comma-separated columns in file order, read as COPY's column list: bare names lower-cased, \"Quoted\" ones exact, which may hold commas (default: all, or the header's names)"),
 			strFlag(func(c *cli) *string { return &c.columns })},
 		{opt("keyspace", "k", in, "keyspace of a COPY statement that names none"),
 			strFlag(func(c *cli) *string { return &c.keyspace })},

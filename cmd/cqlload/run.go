@@ -229,8 +229,10 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 			return nil, false, fmt.Errorf("--table: %w", err)
 		}
 		if c.columns != "" {
-			for _, col := range strings.Split(c.columns, ",") {
-				opts.Columns = append(opts.Columns, strings.TrimSpace(col))
+			// The COPY statement's column list parser: a quoted name may
+			// hold commas.
+			if opts.Columns, err = loader.ParseColumns(c.columns); err != nil {
+				return nil, false, fmt.Errorf("--columns: %w", err)
 			}
 		}
 		if c.hosts == "" {

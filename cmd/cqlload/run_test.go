@@ -32,6 +32,7 @@ func TestUsageErrors(t *testing.T) {
 		{nil, "nothing to do"},
 		{[]string{"-e", "COPY ks.t TO 'x.csv'"}, "COPY TO is not supported"},
 		{[]string{"-e", "COPY ks.t FROM 'x.csv'", "--columns", "k,v"}, "give the columns in the COPY statement's column list, not --columns"},
+		{[]string{"--table", "ks.t", "--columns", "k,my col", "x.csv"}, "--columns: column list k,my col: at character 6: expected , after my"},
 		{[]string{"-e", "COPY ks.t FROM 'x.csv' WITH NOSUCH = 1"}, "unknown COPY FROM option NOSUCH"},
 		{[]string{"-e", "COPY ks.t FROM 'x.csv' WITH PAGESIZE = 1"}, "COPY TO only"},
 		{[]string{"-e", "COPY t FROM 'x.csv'"}, "no keyspace given"},
