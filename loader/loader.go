@@ -710,13 +710,13 @@ func (l *Loader) skippedFields(idents bool, names []string, cols []*schema.Colum
 	plain := make([]string, len(names))
 	for i, n := range names {
 		plain[i] = n
-		if u, ok := unquote(n); ok && idents {
+		if u, ok := schema.UnquoteIdent(n); ok && idents {
 			plain[i] = u
 		}
 	}
 	var errs []error
 	for _, s := range l.opts.SkipCols {
-		exact, quoted := unquote(s)
+		exact, quoted := schema.UnquoteIdent(s)
 		if !quoted {
 			exact = s
 		}
@@ -757,14 +757,6 @@ func (l *Loader) skippedFields(idents bool, names []string, cols []*schema.Colum
 		}
 	}
 	return skip, errors.Join(errs...)
-}
-
-// unquote gives the name a "double-quoted" name stands for.
-func unquote(s string) (string, bool) {
-	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
-		return "", false
-	}
-	return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`), true
 }
 
 // every runs f every d on its own goroutine until stop is called; stop

@@ -21,7 +21,7 @@ func FuzzParseColumns(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		if cols, err := ParseColumns(in); err == nil {
 			for _, c := range cols {
-				if _, quoted := unquote(c); !quoted && (c != strings.ToLower(c) || !bareIdent(c)) {
+				if _, quoted := schema.UnquoteIdent(c); !quoted && (c != strings.ToLower(c) || !bareIdent(c)) {
 					t.Fatalf("ParseColumns(%q) gave %q, neither quoted nor a lower-case identifier", in, c)
 				}
 			}

@@ -54,7 +54,7 @@ func FuzzNamed(f *testing.F) {
 		}
 		exact := tb.exact(name)
 		var quoted *Column
-		if u, ok := unquoteIdent(name); ok {
+		if u, ok := UnquoteIdent(name); ok {
 			quoted = tb.exact(u)
 		}
 		got, err := tb.Named(name)

@@ -87,7 +87,7 @@ func (t *Table) Named(name string) (*Column, error) {
 	if c := t.exact(name); c != nil {
 		return c, nil
 	}
-	if unq, ok := unquoteIdent(name); ok {
+	if unq, ok := UnquoteIdent(name); ok {
 		if c := t.exact(unq); c != nil {
 			return c, nil
 		}
@@ -116,7 +116,7 @@ func (t *Table) Named(name string) (*Column, error) {
 // and, when no column has that name, matched as Named matches a header
 // name.
 func (t *Table) Ident(ident string) (*Column, error) {
-	if unq, ok := unquoteIdent(ident); ok {
+	if unq, ok := UnquoteIdent(ident); ok {
 		if c := t.exact(unq); c != nil {
 			return c, nil
 		}
@@ -143,8 +143,9 @@ func (t *Table) exact(name string) *Column {
 	return nil
 }
 
-// unquoteIdent gives the name a "double-quoted" identifier stands for.
-func unquoteIdent(s string) (string, bool) {
+// UnquoteIdent gives the name a "double-quoted" identifier stands for,
+// and false for any other text.
+func UnquoteIdent(s string) (string, bool) {
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return "", false
 	}
@@ -380,7 +381,7 @@ func TableFromMetadata(ks *gocql.KeyspaceMetadata, table string) (*Table, error)
 // identCandidates gives the names an identifier may stand for, most likely
 // first.
 func identCandidates(name string) []string {
-	if unq, ok := unquoteIdent(name); ok {
+	if unq, ok := UnquoteIdent(name); ok {
 		return []string{unq}
 	}
 	if lower := strings.ToLower(name); lower != name {
