@@ -453,19 +453,24 @@ func TestHostileSilentListeners(t *testing.T) {
 	}
 	host, port := silentListener(t)
 	sh, sp := silentListener(t)
-	secs := fmt.Sprint(timeout.Seconds())
+	// The object store's wait is the one left when the cluster answers.
+	sim := proctest.StartSim(t, schema(1, "t"), "--nodes", "1")
+	simHost, simPort, _ := net.SplitHostPort(sim.Hosts[0])
+	secs := timeout.String()
 	cases := []struct {
-		name string
-		args []string
+		name   string
+		silent string // the address the error must name
+		args   []string
 	}{
-		{"cql startup", []string{"--hosts", host, "--port", port, "--connect-timeout", secs, "--table", "ks.t", rows}},
-		{"tls handshake", []string{"--hosts", host, "--port", port, "--ssl", "--ssl-no-verify", "--connect-timeout", secs, "--table", "ks.t", rows}},
-		{"object store", []string{"--hosts", host, "--port", port, "--connect-timeout", secs, "--table", "ks.t",
+		{"cql startup", net.JoinHostPort(host, port), []string{"--hosts", host, "--port", port, "--connect-timeout", secs, "--table", "ks.t", rows}},
+		{"tls handshake", net.JoinHostPort(host, port), []string{"--hosts", host, "--port", port, "--ssl", "--ssl-no-verify", "--connect-timeout", secs, "--table", "ks.t", rows}},
+		{"object store", net.JoinHostPort(sh, sp), []string{"--hosts", simHost, "--port", simPort, "--connect-timeout", secs, "--table", "ks.t",
 			"s3://bucket/rows.csv?region=us-east-1&endpoint=http://" + net.JoinHostPort(sh, sp)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(b.CQLLoad, c.args...)
+			cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=hostile", "AWS_SECRET_ACCESS_KEY=hostile", "AWS_EC2_METADATA_DISABLED=true")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			start := time.Now()
@@ -489,6 +494,9 @@ func TestHostileSilentListeners(t *testing.T) {
 			}
 			if took > timeout+2*time.Second {
 				t.Errorf("the wait ended after %s, over its timeout %s plus 2 s\n%s", took.Round(time.Millisecond), timeout, out.String())
+			}
+			if !strings.Contains(out.String(), c.silent) {
+				t.Errorf("the error does not name the silent address %s:\n%s", c.silent, out.String())
 			}
 			t.Logf("ended after %s: %s", took.Round(time.Millisecond), lastLine(out.String()))
 		})
