@@ -1,0 +1,510 @@
+//go:build unix
+
+package chaos
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cqlload/cqlload/internal/proctest"
+)
+
+// The hostile-input suite: the built cqlload on inputs a careless or
+// hostile user brings. Each case checks what every run must keep: the
+// table holds exactly the good rows, every bad one is in the error file
+// with its reason, memory and the bytes written stay within stated
+// bounds, no secret reaches any output, and every wait ends within its
+// timeout plus 2 s.
+
+// peakRSSMiB is the finished process's peak resident set.
+func (l *load) peakRSSMiB(t *testing.T) float64 {
+	t.Helper()
+	ru, ok := l.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no resource usage for the process")
+	}
+	return float64(ru.Maxrss) / 1024 // KiB on Linux and the BSDs
+}
+
+// treeBytes is the size of the regular files under dir.
+func treeBytes(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// watchBytes polls the size of dir's files until stop is closed and
+// returns the largest it saw.
+func watchBytes(dir string, stop <-chan struct{}) <-chan int64 {
+	peak := make(chan int64, 1)
+	go func() {
+		var most int64
+		for {
+			most = max(most, treeBytes(dir))
+			select {
+			case <-stop:
+				peak <- max(most, treeBytes(dir))
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	return peak
+}
+
+// goodRows is n narrow rows from key first on, as a file's lines.
+func goodRows(first, n int) []byte {
+	var b bytes.Buffer
+	for i := first; i < first+n; i++ {
+		fmt.Fprintf(&b, "%d,v%d\n", i, i)
+	}
+	return b.Bytes()
+}
+
+// wantRows is what the table must hold of goodRows(first, n).
+func wantRows(into map[int]string, first, n int) {
+	for i := first; i < first+n; i++ {
+		into[i] = fmt.Sprintf("v%d", i)
+	}
+}
+
+// exactly checks that ks.table holds the rows of want and nothing else.
+func exactly(t *testing.T, sim *proctest.Sim, table string, want map[int]string) {
+	t.Helper()
+	got := readTable(t, sim.Session(t), table)
+	var diffs []string
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			diffs = append(diffs, fmt.Sprintf("k=%d: %q (held %v), want %q", k, g, ok, v))
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("k=%d: %q is not a good row of the input", k, v))
+		}
+	}
+	if len(diffs) > 0 {
+		if len(diffs) > 10 {
+			diffs = append(diffs[:10], "…")
+		}
+		t.Errorf("ks.%s (%d rows) differs from the input's %d good rows:\n%s", table, len(got), len(want), strings.Join(diffs, "\n"))
+	}
+}
+
+// rejectedWith checks that the error log has one line for line n, and
+// that its reason holds each of reasons.
+func rejectedWith(t *testing.T, l *load, n int64, reasons ...string) {
+	t.Helper()
+	log, err := os.ReadFile(l.errFile + ".log")
+	if err != nil {
+		t.Fatalf("error log: %v\n%s", err, l.output())
+	}
+	var line string
+	for _, s := range strings.Split(string(log), "\n") {
+		if m := logLine.FindStringSubmatch(s); m != nil && m[2] == fmt.Sprint(n) {
+			line = s
+		}
+	}
+	if line == "" {
+		t.Errorf("the error log has no line for input line %d:\n%.2000s", n, log)
+		return
+	}
+	for _, r := range reasons {
+		if !strings.Contains(line, r) {
+			t.Errorf("the error log's line for input line %d does not say %q: %q", n, r, line)
+		}
+	}
+}
+
+// TestHostileDelimiterFlood: a record just under --max-record-bytes made
+// of nothing but delimiters is rejected as having too many fields, and
+// costs no more memory than a record of the same size with one field:
+// the reader stops collecting fields past what the row can use.
+func TestHostileDelimiterFlood(t *testing.T) {
+	const size = 16<<20 - 1024
+	sim := proctest.StartSim(t, schema(1, "flood", "one"), "--nodes", "1")
+	run := func(table string, record []byte) (*load, float64) {
+		var in bytes.Buffer
+		in.Write(goodRows(0, 100))
+		in.Write(record)
+		in.WriteByte('\n')
+		in.Write(goodRows(100, 100))
+		path := filepath.Join(t.TempDir(), "rows.csv")
+		if err := os.WriteFile(path, in.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l := startLoad(t, sim, table, path)
+		l.wait(t, loadTimeout)
+		s := l.summary(t)
+		if l.exit != 1 || s.RowsWritten != 200 || s.rejected() != 1 {
+			t.Errorf("ks.%s: want exit 1, 200 rows written and 1 rejected; got exit %d, %v\n%s", table, l.exit, s, l.output())
+		}
+		want := map[int]string{}
+		wantRows(want, 0, 200)
+		exactly(t, sim, table, want)
+		return l, l.peakRSSMiB(t)
+	}
+	oneField, base := run("one", bytes.Repeat([]byte{'x'}, size))
+	rejectedWith(t, oneField, 101, "1 field")
+	flood, rss := run("flood", bytes.Repeat([]byte{','}, size))
+	rejectedWith(t, flood, 101, "fields, expected 2")
+	t.Logf("peak RSS: %.1f MiB with a %d-byte record of one field, %.1f MiB with one of %d fields", base, size, rss, size+1)
+	if limit := base*1.25 + 8; rss > limit {
+		t.Errorf("a record of delimiters took %.1f MiB of peak RSS, over %.1f (1.25 × the one-field record's %.1f MiB + 8)", rss, limit, base)
+	}
+}
+
+// TestHostileEndlessRecord: a record with no end (a gzip file of zeros,
+// and /dev/zero) never has more than a bounded prefix of itself written
+// to the error file or to temporary files.
+func TestHostileEndlessRecord(t *testing.T) {
+	// The bound on what a run may write for one rejected record: its
+	// kept prefix (the default keeps 1 MiB at most) and the log's line.
+	const diskBound = 4 << 20
+	sim := proctest.StartSim(t, schema(1, "gz", "dev"), "--nodes", "1")
+
+	t.Run("gzip of zeros", func(t *testing.T) {
+		dir := t.TempDir()
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		zw.Write(goodRows(0, 100))
+		zeros := make([]byte, 1<<20)
+		for range 128 { // 128 MiB of zeros after the good rows
+			zw.Write(zeros)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "zeros.csv.gz")
+		if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tmp := t.TempDir()
+		l := startLoadEnv(t, sim, "gz", []string{"TMPDIR=" + tmp}, path)
+		stop := make(chan struct{})
+		peakTmp := watchBytes(tmp, stop)
+		l.wait(t, loadTimeout)
+		close(stop)
+		s := l.summary(t)
+		t.Logf("%d bytes of gzip: %v; %s", gz.Len(), s, l.errorLine())
+		if l.exit != 1 || s.RowsWritten != 100 || s.rejected() != 1 {
+			t.Errorf("want exit 1, 100 rows written and the endless record rejected; got exit %d, %v\n%s", l.exit, s, l.output())
+		}
+		rejectedWith(t, l, 101, "max-record-bytes")
+		if n := <-peakTmp; n > diskBound {
+			t.Errorf("temporary files reached %d bytes for one rejected record, over %d", n, diskBound)
+		}
+		if n := treeBytes(filepath.Dir(l.errFile)); n > diskBound {
+			t.Errorf("the run's directory (error file, log, summary) holds %d bytes, over %d", n, diskBound)
+		}
+		want := map[int]string{}
+		wantRows(want, 0, 100)
+		exactly(t, sim, "gz", want)
+	})
+
+	t.Run("dev zero", func(t *testing.T) {
+		tmp := t.TempDir()
+		l := startLoadEnv(t, sim, "dev", []string{"TMPDIR=" + tmp}, "/dev/zero")
+		stop := make(chan struct{})
+		peakTmp := watchBytes(tmp, stop)
+		time.Sleep(5 * time.Second)
+		if !l.running() {
+			t.Fatalf("cqlload ended on an endless input\n%s", l.output())
+		}
+		if err := l.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		l.wait(t, 30*time.Second)
+		close(stop)
+		if l.exit != 4 {
+			t.Errorf("want exit 4 after SIGINT; got %d\n%s", l.exit, l.output())
+		}
+		if n := <-peakTmp; n > diskBound {
+			t.Errorf("temporary files reached %d bytes reading /dev/zero for 5 s, over %d", n, diskBound)
+		}
+		if n := treeBytes(filepath.Dir(l.errFile)); n > diskBound {
+			t.Errorf("the run's directory holds %d bytes after reading /dev/zero for 5 s, over %d", n, diskBound)
+		}
+	})
+}
+
+// startLoadEnv is startLoad with variables added to the environment.
+func startLoadEnv(t *testing.T, sim *proctest.Sim, table string, env []string, args ...string) *load {
+	t.Helper()
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return startLoad(t, sim, table, args...)
+}
+
+// TestHostileNames: column names that look like cqlload's own bind names
+// or differ only in case, or hold a comma, a quote, a space or a
+// non-ASCII letter, each load into their own column.
+func TestHostileNames(t *testing.T) {
+	const ddl = `CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+CREATE TABLE ks.names (k int PRIMARY KEY, "[timestamp]" text, "[ttl]" int, t tuple<int, text>, "t[0]" text,
+  "Val" text, val text, "a,b" text, "q""q" text, "sp ace" text, "ünï" text);
+`
+	sim := proctest.StartSim(t, ddl, "--nodes", "1")
+	dir := t.TempDir()
+	header := `k,[timestamp],[ttl],t,t[0],Val,val,"a,b","q""q",sp ace,ünï` + "\n"
+	var in bytes.Buffer
+	in.WriteString(header)
+	const rows = 50
+	for i := range rows {
+		fmt.Fprintf(&in, "%d,ts%d,%d,\"(%d, 'e%d')\",tz%d,Up%d,lo%d,ab%d,qq%d,sp%d,un%d\n", i, i, i, i, i, i, i, i, i, i, i, i)
+	}
+	path := filepath.Join(dir, "names.csv")
+	if err := os.WriteFile(path, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := startLoad(t, sim, "names", "--header", "true", path)
+	l.wait(t, loadTimeout)
+	s := l.summary(t)
+	if l.exit != 0 || s.RowsWritten != rows {
+		t.Fatalf("want exit 0 and %d rows written; got exit %d, %v\n%s", rows, l.exit, s, l.output())
+	}
+	iter := sim.Session(t).Query(`SELECT k, "[timestamp]", "[ttl]", t, "t[0]", "Val", val, "a,b", "q""q", "sp ace", "ünï" FROM ks.names`).Iter()
+	var (
+		k, ttl, t0         int
+		ts, t1, tz, up, lo string
+		ab, qq, sp, un     string
+		seen               int
+	)
+	for iter.Scan(&k, &ts, &ttl, &t0, &t1, &tz, &up, &lo, &ab, &qq, &sp, &un) {
+		seen++
+		got := []any{ts, ttl, t0, t1, tz, up, lo, ab, qq, sp, un}
+		want := []any{fmt.Sprintf("ts%d", k), k, k, fmt.Sprintf("e%d", k), fmt.Sprintf("tz%d", k), fmt.Sprintf("Up%d", k),
+			fmt.Sprintf("lo%d", k), fmt.Sprintf("ab%d", k), fmt.Sprintf("qq%d", k), fmt.Sprintf("sp%d", k), fmt.Sprintf("un%d", k)}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("k=%d: the table holds %v, the file %v", k, got, want)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if seen != rows {
+		t.Errorf("the table holds %d rows, want %d", seen, rows)
+	}
+}
+
+// TestHostilePlantedLinks: links planted at the paths of the run's side
+// files (temporary files, lock files) point at files the run must never
+// write; a run that rejects rows, writes a summary and a checkpoint
+// leaves them as they were.
+func TestHostilePlantedLinks(t *testing.T) {
+	sim := proctest.StartSim(t, schema(1, "links"), "--nodes", "1")
+	dir := t.TempDir()
+	in := append(goodRows(0, 50), "oops,x\n"...)
+	in = append(in, goodRows(50, 50)...)
+	path := filepath.Join(dir, "rows.csv")
+	if err := os.WriteFile(path, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	summary := filepath.Join(out, "summary.json")
+	errFile := filepath.Join(out, "rejected.err")
+	checkpoint := filepath.Join(out, "run.ckpt")
+	// One target a link, so that no two outputs are one file.
+	victims := t.TempDir()
+	const precious = "not yours to write\n"
+	var planted []string
+	for i, p := range []string{summary + ".tmp", errFile + ".lock", errFile + ".log.lock", checkpoint + ".tmp", checkpoint + ".lock"} {
+		v := filepath.Join(victims, fmt.Sprint(i))
+		if err := os.WriteFile(v, []byte(precious), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(v, p); err != nil {
+			t.Fatal(err)
+		}
+		planted = append(planted, v)
+	}
+	l := startLoad(t, sim, "links", "--summary-json", summary, "--err-file", errFile, "--resume", checkpoint, path)
+	l.summaryPath, l.errFile = summary, errFile
+	l.wait(t, loadTimeout)
+	s := l.summary(t)
+	if l.exit != 1 || s.RowsWritten != 100 || s.rejected() != 1 {
+		t.Errorf("want exit 1, 100 written, 1 rejected; got exit %d, %v\n%s", l.exit, s, l.output())
+	}
+	for _, v := range planted {
+		if b, err := os.ReadFile(v); err != nil || string(b) != precious {
+			t.Errorf("a planted link's target holds %q (%v), want %q", b, err, precious)
+		}
+	}
+	want := map[int]string{}
+	wantRows(want, 0, 100)
+	exactly(t, sim, "links", want)
+}
+
+// TestHostileSecrets: credentials in an object store's endpoint and the
+// cluster's password never reach any output of a run that fails.
+func TestHostileSecrets(t *testing.T) {
+	const (
+		s3Secret  = "S3cretInTheURL"
+		cqlSecret = "CqlPassw0rdGiven"
+	)
+	sim := proctest.StartSim(t, schema(1, "sec"), "--nodes", "1", "--auth", "cassandra:"+cqlSecret)
+	closed := closedPort(t)
+	dir := t.TempDir()
+	local := filepath.Join(dir, "rows.csv")
+	if err := os.WriteFile(local, append(goodRows(0, 10), "bad,row\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := "s3://bucket/rows.csv?region=us-east-1&endpoint=http://AKIA:" + s3Secret + "@" + closed
+	l := startLoad(t, sim, "sec", "-u", "cassandra", "-p", cqlSecret, "--resume", filepath.Join(dir, "run.ckpt"), local, url)
+	l.wait(t, loadTimeout)
+	if l.exit == 0 {
+		t.Errorf("a run with an unreachable object store exited 0\n%s", l.output())
+	}
+	outputs := map[string][]byte{"stdout": l.stdout.Bytes(), "stderr": l.stderr.Bytes()}
+	for _, d := range []string{dir, filepath.Dir(l.errFile)} {
+		_ = filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
+			if err == nil && de.Type().IsRegular() && p != local {
+				b, _ := os.ReadFile(p)
+				outputs[p] = b
+			}
+			return nil
+		})
+	}
+	for name, b := range outputs {
+		for _, secret := range []string{s3Secret, cqlSecret} {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the secret %q:\n%.2000s", name, secret, b)
+			}
+		}
+	}
+	if !strings.Contains(l.stderr.String(), "password on the command line") {
+		t.Errorf("no warning for -p on the command line:\n%s", l.output())
+	}
+}
+
+// closedPort is host:port of a TCP port nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// silentListener accepts connections and never writes to them; it is
+// closed when the test ends.
+func silentListener(t *testing.T) (host, port string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c) // held open, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	host, port, _ = net.SplitHostPort(ln.Addr().String())
+	return host, port
+}
+
+// TestHostileSilentListeners: a port that accepts connections and never
+// answers (a CQL port, a TLS port, an object store) ends the run with
+// exit 3 within its timeout plus 2 s, naming what it waited for.
+func TestHostileSilentListeners(t *testing.T) {
+	const timeout = 3 * time.Second
+	b := proctest.Build(t)
+	dir := t.TempDir()
+	rows := filepath.Join(dir, "rows.csv")
+	if err := os.WriteFile(rows, goodRows(0, 10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host, port := silentListener(t)
+	sh, sp := silentListener(t)
+	// The object store's wait is the one left when the cluster answers.
+	sim := proctest.StartSim(t, schema(1, "t"), "--nodes", "1")
+	simHost, simPort, _ := net.SplitHostPort(sim.Hosts[0])
+	secs := timeout.String()
+	cases := []struct {
+		name   string
+		silent string // the address the error must name
+		args   []string
+	}{
+		{"cql startup", net.JoinHostPort(host, port), []string{"--hosts", host, "--port", port, "--connect-timeout", secs, "--table", "ks.t", rows}},
+		{"tls handshake", net.JoinHostPort(host, port), []string{"--hosts", host, "--port", port, "--ssl", "--ssl-no-verify", "--connect-timeout", secs, "--table", "ks.t", rows}},
+		{"object store", net.JoinHostPort(sh, sp), []string{"--hosts", simHost, "--port", simPort, "--connect-timeout", secs, "--table", "ks.t",
+			"s3://bucket/rows.csv?region=us-east-1&endpoint=http://" + net.JoinHostPort(sh, sp)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(b.CQLLoad, c.args...)
+			cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=hostile", "AWS_SECRET_ACCESS_KEY=hostile", "AWS_EC2_METADATA_DISABLED=true")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(timeout + 30*time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatalf("cqlload still waits %s after it started; killed\n%s", time.Since(start), out.String())
+			}
+			took := time.Since(start)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+				t.Errorf("want exit 3; got %v\n%s", err, out.String())
+			}
+			if took > timeout+2*time.Second {
+				t.Errorf("the wait ended after %s, over its timeout %s plus 2 s\n%s", took.Round(time.Millisecond), timeout, out.String())
+			}
+			if !strings.Contains(out.String(), c.silent) {
+				t.Errorf("the error does not name the silent address %s:\n%s", c.silent, out.String())
+			}
+			t.Logf("ended after %s: %s", took.Round(time.Millisecond), lastLine(out.String()))
+		})
+	}
+}
+
+// lastLine is s's last non-empty line.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
