@@ -1,0 +1,186 @@
+package loader
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/binary"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// silentServer accepts connections on 127.0.0.1 and hands each to serve,
+// which may answer some of what it reads and then say nothing more. The
+// connections are held open until the test ends.
+func silentServer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+		wg    sync.WaitGroup
+	)
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				serve(c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// readsForever reads what it is sent and answers nothing.
+func readsForever(c net.Conn) { _, _ = io.Copy(io.Discard, c) }
+
+// cqlUntilAuth answers a CQL client's OPTIONS with SUPPORTED and its
+// STARTUP with AUTHENTICATE, then never answers its credentials: a node
+// whose authentication backend hangs.
+func cqlUntilAuth(c net.Conn) {
+	var head [9]byte
+	for {
+		if _, err := io.ReadFull(c, head[:]); err != nil {
+			return
+		}
+		body := make([]byte, binary.BigEndian.Uint32(head[5:]))
+		if _, err := io.ReadFull(c, body); err != nil {
+			return
+		}
+		var op byte
+		var answer []byte
+		switch head[4] {
+		case 0x05: // OPTIONS: SUPPORTED, an empty multimap
+			op, answer = 0x06, []byte{0, 0}
+		case 0x01: // STARTUP: AUTHENTICATE
+			class := "org.apache.cassandra.auth.PasswordAuthenticator"
+			op = 0x03
+			answer = append(binary.BigEndian.AppendUint16(nil, uint16(len(class))), class...)
+		default: // AUTH_RESPONSE and anything else: silence
+			readsForever(c)
+			return
+		}
+		frame := []byte{head[0] | 0x80, 0, head[2], head[3], op}
+		frame = binary.BigEndian.AppendUint32(frame, uint32(len(answer)))
+		if _, err := c.Write(append(frame, answer...)); err != nil {
+			return
+		}
+	}
+}
+
+// TestConnectWaitsEnd holds each wait of a connection open with a peer
+// that stops answering at that step, and checks that Connect gives up
+// within the connect timeout (plus a margin for the machine), saying
+// which host it waited for and what for.
+func TestConnectWaitsEnd(t *testing.T) {
+	const timeout = time.Second
+	cert, pool := testCert(t)
+	clientTLS := func(o *Options) { o.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12} }
+	for _, tc := range []struct {
+		name   string
+		server func(t *testing.T) string // the address of the silent peer
+		client func(*Options)
+		// want are parts of the message; {host} stands for the peer's
+		// address and port.
+		want []string
+	}{
+		{
+			name:   "accepts, never answers OPTIONS",
+			server: func(t *testing.T) string { return silentServer(t, readsForever) },
+			want:   []string{"{host} accepted the connection but sent no answer within 1s (the connect timeout) while connecting: to OPTIONS, STARTUP, authentication or a query of its system tables"},
+		},
+		{
+			name:   "accepts, never answers the TLS handshake",
+			server: func(t *testing.T) string { return silentServer(t, readsForever) },
+			client: clientTLS,
+			want:   []string{"{host} accepted the connection but did not finish a TLS handshake within 1s (the connect timeout)"},
+		},
+		{
+			name: "completes TLS, never answers OPTIONS",
+			server: func(t *testing.T) string {
+				cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+				return silentServer(t, func(c net.Conn) {
+					tc := tls.Server(c, cfg)
+					if tc.Handshake() == nil {
+						readsForever(tc)
+					}
+				})
+			},
+			client: clientTLS,
+			want:   []string{"{host}", "no answer within 1s (the connect timeout)"},
+		},
+		{
+			name:   "answers OPTIONS and STARTUP, never AUTH",
+			server: func(t *testing.T) string { return silentServer(t, cqlUntilAuth) },
+			client: func(o *Options) { o.Username, o.Password = "cassandra", "secret" },
+			want:   []string{"{host}", "no answer within 1s (the connect timeout)"},
+		},
+		{
+			name: "paused cqlsim node",
+			server: func(t *testing.T) string {
+				c := startCluster(t, 1, 1, "CREATE TABLE ks.t (k int PRIMARY KEY, v text);", nil)
+				if err := c.Node(0).Pause(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(c.Node(0).Resume)
+				return c.Hosts()[0]
+			},
+			want: []string{"{host}", "no answer within 1s (the connect timeout)"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := tc.server(t)
+			o := DefaultOptions()
+			o.Hosts, o.Keyspace, o.Table = []string{addr}, "ks", "t"
+			o.ConnectTimeout = timeout
+			if tc.client != nil {
+				tc.client(&o)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			start := time.Now()
+			s, err := ConnectContext(ctx, o)
+			elapsed := time.Since(start)
+			if err == nil {
+				s.Close()
+				t.Fatal("connected")
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("still waiting after %v: %v", elapsed, err)
+			}
+			for _, w := range tc.want {
+				if w = strings.ReplaceAll(w, "{host}", addr); !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if elapsed > timeout+2*time.Second {
+				t.Errorf("gave up after %v, connect timeout %v", elapsed, timeout)
+			}
+		})
+	}
+}
