@@ -2,14 +2,23 @@ package loader
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/binary"
 	"io"
+	"math/big"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cqlload/cqlload/cqlsim"
 )
 
 // silentServer accepts connections on 127.0.0.1 and hands each to serve,
@@ -180,6 +189,97 @@ func TestConnectWaitsEnd(t *testing.T) {
 			}
 			if elapsed > timeout+2*time.Second {
 				t.Errorf("gave up after %v, connect timeout %v", elapsed, timeout)
+			}
+		})
+	}
+}
+
+// certFor is a self-signed certificate for the DNS names given, and a
+// pool that trusts it.
+func certFor(t *testing.T, names ...string) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(2),
+		Subject:               pkix.Name{CommonName: names[0]},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		DNSNames:              names,
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+}
+
+// TestConnectVerifiesGivenName: a node's certificate is checked against
+// the name the user gave for it, not the address it resolved to, or
+// against --ssl-server-name; a mismatch names both sides.
+func TestConnectVerifiesGivenName(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		certNames  []string
+		host       string // the contact point as given, with the node's port
+		serverName string
+		want       string // the error, "" to connect
+	}{
+		{name: "certificate for localhost, --hosts localhost", certNames: []string{"localhost"}, host: "localhost"},
+		{name: "one of the certificate's names", certNames: []string{"db.example", "localhost"}, host: "localhost"},
+		{
+			name: "certificate for another name", certNames: []string{"db.example", "db2.example"}, host: "localhost",
+			want: "{addr}: its certificate is for DNS:db.example, DNS:db2.example, not localhost (connect by a name the certificate holds, or check another with --ssl-server-name)",
+		},
+		{
+			name: "certificate for a name, host given as an address", certNames: []string{"localhost"}, host: "127.0.0.1",
+			want: "{addr}: its certificate is for DNS:localhost, not 127.0.0.1 (connect by a name the certificate holds, or check another with --ssl-server-name)",
+		},
+		{name: "--ssl-server-name checks another name", certNames: []string{"db.example"}, host: "localhost", serverName: "db.example"},
+		{name: "--ssl-server-name for an address", certNames: []string{"db.example"}, host: "127.0.0.1", serverName: "db.example"},
+		{
+			name: "--ssl-server-name the certificate lacks", certNames: []string{"localhost"}, host: "localhost", serverName: "db.example",
+			want: "{addr}: its certificate is for DNS:localhost, not db.example (connect by a name the certificate holds, or check another with --ssl-server-name)",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cert, pool := certFor(t, tc.certNames...)
+			c := startCluster(t, 1, 1, "CREATE TABLE ks.t (k int PRIMARY KEY, v text);", func(c *cqlsim.Config) {
+				c.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+			})
+			o := testOptions(t, c, "t")
+			o.Hosts = []string{net.JoinHostPort(tc.host, strconv.Itoa(c.Port()))}
+			o.ConnectTimeout = 3 * time.Second
+			o.TLS = &tls.Config{RootCAs: pool, ServerName: tc.serverName, MinVersion: tls.VersionTLS12}
+			s, err := Connect(o)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				if err := s.Query("INSERT INTO t (k, v) VALUES (1, 'x')").Exec(); err != nil {
+					t.Fatalf("insert: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				s.Close()
+				t.Fatal("connected")
+			}
+			if want := strings.ReplaceAll(tc.want, "{addr}", c.Hosts()[0]); err.Error() != want {
+				t.Errorf("error\n got %s\nwant %s", err, want)
 			}
 		})
 	}
