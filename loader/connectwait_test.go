@@ -284,3 +284,44 @@ func TestConnectVerifiesGivenName(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaQueriesWaitRequestTimeout: the driver's queries of the
+// schema tables, which cqlload makes after connecting (the keyspace's
+// replication, the table's columns), wait the request timeout for a node
+// that stopped answering, not the driver's own 60 s.
+func TestSchemaQueriesWaitRequestTimeout(t *testing.T) {
+	const timeout = time.Second
+	c := startCluster(t, 1, 1, "CREATE TABLE ks.t (k int PRIMARY KEY, v text);", func(c *cqlsim.Config) {
+		c.Schema = append(c.Schema, "CREATE KEYSPACE other WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};")
+	})
+	o := testOptions(t, c, "t")
+	o.RequestTimeout = timeout
+	s, err := Connect(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := c.Node(0).Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Node(0).Resume()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		// Not the session's keyspace, whose metadata the driver
+		// read while connecting.
+		_, err := s.KeyspaceMetadata("other")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("metadata read from a paused node")
+		}
+		if took := time.Since(start); took > timeout+2*time.Second {
+			t.Errorf("gave up after %v, request timeout %v", took, timeout)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("still waiting for the schema after 30 s")
+	}
+}
