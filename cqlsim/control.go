@@ -3,6 +3,7 @@ package cqlsim
 import (
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -27,7 +28,7 @@ import (
 //	                                 unlimited); mode shed, queue or timeout,
 //	                                 absent keeps the current one
 //
-// The parameters of faults come in the query string or a form body: rate a
+// The parameters of faults and capacity come in the query string: rate a
 // probability in [0, 1]; kind overloaded, write_timeout, unavailable,
 // read_timeout or server_error (default overloaded); latency DURATION or
 // MIN-MAX as ParseLatency reads it; fail_next how many data requests fail
@@ -41,6 +42,10 @@ import (
 // does not exist, 400 for bad parameters (each named), 405 for a method
 // the path does not take, 409 to pause a stopped node, 500 or 503 when a
 // node cannot start.
+//
+// Requests a web page could send are refused (see sameOriginOnly): 403 for
+// an Origin other than the server's own, 415 for a body of a type an HTML
+// form or a script's "simple" request sends without asking the server.
 func (cl *Cluster) ControlHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /stats", cl.serveStats)
@@ -73,10 +78,11 @@ func (cl *Cluster) ControlHandler() http.Handler {
 		return 0, nil
 	}))
 	mux.HandleFunc("POST /nodes/{n}/faults", cl.nodeAction(func(n *Node, r *http.Request) (int, error) {
-		if err := r.ParseForm(); err != nil {
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
 			return http.StatusBadRequest, fmt.Errorf("cqlsim: %w", err)
 		}
-		f, err := parseFault(r.Form)
+		f, err := parseFault(q)
 		if err == nil {
 			err = n.SetFault(f)
 		}
@@ -86,10 +92,11 @@ func (cl *Cluster) ControlHandler() http.Handler {
 		return 0, nil
 	}))
 	mux.HandleFunc("POST /nodes/{n}/capacity", cl.nodeAction(func(n *Node, r *http.Request) (int, error) {
-		if err := r.ParseForm(); err != nil {
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
 			return http.StatusBadRequest, fmt.Errorf("cqlsim: %w", err)
 		}
-		rate, mode, err := parseCapacity(r.Form)
+		rate, mode, err := parseCapacity(q)
 		if err == nil {
 			err = n.SetCapacity(rate, mode)
 		}
@@ -98,7 +105,45 @@ func (cl *Cluster) ControlHandler() http.Handler {
 		}
 		return 0, nil
 	}))
-	return mux
+	return sameOriginOnly(mux)
+}
+
+// sameOriginOnly refuses the requests any web page open in a browser on
+// the machine could make to the control server: a browser lets a page
+// send, without asking the server first, a POST of a form or of plain
+// text to any address, and would let it stop nodes. Such requests carry
+// an Origin naming the page (or "null"), or a body of one of the form
+// types; the clients the server is for (tests, curl, chaos scripts) send
+// neither. A browser's own requests to the server (an Origin of the same
+// host:port) pass.
+func sameOriginOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host && o != "https://"+r.Host {
+			http.Error(w, fmt.Sprintf("cqlsim: control requests from origin %q are refused: only requests from the server's own origin or without one are taken", o), http.StatusForbidden)
+			return
+		}
+		if hasBody(r) {
+			ct := r.Header.Get("Content-Type")
+			mt, _, err := mime.ParseMediaType(ct)
+			if ct == "" || err != nil {
+				// A browser sends text/plain when a page gives none;
+				// a type that cannot be read may be any of them.
+				mt = "text/plain"
+			}
+			switch mt {
+			case "application/x-www-form-urlencoded", "multipart/form-data", "text/plain":
+				http.Error(w, fmt.Sprintf("cqlsim: a control request with a %s body is refused: give the parameters in the query string, with no body", mt), http.StatusUnsupportedMediaType)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hasBody says whether r comes with a body: a length, or a chunked one of
+// unknown length.
+func hasBody(r *http.Request) bool {
+	return r.ContentLength > 0 || r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody
 }
 
 // nodeAction resolves {n}, runs act on the node and answers its state, or

@@ -283,3 +283,73 @@ func TestStatsHandlerOnlyReads(t *testing.T) {
 		t.Errorf("stats %+v, %v", st, err)
 	}
 }
+
+// TestControlRefusesBrowserRequests: a page in a browser can POST a form
+// or plain text to any address without the server's consent, and says
+// where it comes from in Origin; such requests change nothing. The
+// clients the control server is for (no Origin, no body, or the server's
+// own origin) are served.
+func TestControlRefusesBrowserRequests(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	srv := httptest.NewServer(cl.ControlHandler())
+	defer srv.Close()
+	self := srv.URL // http://127.0.0.1:port, the server's own origin
+	for _, tc := range []struct {
+		name        string
+		origin      string
+		contentType string
+		body        string
+		chunked     bool
+		code        int
+	}{
+		{name: "no origin, no body", code: http.StatusOK},
+		{name: "own origin", origin: self, code: http.StatusOK},
+		{name: "text/plain without a body (the test helpers')", contentType: "text/plain", code: http.StatusOK},
+		{name: "json body", contentType: "application/json", body: "{}", code: http.StatusOK},
+		{name: "other origin", origin: "http://evil.example", code: http.StatusForbidden},
+		{name: "null origin", origin: "null", code: http.StatusForbidden},
+		{name: "same host, other port", origin: "http://127.0.0.1:1", code: http.StatusForbidden},
+		{name: "other origin with json", origin: "https://evil.example", contentType: "application/json", body: "{}", code: http.StatusForbidden},
+		{name: "form body", contentType: "application/x-www-form-urlencoded", body: "a=1", code: http.StatusUnsupportedMediaType},
+		{name: "multipart body", contentType: "multipart/form-data; boundary=x", body: "--x--", code: http.StatusUnsupportedMediaType},
+		{name: "text body", contentType: "text/plain; charset=utf-8", body: "a", code: http.StatusUnsupportedMediaType},
+		{name: "text body chunked", contentType: "text/plain", body: "a", chunked: true, code: http.StatusUnsupportedMediaType},
+		{name: "body without a type", body: "a", code: http.StatusUnsupportedMediaType},
+		{name: "form body from own origin", origin: self, contentType: "application/x-www-form-urlencoded", body: "a=1", code: http.StatusUnsupportedMediaType},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := cl.Node(0).Start(); err != nil {
+				t.Fatal(err)
+			}
+			var body io.Reader = http.NoBody
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+				if tc.chunked {
+					body = io.MultiReader(body) // no length known: sent chunked
+				}
+			}
+			req, err := http.NewRequest(http.MethodPost, srv.URL+"/nodes/1/stop", body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.code {
+				t.Fatalf("status %d (%s), want %d", resp.StatusCode, strings.TrimSpace(string(msg)), tc.code)
+			}
+			if stopped := !cl.Node(0).Running(); stopped != (tc.code == http.StatusOK) {
+				t.Errorf("status %d, node stopped: %v", resp.StatusCode, stopped)
+			}
+		})
+	}
+}

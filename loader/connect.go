@@ -174,8 +174,11 @@ func clusterConfig(o Options, hosts []string, port int) *gocql.ClusterConfig {
 	// Set even without a user name, so that a cluster asking for one
 	// yields a typed error (see authenticator).
 	c.Authenticator = authenticator{gocql.PasswordAuthenticator{Username: o.Username, Password: o.Password}}
+	// The driver's queries of the schema tables wait 60 s by default,
+	// whatever the request timeout.
+	c.MetadataSchemaRequestTimeout = o.RequestTimeout
 	if o.TLS != nil {
-		c.SslOpts = &gocql.SslOptions{Config: o.TLS, EnableHostVerification: !o.TLS.InsecureSkipVerify}
+		c.HostDialer = newTLSDialer(context.Background(), o.TLS, hosts, connectTimeout(o))
 	}
 	return c
 }
@@ -223,7 +226,19 @@ func explainConnect(o Options, hosts []string, port int, err error, fails []host
 			noCreds *authRequiredError
 			op      *net.OpError
 		)
+		var (
+			handshake *handshakeTimeoutError
+			name      *nameMismatchError
+		)
 		switch {
+		case isStartupTimeout(f.err) || errors.Is(f.err, gocql.ErrTimeoutNoResponse):
+			// The driver's errors do not say which request went
+			// unanswered; a connection's are these.
+			return &connectError{msg: fmt.Sprintf("%s accepted the connection but sent no answer within %v (the connect timeout) while connecting: to OPTIONS, STARTUP, authentication or a query of its system tables", f.host, connectTimeout(o)), cause: f.err, err: err}
+		case errors.As(f.err, &handshake):
+			return &connectError{msg: handshake.Error() + ": is it a CQL port, with TLS?", cause: f.err, err: err}
+		case errors.As(f.err, &name):
+			return &connectError{msg: name.explain(), cause: f.err, err: err}
 		case errors.As(f.err, &header):
 			return &connectError{msg: f.host + " does not speak TLS: drop --ssl", cause: f.err, err: err}
 		case errors.As(f.err, &verify):
@@ -257,6 +272,13 @@ func explainConnect(o Options, hosts []string, port int, err error, fails []host
 		msg += " (" + note + ")"
 	}
 	return &connectError{msg: msg, err: err}
+}
+
+// isStartupTimeout says whether err is the driver's for a node that did
+// not answer OPTIONS, STARTUP or an authentication step within the
+// connect timeout. The driver has no error value for it, only this text.
+func isStartupTimeout(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "no response to connection startup within timeout")
 }
 
 // byCause lists hosts with the cause of their failure: "h1, h2: cause"

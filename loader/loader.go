@@ -209,7 +209,7 @@ const readGrace = 300 * time.Millisecond
 // input, the context's error when cancelled, and nil
 // when every row was written, rejected into an error file, or skipped.
 func (l *Loader) Run(ctx context.Context) (Summary, error) {
-	objects, err := source.ExpandObjects(ctx, l.opts.Files, l.opts.Stdin)
+	objects, err := source.ExpandObjectsConfig(ctx, l.opts.Files, l.opts.Stdin, l.opts.sourceConfig())
 	if err != nil {
 		return Summary{}, err
 	}

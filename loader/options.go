@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/schema"
+	"github.com/cqlload/cqlload/source"
 )
 
 // NullMode says what a field equal to the NULL marker becomes.
@@ -56,7 +57,11 @@ type Options struct {
 	Keyspace, Table string
 	Columns         []string // the COPY column list, as CQL identifiers (see ParseColumns); empty means all, in cqlsh's order (or by header name)
 	Files           []string // cqlsh FROM specs: lists, globs, directories, "-" or "STDIN"
-	Stdin           io.Reader
+	// StoreConnectTimeout bounds each connection to an object store
+	// holding inputs: the dial and the TLS handshake. Default 10s;
+	// 0 is the default too.
+	StoreConnectTimeout time.Duration
+	Stdin               io.Reader
 
 	Dialect  csvparse.Dialect
 	Formats  schema.Formats
@@ -163,30 +168,32 @@ func (o *Options) Ignored() []string { return o.ignored }
 // DefaultOptions returns cqlsh COPY FROM's defaults.
 func DefaultOptions() Options {
 	return Options{
-		Port:            9042,
-		ConnectTimeout:  5 * time.Second,
-		RequestTimeout:  10 * time.Second,
-		Consistency:     gocql.LocalOne,
-		Dialect:         csvparse.DefaultDialect(),
-		Formats:         schema.DefaultFormats(),
-		ChunkSize:       5000,
-		Workers:         runtime.NumCPU(),
-		MaxInFlight:     128,
-		Adaptive:        true,
-		MinBatchSize:    10,
-		MaxBatchSize:    20,
-		MaxBatchBytes:   16 << 10,
-		RetryWindow:     time.Minute,
-		FlushInterval:   time.Second,
-		VerifyBuffer:    csvparse.DefaultVerifyBuffer,
-		TTL:             -1,
-		MaxParseErrors:  -1,
-		MaxInsertErrors: 1000,
-		ReportFrequency: 250 * time.Millisecond,
-		Repeat:          1,
-		SplitSize:       64 << 20,
-		Backoff:         50 * time.Millisecond,
-		MaxBackoff:      2 * time.Second,
+		Port:           9042,
+		ConnectTimeout: 5 * time.Second,
+		RequestTimeout: 10 * time.Second,
+		// source's default
+		StoreConnectTimeout: source.DefaultConfig().ConnectTimeout,
+		Consistency:         gocql.LocalOne,
+		Dialect:             csvparse.DefaultDialect(),
+		Formats:             schema.DefaultFormats(),
+		ChunkSize:           5000,
+		Workers:             runtime.NumCPU(),
+		MaxInFlight:         128,
+		Adaptive:            true,
+		MinBatchSize:        10,
+		MaxBatchSize:        20,
+		MaxBatchBytes:       16 << 10,
+		RetryWindow:         time.Minute,
+		FlushInterval:       time.Second,
+		VerifyBuffer:        csvparse.DefaultVerifyBuffer,
+		TTL:                 -1,
+		MaxParseErrors:      -1,
+		MaxInsertErrors:     1000,
+		ReportFrequency:     250 * time.Millisecond,
+		Repeat:              1,
+		SplitSize:           64 << 20,
+		Backoff:             50 * time.Millisecond,
+		MaxBackoff:          2 * time.Second,
 	}
 }
 
@@ -259,6 +266,9 @@ func (o *Options) Validate() error {
 	if o.RetryWindow <= 0 {
 		bad("retry-window must be positive")
 	}
+	if o.StoreConnectTimeout < 0 {
+		bad("store-connect-timeout must be positive (0: the default)")
+	}
 	if o.IngestRate < 0 {
 		bad("INGESTRATE must not be negative, got %d", o.IngestRate)
 	}
@@ -291,4 +301,9 @@ func ParseConsistency(s string) (gocql.Consistency, error) {
 		return 0, fmt.Errorf("unknown consistency level %q", s)
 	}
 	return c, nil
+}
+
+// sourceConfig bounds the object stores' waits as o says.
+func (o *Options) sourceConfig() source.Config {
+	return source.Config{ConnectTimeout: o.StoreConnectTimeout}
 }

@@ -81,7 +81,7 @@ func WriteSplitPlan(ctx context.Context, o Options, path string) (SplitPlanStats
 	if o.SplitCount < 2 {
 		return st, errors.New("a split plan needs --split I/N with N of 2 or more")
 	}
-	objects, err := source.ExpandObjects(ctx, o.Files, o.Stdin)
+	objects, err := source.ExpandObjectsConfig(ctx, o.Files, o.Stdin, o.sourceConfig())
 	if err != nil {
 		return st, err
 	}

@@ -62,6 +62,9 @@ const (
 	// A retry may help (an instance role's metadata service may answer
 	// again), so it is not permanent, but it is not the store's answer.
 	errCredentials
+	// The store's host refused the connection: nothing listens at the
+	// endpoint. Retried, it hid a wrong endpoint for minutes.
+	errRefused
 )
 
 // permanent reports whether a retry cannot help.

@@ -355,6 +355,8 @@ func describe(err error, k errKind) error {
 		cause = "object changed since it was listed"
 	case code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch":
 		cause = "credentials rejected"
+	case k == errRefused:
+		cause = "connection refused: nothing listens at the store's endpoint (check endpoint= or AWS_ENDPOINT_URL)"
 	case k == errCredentials:
 		cause = "no credentials (the environment, the profile's files, web identity and an instance role gave none)"
 	case k == errNotFound:

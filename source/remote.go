@@ -66,20 +66,24 @@ func isQuery(s string) bool {
 
 // buckets holds the buckets one ExpandObjects call opened, so that the
 // items of one bucket share its client (and one credentials lookup).
-type buckets map[string]bucket
+// cfg bounds their clients' waits.
+type buckets struct {
+	opened map[string]bucket
+	cfg    Config
+}
 
-func (bs buckets) open(key string, open func() (bucket, error)) (bucket, error) {
-	if b := bs[key]; b != nil {
+func (bs *buckets) open(key string, open func() (bucket, error)) (bucket, error) {
+	if b := bs.opened[key]; b != nil {
 		return b, nil
 	}
 	b, err := open()
 	if err == nil {
-		bs[key] = b
+		bs.opened[key] = b
 	}
 	return b, err
 }
 
-func locate(ctx context.Context, bs buckets, item string) (*place, error) {
+func locate(ctx context.Context, bs *buckets, item string) (*place, error) {
 	u, err := parseURL(item)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", item, err)
@@ -121,7 +125,7 @@ func locate(ctx context.Context, bs buckets, item string) (*place, error) {
 		case "mem":
 			return memStore(u.Host), nil
 		case "s3":
-			return openS3(ctx, u)
+			return openS3(ctx, u, bs.cfg)
 		}
 		bu := *u
 		bu.Path, bu.RawPath = "", ""
@@ -136,7 +140,7 @@ func locate(ctx context.Context, bs buckets, item string) (*place, error) {
 const globMeta = `*?[\`
 
 // expandURL lists the objects a URL item names.
-func expandURL(ctx context.Context, bs buckets, item string) ([]Object, error) {
+func expandURL(ctx context.Context, bs *buckets, item string) ([]Object, error) {
 	p, err := locate(ctx, bs, item)
 	if err != nil {
 		return nil, err

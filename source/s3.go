@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
@@ -34,8 +37,11 @@ import (
 // where bucket.host names cannot resolve; with no region configured it
 // signs for us-east-1, which S3-compatible stores accept. The SDK's own
 // retries are not rate limited: the reader retries with its own backoff
-// and resumes at the byte it reached.
-func openS3(ctx context.Context, u *url.URL) (bucket, error) {
+// and resumes at the byte it reached. A refused connection is not
+// retried: nothing listens at the endpoint, and two minutes of silent
+// retries only hid it. sc.ConnectTimeout bounds the dial and the TLS
+// handshake, stallAfter the wait for a response's headers.
+func openS3(ctx context.Context, u *url.URL, sc Config) (bucket, error) {
 	q := u.Query()
 	pathStyle, pathStyleSet := false, false
 	if v := os.Getenv("AWS_S3_USE_PATH_STYLE"); v != "" {
@@ -50,8 +56,21 @@ func openS3(ctx context.Context, u *url.URL) (bucket, error) {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
 				o.RateLimiter = ratelimit.None
 				o.MaxBackoff = sdkMaxBackoff
+				// First: the standard ones retry any failed dial.
+				o.Retryables = append([]retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+					if refused(err) {
+						return aws.FalseTernary
+					}
+					return aws.UnknownTernary
+				})}, o.Retryables...)
 			})
 		}),
+		config.WithHTTPClient(awshttp.NewBuildableClient().
+			WithDialerOptions(func(d *net.Dialer) { d.Timeout = sc.ConnectTimeout }).
+			WithTransportOptions(func(tr *http.Transport) {
+				tr.TLSHandshakeTimeout = sc.ConnectTimeout
+				tr.ResponseHeaderTimeout = stallAfter
+			})),
 	}
 	var endpoint string
 	disableHTTPS := false
@@ -226,6 +245,8 @@ func (*s3Bucket) kind(err error) errKind {
 		status = re.HTTPStatusCode()
 	}
 	switch {
+	case refused(err):
+		return errRefused
 	case credentialsFailed(err):
 		// Before the status: a 403 or 404 here is the metadata
 		// service's, not the bucket's.
@@ -245,6 +266,10 @@ func (*s3Bucket) kind(err error) errKind {
 	}
 	return errOther
 }
+
+// refused reports whether err is a connection the store's host refused:
+// nothing listens at the endpoint.
+func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
 // credentialsFailed reports whether err is the SDK failing to get
 // credentials before it sent the request: an operation of another

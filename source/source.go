@@ -36,6 +36,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
 )
@@ -74,18 +75,36 @@ func Expand(ctx context.Context, specs []string, stdin io.Reader) ([]csvparse.So
 	return out, nil
 }
 
-// ExpandObjects expands specs as csvparse.Sources does, where any
+// Config holds the bounds of a remote store's network waits.
+type Config struct {
+	// ConnectTimeout bounds each connection to a store: the dial and
+	// the TLS handshake (S3). Zero is DefaultConfig's.
+	ConnectTimeout time.Duration
+}
+
+// DefaultConfig is the Config ExpandObjects uses.
+func DefaultConfig() Config { return Config{ConnectTimeout: 10 * time.Second} }
+
+// ExpandObjects is ExpandObjectsConfig with DefaultConfig.
+func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Object, error) {
+	return ExpandObjectsConfig(ctx, specs, stdin, DefaultConfig())
+}
+
+// ExpandObjectsConfig expands specs as csvparse.Sources does, where any
 // comma-separated item may also be a URL of a registered scheme (see the
 // package comment). A spec with no URL in it goes to csvparse.Sources
 // whole. Remote objects are named by their full URL (without the query,
 // which may hold options such as endpoint=), in key order per item. ctx
 // bounds the listing and every later read of the objects returned.
 // Errors name the item and the cause; all of them are returned together.
-func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Object, error) {
+func ExpandObjectsConfig(ctx context.Context, specs []string, stdin io.Reader, cfg Config) ([]Object, error) {
 	var out []Object
 	var errs []error
 	usedStdin := false
-	bs := buckets{}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = DefaultConfig().ConnectTimeout
+	}
+	bs := &buckets{opened: map[string]bucket{}, cfg: cfg}
 	local := func(specs []string) {
 		for _, s := range specs {
 			for _, it := range splitSpec(s) {

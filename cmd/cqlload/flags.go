@@ -23,7 +23,7 @@ type cli struct {
 	keyspace                               string
 	username, password, passwordFile       string
 	ssl, sslNoVerify                       bool
-	sslCA, sslCert, sslKey                 string
+	sslCA, sslCert, sslKey, sslServerName  string
 	port                                   int
 	connectTimeout, requestTimeout         time.Duration
 	dc, summaryJSON, progress, metricsAddr string
@@ -85,6 +85,11 @@ func cliFlags() []cliFlag {
 		{opt("ssl-cert", "", conn, "client certificate file (PEM)"), strFlag(func(c *cli) *string { return &c.sslCert })},
 		{opt("ssl-key", "", conn, "client key file (PEM)"), strFlag(func(c *cli) *string { return &c.sslKey })},
 		{opt("ssl-no-verify", "", conn, "do not verify node certificates"), boolFlag(func(c *cli) *bool { return &c.sslNoVerify })},
+		{loader.Option{Flag: "ssl-server-name", Section: conn,
+			Help:       "check every node's certificate against this name, and send it as the TLS server name",
+			Documented: "the contact point's name as given; a discovered node's address",
+			Differs:    "cqlload extension: cqlsh checks the host it is given; a node the driver discovers is checked against its address"},
+			strFlag(func(c *cli) *string { return &c.sslServerName })},
 		{opt("connect-timeout", "", conn, "connection timeout"),
 			func(fs *pflag.FlagSet, c *cli, o *loader.Options, name, short, usage string) {
 				fs.DurationVarP(&c.connectTimeout, name, short, o.ConnectTimeout, usage)

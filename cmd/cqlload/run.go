@@ -311,7 +311,7 @@ func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven boo
 		}
 	}
 	opts.Password = pw
-	if c.ssl || c.sslCA != "" || c.sslCert != "" {
+	if c.ssl || c.sslCA != "" || c.sslCert != "" || c.sslServerName != "" {
 		t, err := tlsConfig(*c)
 		if err != nil {
 			return err
@@ -695,7 +695,7 @@ func password(c cli) (string, error) {
 }
 
 func tlsConfig(c cli) (*tls.Config, error) {
-	t := &tls.Config{InsecureSkipVerify: c.sslNoVerify, MinVersion: tls.VersionTLS12}
+	t := &tls.Config{InsecureSkipVerify: c.sslNoVerify, ServerName: c.sslServerName, MinVersion: tls.VersionTLS12}
 	if c.sslCA != "" {
 		pem, err := os.ReadFile(c.sslCA)
 		if err != nil {

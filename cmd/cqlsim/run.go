@@ -120,7 +120,9 @@ const httpUsage = `HTTP on --stats-addr (n counts from 1, as in /stats):
                               set the node's capacity as --capacity (0:
                               unlimited) and, if given, its mode as --overload
 Control requests answer the node's state as JSON. Errors: 404 no such node,
-400 bad parameter (named), 405 wrong method, 409 pausing a stopped node.
+400 bad parameter (named), 405 wrong method, 409 pausing a stopped node,
+403 an Origin other than the server's own, 415 a form or text body (what a
+web page could send): parameters go in the query string.
 Example: curl -X POST '127.0.0.1:8080/nodes/2/faults?rate=0.05&kind=write_timeout'
 `
 
