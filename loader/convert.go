@@ -386,6 +386,9 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 	var tupleOffs []int
 
 	rd := csvparse.NewReader(c, l.opts.Dialect)
+	// A row uses nfields fields: a record of more is rejected, and need
+	// not cost memory for the rest (a line of delimiters would).
+	rd.MaxFields = p.nfields
 	k := 0 // rows kept
 	for ri := 0; ; ri++ {
 		rec, err := rd.Next()
@@ -413,10 +416,15 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			l.rejectParseRecord(cr, r)
 			continue
 		}
-		if len(rec.Fields) != p.nfields {
-			where := fmt.Sprintf("%s:%d:1", c.File, rec.Line)
-			reason := fmt.Sprintf("expected %d fields, found %d", p.nfields, len(rec.Fields))
-			if len(rec.Fields) == 1 && p.nfields > 1 {
+		if rec.FieldCount != p.nfields {
+			line, col := rec.Line, 1
+			if rec.FieldCount > p.nfields {
+				// Where the first field too many starts.
+				line, col = rec.FieldPos(p.nfields)
+			}
+			where := fmt.Sprintf("%s:%d:%d", c.File, line, col)
+			reason := fmt.Sprintf("%d fields, expected %d", rec.FieldCount, p.nfields)
+			if rec.FieldCount == 1 && p.nfields > 1 {
 				reason = withHint(reason, l.delimiterHint(rec.Raw, p.nfields))
 			}
 			l.rejectParse(cr, ri, where, reason, rec.Raw)

@@ -259,10 +259,10 @@ func TestBadRows(t *testing.T) {
 	base := path
 	for _, want := range []string{
 		base + ":2:8: parse error: column n: invalid bigint \"notanumber\"",
-		base + ":4:1: parse error: expected 3 fields, found 2",
+		base + ":4:1: parse error: 2 fields, expected 3",
 		base + ":5:1: parse error: column k:",
 		base + ":7:1: parse error: column k: null value for a primary key column",
-		base + ":8:1: parse error: expected 3 fields, found 4",
+		base + ":8:11: parse error: 4 fields, expected 3",
 		base + ":9:1: parse error: column k:",
 		base + ":10:3: parse error: extraneous or missing",
 	} {
