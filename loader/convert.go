@@ -404,14 +404,8 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			}
 			r := reject{where: where, reason: err.Error(), raw: rd.Raw(), idx: ri}
 			if c.TooLong {
-				// Streamed to the error file whole, from the splitter's
-				// temporary copy.
-				r.raw, r.long = nil, c.OpenRecord
-				limit := l.opts.Dialect.MaxRecordBytes
-				if limit == 0 {
-					limit = csvparse.DefaultMaxRecordBytes
-				}
-				r.reason = fmt.Sprintf("%v (%d bytes; --max-record-bytes is %d)", err, c.RecordBytes, limit)
+				r.raw, r.long = nil, longRecord(c)
+				r.reason = l.tooLongReason(err, c)
 			}
 			l.rejectParseRecord(cr, r)
 			continue

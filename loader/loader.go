@@ -268,6 +268,7 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, MaxChunkBytes)
 	splitter.FlushInterval = l.opts.FlushInterval
 	splitter.VerifyBuffer = l.opts.VerifyBuffer
+	splitter.KeepTooLong = l.opts.MaxErrorRecordBytes
 	// MAXROWS's one-input rule belongs to the whole load: a split dealt
 	// one file of several, or one file read --repeat times, is not a
 	// load of one input.

@@ -90,6 +90,11 @@ type Options struct {
 	MaxParseErrors  int    // MAXPARSEERRORS: rows; < 0 unlimited (default -1)
 	MaxInsertErrors int    // MAXINSERTERRORS: rows; < 0 unlimited (default 1000)
 	ErrFile         string // ERRFILE: default import_<ks>_<table>.err
+	// MaxErrorRecordBytes is how much of a record over MaxRecordBytes
+	// the error file keeps: its first bytes, then a marker saying what
+	// was cut; < 0 keeps it whole, in a temporary file (TMPDIR) while
+	// it waits. Default csvparse.DefaultKeepTooLong (1 MiB).
+	MaxErrorRecordBytes int64
 
 	// DryRun reads and converts the input, and writes the error file and
 	// summary, as a real run would, but sends nothing: the rows that
@@ -163,30 +168,31 @@ func (o *Options) Ignored() []string { return o.ignored }
 // DefaultOptions returns cqlsh COPY FROM's defaults.
 func DefaultOptions() Options {
 	return Options{
-		Port:            9042,
-		ConnectTimeout:  5 * time.Second,
-		RequestTimeout:  10 * time.Second,
-		Consistency:     gocql.LocalOne,
-		Dialect:         csvparse.DefaultDialect(),
-		Formats:         schema.DefaultFormats(),
-		ChunkSize:       5000,
-		Workers:         runtime.NumCPU(),
-		MaxInFlight:     128,
-		Adaptive:        true,
-		MinBatchSize:    10,
-		MaxBatchSize:    20,
-		MaxBatchBytes:   16 << 10,
-		RetryWindow:     time.Minute,
-		FlushInterval:   time.Second,
-		VerifyBuffer:    csvparse.DefaultVerifyBuffer,
-		TTL:             -1,
-		MaxParseErrors:  -1,
-		MaxInsertErrors: 1000,
-		ReportFrequency: 250 * time.Millisecond,
-		Repeat:          1,
-		SplitSize:       64 << 20,
-		Backoff:         50 * time.Millisecond,
-		MaxBackoff:      2 * time.Second,
+		Port:                9042,
+		ConnectTimeout:      5 * time.Second,
+		RequestTimeout:      10 * time.Second,
+		Consistency:         gocql.LocalOne,
+		Dialect:             csvparse.DefaultDialect(),
+		Formats:             schema.DefaultFormats(),
+		ChunkSize:           5000,
+		Workers:             runtime.NumCPU(),
+		MaxInFlight:         128,
+		Adaptive:            true,
+		MinBatchSize:        10,
+		MaxBatchSize:        20,
+		MaxBatchBytes:       16 << 10,
+		RetryWindow:         time.Minute,
+		FlushInterval:       time.Second,
+		VerifyBuffer:        csvparse.DefaultVerifyBuffer,
+		TTL:                 -1,
+		MaxParseErrors:      -1,
+		MaxInsertErrors:     1000,
+		MaxErrorRecordBytes: csvparse.DefaultKeepTooLong,
+		ReportFrequency:     250 * time.Millisecond,
+		Repeat:              1,
+		SplitSize:           64 << 20,
+		Backoff:             50 * time.Millisecond,
+		MaxBackoff:          2 * time.Second,
 	}
 }
 

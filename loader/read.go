@@ -264,7 +264,7 @@ func (l *Loader) rejectEach(cr *chunkRecord, reason string, rej func(reject)) {
 		var pe *csvparse.ParseError
 		switch {
 		case c.TooLong:
-			r.long, r.where = c.OpenRecord, fmt.Sprintf("%s:%d", c.File, c.FirstLine)
+			r.long, r.where = longRecord(c), fmt.Sprintf("%s:%d", c.File, c.FirstLine)
 		case err == nil:
 			r.raw, r.where = rec.Raw, fmt.Sprintf("%s:%d", c.File, rec.Line)
 		case errors.As(err, &pe):

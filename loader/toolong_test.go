@@ -1,0 +1,74 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTooLongRecordKept: a record over --max-record-bytes is one parse
+// error whose reason gives its length; the error file keeps what
+// --max-error-record-bytes says (its first bytes and a marker of the cut,
+// or all of it), and when the temporary file for all of it cannot be
+// made, that record alone is rejected with its first bytes and the
+// reason, and the rest loads.
+func TestTooLongRecordKept(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	const rows, bad, size = 200, 100, 5000
+	long := fmt.Sprintf("%d,%s", bad, strings.Repeat("x", size))
+	tests := []struct {
+		name    string
+		keep    int64
+		tmpdir  string // "" leaves TMPDIR as it is
+		errFile string // what the error file must hold
+		reason  string
+	}{
+		{"first bytes", 100, "", long[:100] + fmt.Sprintf("[cqlload cut this record here: 100 of its %d bytes kept]\n", len(long)),
+			fmt.Sprintf("(%d bytes; --max-record-bytes is 1024); the error file has its first 100 bytes (--max-error-record-bytes)", len(long))},
+		{"none of it", 0, "", fmt.Sprintf("[cqlload cut this record here: 0 of its %d bytes kept]\n", len(long)), "its first 0 bytes"},
+		{"whole", -1, "", long + "\n", fmt.Sprintf("(%d bytes; --max-record-bytes is 1024) [write", len(long))},
+		{"whole, TMPDIR missing", -1, filepath.Join(t.TempDir(), "missing"),
+			long[:1024] + fmt.Sprintf("[cqlload cut this record here: 1024 of its %d bytes kept]\n", len(long)),
+			"the error file has only its first 1024 bytes: line 101: keeping a record over the size limit in a temporary file: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeCSV(t, "rows.csv", rows, func(i int) string {
+				if i == bad {
+					return long + "\n"
+				}
+				return fmt.Sprintf("%d,v%d\n", i, i)
+			})
+			o := testOptions(t, c, "b", path)
+			o.Columns = []string{"k", "v"}
+			o.Dialect.MaxRecordBytes = 1024
+			o.MaxErrorRecordBytes = tt.keep
+			if tt.tmpdir != "" {
+				t.Setenv("TMPDIR", tt.tmpdir)
+			}
+			s, err := runLoad(t, o)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if s.RowsRead != rows || s.RowsWritten != rows-1 || s.RowsFailedParse != 1 {
+				t.Fatalf("read %d written %d failed %d, want %d, %d, 1", s.RowsRead, s.RowsWritten, s.RowsFailedParse, rows, rows-1)
+			}
+			got, err := os.ReadFile(o.ErrFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.errFile {
+				t.Errorf("error file (%d bytes) = %.200q…, want %.200q…", len(got), got, tt.errFile)
+			}
+			log, err := os.ReadFile(o.ErrFile + ".log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(log), "rows.csv:101:1: parse error: record longer than the record size limit") || !strings.Contains(string(log), tt.reason) {
+				t.Errorf("error log:\n%s\nwant the reason with %q", log, tt.reason)
+			}
+		})
+	}
+}
