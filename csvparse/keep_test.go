@@ -18,7 +18,7 @@ import (
 func TestKeepTooLong(t *testing.T) {
 	const limit = 16
 	ascii := "\"" + strings.Repeat("x", 30) + "\n" + strings.Repeat("y,", 20) + "\"" // 73 bytes
-	wide := strings.Repeat("é", 40)                                                 // 80 bytes, 2 a character
+	wide := strings.Repeat("é", 40)                                                  // 80 bytes, 2 a character
 	tests := []struct {
 		name   string
 		record string

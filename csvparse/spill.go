@@ -26,7 +26,7 @@ type spill struct {
 	// lastRune is where the last character written starts, to cut it
 	// if it turns out to go on past max.
 	lastRune int64
-	reg  *spills
+	reg      *spills
 }
 
 // spills are the spill files a Splitter made and nobody closed yet, so
