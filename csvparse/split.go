@@ -106,6 +106,11 @@ type Chunk struct {
 	// streams: RecordBytes, or less when Splitter.KeepTooLong (or a
 	// failed spill, SpillErr) cut it.
 	KeptBytes int64
+	// HeaderTooLong, with TooLong, says that the record is the file's
+	// header (Dialect.Header): with no column names the file cannot be
+	// read, so the chunk is its last and its other records are not
+	// read, while the other files are.
+	HeaderTooLong bool
 	// SpillErr is, with TooLong, why the part of the record past Data
 	// could not be kept in a temporary file (an unwritable or full
 	// SpillDir): KeptBytes is then len(Data). The record is rejected
@@ -365,8 +370,24 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	ch := &Chunk{Seq: s.seq, Source: f.idx, File: f.src.Name, DecodedSize: f.in.decoded}
 	if d.Header && !f.headerDone {
 		f.headerDone = true
-		if err := s.readHeader(f); err != nil {
+		rec, err := s.readHeader(f)
+		if err != nil {
 			return nil, err
+		}
+		if rec.tooLong {
+			// Rejected as a record; the file ends here.
+			f.finished = true
+			ch.Data, ch.TooLong, ch.HeaderTooLong, ch.Incomplete, ch.Unclosed = rec.data, true, true, rec.incomplete, rec.unclosed
+			ch.spill, ch.RecordBytes, ch.SpillErr = rec.spill, rec.size, rec.spillErr
+			ch.KeptBytes = int64(len(rec.data))
+			if rec.spill != nil {
+				ch.KeptBytes = rec.spill.n
+			}
+			ch.Offset, ch.FirstLine, ch.Records = rec.start, rec.line, 1
+			ch.LastOfFile = true
+			ch.InputBytes = f.inputBytes(true)
+			ch.CutShort = f.inErr != nil
+			return ch, nil
 		}
 	}
 	ch.Header = f.header
@@ -498,31 +519,30 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	return ch, nil
 }
 
-func (s *Splitter) readHeader(f *fileState) error {
-	rec, ok, err := f.readRecord(-1, overStop, false)
+// readHeader reads the file's header into f.header; one over the size
+// limit comes back (rec.tooLong) for the caller to hand out.
+func (s *Splitter) readHeader(f *fileState) (recSpan, error) {
+	rec, ok, err := f.readRecord(-1, overSpill, false)
 	if err != nil {
-		return f.inputError(err)
+		return rec, f.inputError(err)
 	}
-	if !ok {
-		return nil
+	if !ok || rec.tooLong {
+		return rec, nil
 	}
 	if rec.incomplete {
-		return f.inputError(f.inErr)
-	}
-	if rec.tooLong {
-		return &ParseError{File: f.src.Name, Line: rec.line, Column: 1, Err: ErrRecordTooLong}
+		return rec, f.inputError(f.inErr)
 	}
 	r := newReader(&Chunk{File: f.src.Name, FirstLine: rec.line, Data: f.slice(rec.start, rec.end)}, s.c)
 	hr, err := r.Next()
 	if err != nil {
-		return err
+		return rec, err
 	}
 	names := make([]string, len(hr.Fields))
 	for i, b := range hr.Fields {
 		names[i] = strings.TrimSpace(string(b))
 	}
 	f.header = names
-	return nil
+	return rec, nil
 }
 
 // recSpan is a record found by the scanner, in stream offsets.
@@ -545,7 +565,6 @@ type overMode uint8
 const (
 	overSpill   overMode = iota // keep its first KeepTooLong bytes
 	overDiscard                 // find its end, keep nothing (SkipRows)
-	overStop                    // return at the limit (a header: an error anyway)
 )
 
 // fileState is the Splitter's position in one open source. Offsets are
@@ -829,10 +848,6 @@ func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bo
 		if !rec.tooLong && f.pos == limit && bufEnd > limit {
 			// The record goes on past the limit.
 			rec.tooLong = true
-			if over == overStop {
-				f.line += f.sc.lines
-				return rec, true, nil
-			}
 			// A copy: the record may wait for the next chunk while its
 			// block is recycled. Only what is kept of it: a record
 			// nobody will read (overDiscard) keeps nothing.

@@ -281,6 +281,10 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct
 			return nil // closed
 		}
 		c := cr.chunk
+		if c.HeaderTooLong {
+			l.longHeaderChunk(cr)
+			continue
+		}
 		p, err := l.planFor(c.Source, c.Header)
 		if err != nil {
 			// Only a file's own header can fail here: columns given

@@ -697,6 +697,9 @@ func (l *Loader) tooLongReason(err error, c *csvparse.Chunk) string {
 		limit = csvparse.DefaultMaxRecordBytes
 	}
 	reason := fmt.Sprintf("%v (%d bytes; --max-record-bytes is %d)", err, c.RecordBytes, limit)
+	if c.HeaderTooLong {
+		reason = fmt.Sprintf("the file's header is longer than --max-record-bytes (%d bytes; the limit is %d): the file is not loaded, its other rows not read; raise --max-record-bytes to load it", c.RecordBytes, limit)
+	}
 	switch {
 	case c.SpillErr != nil:
 		reason += fmt.Sprintf("; the error file has only its first %d bytes: %v", c.KeptBytes, c.SpillErr)

@@ -249,6 +249,16 @@ func (l *Loader) badHeaderChunk(cr *chunkRecord, err error) {
 	l.ledger.converted(cr)
 }
 
+// longHeaderChunk rejects a file whose header is over the size limit:
+// the splitter hands out the header as the file's one record, and its
+// rows are not read (there are no names to map them by).
+func (l *Loader) longHeaderChunk(cr *chunkRecord) {
+	c := cr.chunk
+	l.rejectParseRecord(cr, reject{where: fmt.Sprintf("%s:%d:1", c.File, c.FirstLine),
+		reason: l.tooLongReason(csvparse.ErrRecordTooLong, c), long: longRecord(c)})
+	l.ledger.converted(cr)
+}
+
 // rejectEach calls rej with every record of cr's chunk as a reject for
 // reason, where it is and its bytes filled in.
 func (l *Loader) rejectEach(cr *chunkRecord, reason string, rej func(reject)) {

@@ -72,3 +72,42 @@ func TestTooLongRecordKept(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderTooLongRejectsFile: a file whose header is over
+// --max-record-bytes is rejected (its header counted as one parse error,
+// the reason naming the option) and the other files load.
+func TestHeaderTooLongRejectsFile(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.csv": "k,v\n1,a\n2,b\n",
+		"b.csv": "k,\"" + strings.Repeat("v", 2000) + "\"\n3,c\n4,d\n",
+		"c.csv": "k,v\n5,e\n",
+	}
+	var paths []string
+	for _, name := range []string{"a.csv", "b.csv", "c.csv"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	o := testOptions(t, c, "b", paths...)
+	o.Dialect.Header = true
+	o.Dialect.MaxRecordBytes = 1024
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if s.RowsWritten != 3 || s.RowsFailedParse != 1 || s.RowsRead != 4 {
+		t.Fatalf("read %d written %d failed %d, want 4, 3, 1", s.RowsRead, s.RowsWritten, s.RowsFailedParse)
+	}
+	log, err := os.ReadFile(o.ErrFile + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "b.csv:1:1: parse error: the file's header is longer than --max-record-bytes (2004 bytes; the limit is 1024): the file is not loaded"
+	if !strings.Contains(string(log), want) {
+		t.Errorf("error log:\n%s\nwant %q", log, want)
+	}
+}
