@@ -114,3 +114,42 @@ func TestReaderMaxFieldsMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderMaxFields: of a header with more fields than
+// Splitter.MaxHeaderFields only MaxHeaderFields+1 names are kept, and
+// HeaderFields says how many it had; a header within it is whole.
+func TestHeaderMaxFields(t *testing.T) {
+	const n = 1 << 20
+	for _, tc := range []struct {
+		name, header string
+		max          int
+		kept, count  int
+	}{
+		{"line of commas", strings.Repeat(",", n-1), 3, 4, n},
+		{"quoted names", strings.Repeat(`"a,b",`, n-1) + `"a,b"`, 2, 3, n},
+		{"within", "k, v ,w", 3, 3, 3},
+		{"no limit", "k,v,w,x", 0, 4, 4},
+	} {
+		d := dialect(func(d *Dialect) { d.Header = true })
+		s := NewSplitter([]Source{memSource("h.csv", []byte(tc.header+"\n1,2\n"), false)}, d, 10, 0)
+		s.MaxHeaderFields = tc.max
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		c, err := s.Next()
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(c.Header) != tc.kept || c.HeaderFields != tc.count {
+			t.Errorf("%s: %d names kept, HeaderFields %d; want %d and %d", tc.name, len(c.Header), c.HeaderFields, tc.kept, tc.count)
+		}
+		if tc.name == "within" && strings.Join(c.Header, "|") != "k|v|w" {
+			t.Errorf("%s: header %q", tc.name, c.Header)
+		}
+		// The input's blocks are the bulk; per name it was about 100 bytes.
+		if alloc := after.TotalAlloc - before.TotalAlloc; tc.count == n && alloc > 4*uint64(len(tc.header)) {
+			t.Errorf("%s: reading a header of %d fields allocated %d bytes", tc.name, n, alloc)
+		}
+	}
+}

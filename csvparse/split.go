@@ -45,8 +45,13 @@ type Chunk struct {
 	Source int    // index into the sources slice
 	File   string // Source.Name
 	// Header holds the file's header names, trimmed, with Dialect.Header;
-	// the same slice for every chunk of the file.
+	// the same slice for every chunk of the file. Of a header with more
+	// than Splitter.MaxHeaderFields fields it holds the first
+	// MaxHeaderFields+1.
 	Header []string
+	// HeaderFields is how many fields the header has: len(Header), or
+	// more when MaxHeaderFields cut it.
+	HeaderFields int
 	// FirstLine is the 1-based line where the first record starts (with
 	// no records: where the next would have).
 	FirstLine int64
@@ -164,6 +169,10 @@ type Splitter struct {
 	// where the record ends. NewSplitter sets DefaultKeepTooLong. Set
 	// it before the first Next.
 	KeepTooLong int64
+	// MaxHeaderFields, when > 0, bounds the names kept of a header
+	// (Chunk.Header): a header under MaxRecordBytes may still be a line
+	// of delimiters, millions of names. Set it before the first Next.
+	MaxHeaderFields int
 	// VerifyBuffer is how much compressed data (bytes) of one gzip member
 	// or zstd frame is checked before any row of it is handed out:
 	// decompressed once from memory to check its checksum (and length),
@@ -390,7 +399,7 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 			return ch, nil
 		}
 	}
-	ch.Header = f.header
+	ch.Header, ch.HeaderFields = f.header, f.headerFields
 	chunkStart := int64(-1)
 	cut := false // ended early: the input stalled (FlushInterval)
 	for !f.finished && ch.Records+ch.Skipped < s.chunkRecords {
@@ -533,6 +542,7 @@ func (s *Splitter) readHeader(f *fileState) (recSpan, error) {
 		return rec, f.inputError(f.inErr)
 	}
 	r := newReader(&Chunk{File: f.src.Name, FirstLine: rec.line, Data: f.slice(rec.start, rec.end)}, s.c)
+	r.MaxFields = s.MaxHeaderFields
 	hr, err := r.Next()
 	if err != nil {
 		return rec, err
@@ -541,7 +551,7 @@ func (s *Splitter) readHeader(f *fileState) (recSpan, error) {
 	for i, b := range hr.Fields {
 		names[i] = strings.TrimSpace(string(b))
 	}
-	f.header = names
+	f.header, f.headerFields = names, hr.FieldCount
 	return rec, nil
 }
 
@@ -586,14 +596,16 @@ type fileState struct {
 	maxRecord  int
 	headerDone bool
 	// inRange: past Source.HeaderBytes, where line numbers start again.
-	inRange    bool
-	header     []string
-	skipped    int
-	taken      int
-	reported   int64   // InputBytes handed out so far
-	finished   bool    // no more chunks after the current one
-	pending    recSpan // read but left for the next chunk
-	hasPending bool
+	inRange bool
+	header  []string
+	// headerFields: the header's field count (Chunk.HeaderFields).
+	headerFields int
+	skipped      int
+	taken        int
+	reported     int64   // InputBytes handed out so far
+	finished     bool    // no more chunks after the current one
+	pending      recSpan // read but left for the next chunk
+	hasPending   bool
 	// lastRecords is the previous chunk's record count, to size the
 	// next one's ends.
 	lastRecords int

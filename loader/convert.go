@@ -285,7 +285,7 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct
 			l.longHeaderChunk(cr)
 			continue
 		}
-		p, err := l.planFor(c.Source, c.Header)
+		p, err := l.planFor(c.Source, c.Header, c.HeaderFields)
 		if err != nil {
 			// Only a file's own header can fail here: columns given
 			// for all files were checked before reading (setup).

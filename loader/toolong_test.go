@@ -111,3 +111,41 @@ func TestHeaderTooLongRejectsFile(t *testing.T) {
 		t.Errorf("error log:\n%s\nwant %q", log, want)
 	}
 }
+
+// TestHeaderOfManyFields: a header under --max-record-bytes with more
+// fields than can name the table's columns (a line of delimiters) does
+// not fit the table: its file's rows are rejected saying how many fields
+// it has, and the other files load.
+func TestHeaderOfManyFields(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.b (k int PRIMARY KEY, v text);`, nil)
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.csv": "k,v\n1,a\n2,b\n",
+		"b.csv": "k,v" + strings.Repeat(",", 100000) + "\n3,c\n4,d\n",
+	}
+	var paths []string
+	for _, name := range []string{"a.csv", "b.csv"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	o := testOptions(t, c, "b", paths...)
+	o.Dialect.Header = true
+	s, err := runLoad(t, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if s.RowsWritten != 2 || s.RowsFailedParse != 2 || s.RowsRead != 4 {
+		t.Fatalf("read %d written %d failed %d, want 4, 2, 2", s.RowsRead, s.RowsWritten, s.RowsFailedParse)
+	}
+	log, err := os.ReadFile(o.ErrFile + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "parse error: the file's header does not fit the table: it has 100002 fields, more than the 2 that can fit ks.b"
+	if strings.Count(string(log), want) != 2 {
+		t.Errorf("error log:\n%.2000s\nwant twice %q", log, want)
+	}
+}
