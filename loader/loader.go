@@ -596,8 +596,12 @@ func (l *Loader) planFor(source int, header []string, headerFields int) (*plan, 
 		return p, nil
 	}
 	if byHeader && headerFields > len(header) {
-		return nil, fmt.Errorf("it has %d fields, more than the %d that can fit %s.%s (its %d columns, and %d more with SKIPCOLS)",
-			headerFields, l.maxHeaderFields(), l.table.Keyspace, l.table.Name, len(l.table.Columns), maxHeaderSkipped)
+		why := fmt.Sprintf("its %d columns", len(l.table.Columns))
+		if len(l.opts.SkipCols) > 0 {
+			why += fmt.Sprintf(", and %d more for SKIPCOLS names", maxHeaderSkipped)
+		}
+		return nil, fmt.Errorf("it has %d fields, more than the %d that can fit %s.%s (%s)",
+			headerFields, l.maxHeaderFields(), l.table.Keyspace, l.table.Name, why)
 	}
 	cols, err := l.fileColumns(byHeader, header)
 	if err != nil {
