@@ -7,7 +7,6 @@ import (
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/encoding/unicode"
 )
 
 // DefaultMaxRecordBytes is the record size limit used when
@@ -134,10 +133,11 @@ func (d Dialect) TextEncoding() (enc encoding.Encoding, bom []byte) {
 
 // The UTF-16 encodings: "utf-16" takes the byte order from the BOM,
 // little endian without one, as Python's codec on x86.
+// Their decoders keep a lone surrogate invalid (utf16.go).
 var (
-	utf16WithBOM = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
-	utf16LE      = unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
-	utf16BE      = unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)
+	utf16WithBOM = newStrictUTF16(false, true)
+	utf16LE      = newStrictUTF16(false, false)
+	utf16BE      = newStrictUTF16(true, false)
 )
 
 // isUTF16 says whether enc is one of the UTF-16 encodings.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 )
 
@@ -142,7 +141,7 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 			in.text = br
 		}
 		if bom, _ := br.Peek(2); !src.Continues && (string(bom) == "\xff\xfe" || string(bom) == "\xfe\xff") {
-			enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+			enc = utf16WithBOM
 		}
 	}
 	if enc != nil {

@@ -26,6 +26,9 @@ type Record struct {
 	// Quoted tells, per field, whether it was quoted: a quoted empty field
 	// is an empty string, only an unquoted one can be the NULL marker.
 	Quoted []bool
+	// FieldCount is the number of fields the record has: len(Fields),
+	// unless Reader.MaxFields kept fewer.
+	FieldCount int
 
 	data   []byte // the chunk's Data, for positions
 	start  int    // Raw's offset in data
@@ -69,6 +72,14 @@ type fieldLoc struct {
 // record once its buffers have grown: fields are sub-slices of the
 // chunk's Data where no unescaping is needed, else of a reused buffer.
 type Reader struct {
+	// MaxFields, when > 0, bounds the fields a record keeps: past
+	// MaxFields+1 (one more, so that a caller comparing len(Fields) with
+	// what it expects sees the excess) the fields are only counted, in
+	// Record.FieldCount. A line of delimiters under MaxRecordBytes would
+	// otherwise cost about 70 bytes of slices per byte of input. Set it
+	// before the first Next.
+	MaxFields int
+
 	c       *codes
 	file    string
 	data    []byte
@@ -92,6 +103,8 @@ type Reader struct {
 	// first error of the current record
 	errAt  int
 	errErr error
+	// extra counts the current record's fields past MaxFields+1.
+	extra int
 }
 
 // NewReader returns a Reader over c.Data. Line numbers start at
@@ -176,11 +189,29 @@ func (r *Reader) Next() (*Record, error) {
 		rec.Fields = append(rec.Fields, src[f.start:f.end:f.end])
 		rec.Quoted = append(rec.Quoted, f.quoted)
 	}
+	rec.FieldCount = len(r.fl) + r.extra
 	if r.errErr != nil {
 		line, col := position(d, rec.start, rec.Line, r.errAt)
 		return rec, &ParseError{File: r.file, Line: line, Column: col, Err: r.errErr}
 	}
 	return rec, nil
+}
+
+// full reports whether the current record holds all the fields it
+// keeps (MaxFields).
+func (r *Reader) full() bool { return r.MaxFields > 0 && len(r.fl) > r.MaxFields }
+
+// addField keeps f, or once the record is full only counts it, giving
+// back the buffer space an unescaped field took.
+func (r *Reader) addField(f fieldLoc) {
+	if r.full() {
+		r.extra++
+		if f.buffered {
+			r.buf = r.buf[:f.start]
+		}
+		return
+	}
+	r.fl = append(r.fl, f)
 }
 
 func (r *Reader) fail(at int, err error) {
@@ -200,13 +231,16 @@ func (r *Reader) parse() (rawEnd int) {
 	r.fl = r.fl[:0]
 	r.buf = r.buf[:0]
 	r.errErr = nil
+	r.extra = 0
 	if end, ok := r.parsePlain(); ok {
 		return end
 	}
 	i := r.pos
 	line := r.line
 	for {
-		rec.starts = append(rec.starts, i)
+		if !r.full() {
+			rec.starts = append(rec.starts, i)
+		}
 		f := fieldLoc{start: i}
 		seg := i // start of the bytes not yet copied when buffered
 		if i < n && d[i] == c.quote {
@@ -250,7 +284,7 @@ func (r *Reader) parse() (rawEnd int) {
 			}
 			if !closed {
 				r.endField(&f, d[seg:n], n)
-				r.fl = append(r.fl, f)
+				r.addField(f)
 				r.pos, r.line = n, line
 				return n
 			}
@@ -258,21 +292,21 @@ func (r *Reader) parse() (rawEnd int) {
 			r.endField(&f, d[seg:i], i)
 			i++
 			if i == n {
-				r.fl = append(r.fl, f)
+				r.addField(f)
 				r.pos, r.line = n, line
 				return n
 			}
 			switch b := d[i]; {
 			case b == c.delim:
-				r.fl = append(r.fl, f)
+				r.addField(f)
 				i++
 				continue
 			case b == '\n':
-				r.fl = append(r.fl, f)
+				r.addField(f)
 				r.pos, r.line = i+1, line+1
 				return i
 			case b == '\r':
-				r.fl = append(r.fl, f)
+				r.addField(f)
 				return r.endRecordCR(i, line)
 			}
 			// Text after the closing quote: report it, then read on as
@@ -290,7 +324,7 @@ func (r *Reader) parse() (rawEnd int) {
 			}
 			if i == n {
 				r.endField(&f, d[seg:n], n)
-				r.fl = append(r.fl, f)
+				r.addField(f)
 				r.pos, r.line = n, line
 				return n
 			}
@@ -298,16 +332,16 @@ func (r *Reader) parse() (rawEnd int) {
 			switch {
 			case b == c.delim:
 				r.endField(&f, d[seg:i], i)
-				r.fl = append(r.fl, f)
+				r.addField(f)
 				i++
 			case b == '\n':
 				r.endField(&f, d[seg:i], i)
-				r.fl = append(r.fl, f)
+				r.addField(f)
 				r.pos, r.line = i+1, line+1
 				return i
 			case b == '\r':
 				r.endField(&f, d[seg:i], i)
-				r.fl = append(r.fl, f)
+				r.addField(f)
 				return r.endRecordCR(i, line)
 			case b == c.quote: // only with StrictQuotes
 				r.fail(i, ErrBareQuote)
@@ -365,9 +399,18 @@ func (r *Reader) parsePlain() (rawEnd int, ok bool) {
 	start := r.pos
 	rawEnd = start + len(line)
 	for {
+		seg := r.data[start:rawEnd]
+		if r.full() {
+			// The rest is only counted: one pass, no slices.
+			if c.hasEsc && bytes.IndexByte(seg, c.esc) >= 0 {
+				rec.starts, r.fl = rec.starts[:0], r.fl[:0]
+				return 0, false // an escape
+			}
+			r.extra = bytes.Count(seg, []byte{c.delim}) + 1
+			break
+		}
 		rec.starts = append(rec.starts, start)
 		// Escapes are looked for in the same pass as delimiters.
-		seg := r.data[start:rawEnd]
 		var j int
 		if c.hasEsc {
 			j = simd.Memchr2(seg, c.delim, c.esc)

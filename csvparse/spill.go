@@ -1,11 +1,13 @@
 package csvparse
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"unicode/utf8"
 )
 
 // spill is a record over Dialect.MaxRecordBytes, kept in a temporary
@@ -18,8 +20,13 @@ import (
 type spill struct {
 	f    *os.File
 	path string // still to remove on close; "" if unlinked already
-	n    int64  // bytes written: the record without its final line break
-	reg  *spills
+	n    int64  // bytes written: the record's first bytes, up to max
+	max  int64  // bytes kept at most; < 0: all (Splitter.KeepTooLong)
+	full bool   // max reached: the rest is not written
+	// lastRune is where the last character written starts, to cut it
+	// if it turns out to go on past max.
+	lastRune int64
+	reg      *spills
 }
 
 // spills are the spill files a Splitter made and nobody closed yet, so
@@ -30,12 +37,12 @@ type spills struct {
 	open map[*spill]struct{}
 }
 
-func (r *spills) create(dir string) (*spill, error) {
+func (r *spills) create(dir string, max int64) (*spill, error) {
 	f, err := os.CreateTemp(dir, "cqlload-record-*")
 	if err != nil {
 		return nil, err
 	}
-	sp := &spill{f: f, path: f.Name(), reg: r}
+	sp := &spill{f: f, path: f.Name(), max: max, reg: r}
 	if os.Remove(sp.path) == nil {
 		sp.path = ""
 	}
@@ -48,8 +55,29 @@ func (r *spills) create(dir string) (*spill, error) {
 	return sp, nil
 }
 
+// write appends p, or what of it fits under max: the file never grows
+// past what is kept, however long the record goes on.
 func (sp *spill) write(p []byte) error {
+	if sp.full {
+		return nil
+	}
+	if sp.max >= 0 && int64(len(p)) > sp.max-sp.n {
+		sp.full = true
+		k := runeCut(p, int(sp.max-sp.n))
+		if k == 0 && !utf8.RuneStart(p[0]) && sp.lastRune < sp.n {
+			// The character the file ends with goes on in p: cut it.
+			sp.n = sp.lastRune
+			return sp.f.Truncate(sp.n)
+		}
+		p = p[:k]
+	}
 	n, err := sp.f.Write(p)
+	for i := n - 1; i >= max(0, n-utf8.UTFMax); i-- {
+		if utf8.RuneStart(p[i]) {
+			sp.lastRune = sp.n + int64(i)
+			break
+		}
+	}
 	sp.n += int64(n)
 	return err
 }
@@ -86,17 +114,23 @@ func (r *spills) closeAll() {
 
 var errNoRecord = errors.New("csvparse: chunk holds no record over the size limit, or was released")
 
-// OpenRecord streams the whole record of a TooLong chunk: RecordBytes
-// bytes, exactly as read (decoded to UTF-8, like Record.Raw), without the
-// line break that ended it. Written to an error file followed by a line
-// break, it loads again as it was. Data holds only its first
-// MaxRecordBytes bytes. The stream reads a temporary file that Release
-// (or Splitter.Close) removes, so read it to the end first; several
-// streams may be open at once.
+// OpenRecord streams what is kept of the record of a TooLong chunk: its
+// first KeptBytes bytes, exactly as read (decoded to UTF-8, like
+// Record.Raw), without the line break that ended it. When KeptBytes is
+// RecordBytes, written to an error file followed by a line break, it
+// loads again as it was. Past len(Data) the stream reads a temporary
+// file that Release (or Splitter.Close) removes, so read it to the end
+// first; several streams may be open at once.
 func (c *Chunk) OpenRecord() (io.ReadCloser, error) {
+	if !c.TooLong {
+		return nil, errNoRecord
+	}
 	sp := c.spill
 	if sp == nil {
-		return nil, errNoRecord
+		if int64(len(c.Data)) < c.KeptBytes {
+			return nil, fmt.Errorf("%s:%d: %w", c.File, c.FirstLine, errNoRecord) // released
+		}
+		return io.NopCloser(bytes.NewReader(c.Data[:c.KeptBytes])), nil
 	}
 	sp.reg.mu.Lock()
 	_, open := sp.reg.open[sp]

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cqlload/cqlload/internal/lifo"
 	"golang.org/x/text/encoding"
@@ -33,14 +34,24 @@ func blockFor(maxChunkBytes int) int { return 2*maxChunkBytes + maxChunkBytes/4 
 
 var errClosed = errors.New("csvparse: splitter closed")
 
+// DefaultKeepTooLong is Splitter.KeepTooLong's default: 1 MiB of a
+// record over the size limit shows what it is (usually an unbalanced
+// quote) without a gigabyte of it on disk.
+const DefaultKeepTooLong = 1 << 20
+
 // Chunk holds whole records of one file.
 type Chunk struct {
 	Seq    int64  // 0, 1, 2, … over the whole run, in read order
 	Source int    // index into the sources slice
 	File   string // Source.Name
 	// Header holds the file's header names, trimmed, with Dialect.Header;
-	// the same slice for every chunk of the file.
+	// the same slice for every chunk of the file. Of a header with more
+	// than Splitter.MaxHeaderFields fields it holds the first
+	// MaxHeaderFields+1.
 	Header []string
+	// HeaderFields is how many fields the header has: len(Header), or
+	// more when MaxHeaderFields cut it.
+	HeaderFields int
 	// FirstLine is the 1-based line where the first record starts (with
 	// no records: where the next would have).
 	FirstLine int64
@@ -86,15 +97,30 @@ type Chunk struct {
 	Incomplete bool
 	// TooLong means the chunk holds a single record longer than
 	// Dialect.MaxRecordBytes. The Reader yields it with ErrRecordTooLong;
-	// Data is only its first MaxRecordBytes bytes, and OpenRecord streams
-	// all RecordBytes of it from a temporary file that Release removes.
+	// Data is only its first bytes (MaxRecordBytes, or KeptBytes if
+	// fewer), and OpenRecord streams its first KeptBytes, which past
+	// MaxRecordBytes come from a temporary file that Release removes.
 	TooLong bool
 	// Unclosed, with TooLong: the record ends with the input, inside a
 	// quoted field; a quote that is never closed made it this long.
 	Unclosed bool
 	// RecordBytes is, with TooLong, the length of the whole record
-	// without its final line break: what OpenRecord streams.
+	// without its final line break.
 	RecordBytes int64
+	// KeptBytes is, with TooLong, how much of the record OpenRecord
+	// streams: RecordBytes, or less when Splitter.KeepTooLong (or a
+	// failed spill, SpillErr) cut it.
+	KeptBytes int64
+	// HeaderTooLong, with TooLong, says that the record is the file's
+	// header (Dialect.Header): with no column names the file cannot be
+	// read, so the chunk is its last and its other records are not
+	// read, while the other files are.
+	HeaderTooLong bool
+	// SpillErr is, with TooLong, why the part of the record past Data
+	// could not be kept in a temporary file (an unwritable or full
+	// SpillDir): KeptBytes is then len(Data). The record is rejected
+	// like any other over the limit; the records after it are read.
+	SpillErr error
 
 	spill *spill // with TooLong: the whole record (spill.go)
 
@@ -132,9 +158,21 @@ type Splitter struct {
 	err           error // final
 
 	// SpillDir is where records over Dialect.MaxRecordBytes are kept
-	// while their chunk is in use ("" means os.TempDir()). Set it before
-	// the first Next.
+	// while their chunk is in use ("" means os.TempDir()), when
+	// KeepTooLong asks for more of them than MaxRecordBytes. Set it
+	// before the first Next.
 	SpillDir string
+	// KeepTooLong is how much of a record over Dialect.MaxRecordBytes
+	// is kept for Chunk.OpenRecord: its first KeepTooLong bytes; < 0
+	// keeps it whole, however long (the input's own size is then the
+	// bound, on the SpillDir's disk). The rest is only scanned, to find
+	// where the record ends. NewSplitter sets DefaultKeepTooLong. Set
+	// it before the first Next.
+	KeepTooLong int64
+	// MaxHeaderFields, when > 0, bounds the names kept of a header
+	// (Chunk.Header): a header under MaxRecordBytes may still be a line
+	// of delimiters, millions of names. Set it before the first Next.
+	MaxHeaderFields int
 	// VerifyBuffer is how much compressed data (bytes) of one gzip member
 	// or zstd frame is checked before any row of it is handed out:
 	// decompressed once from memory to check its checksum (and length),
@@ -188,6 +226,7 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 		idle:          &lifo.Pool[*block]{Max: idleBlocks},
 		VerifyBuffer:  DefaultVerifyBuffer,
 		FlushInterval: DefaultFlushInterval,
+		KeepTooLong:   DefaultKeepTooLong,
 		InputFiles:    len(sources),
 	}
 	if s.chunkRecords <= 0 {
@@ -297,7 +336,7 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 		return nil, &InputError{File: src.Name, Err: errors.New("a stream ended at an offset (Until) must be uncompressed UTF-8")}
 	}
 	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord(), newBlock: s.newBlock,
-		spills: &s.spills, spillDir: s.SpillDir, suspectAt: -1}
+		spills: &s.spills, spillDir: s.SpillDir, keepLong: s.KeepTooLong, suspectAt: -1}
 	// Size the first block to the file: a chunk keeps its whole block
 	// alive, and a directory of small files should not cost a full block
 	// each. Decoding and decompression enlarge; a short guess only costs
@@ -340,11 +379,27 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	ch := &Chunk{Seq: s.seq, Source: f.idx, File: f.src.Name, DecodedSize: f.in.decoded}
 	if d.Header && !f.headerDone {
 		f.headerDone = true
-		if err := s.readHeader(f); err != nil {
+		rec, err := s.readHeader(f)
+		if err != nil {
 			return nil, err
 		}
+		if rec.tooLong {
+			// Rejected as a record; the file ends here.
+			f.finished = true
+			ch.Data, ch.TooLong, ch.HeaderTooLong, ch.Incomplete, ch.Unclosed = rec.data, true, true, rec.incomplete, rec.unclosed
+			ch.spill, ch.RecordBytes, ch.SpillErr = rec.spill, rec.size, rec.spillErr
+			ch.KeptBytes = int64(len(rec.data))
+			if rec.spill != nil {
+				ch.KeptBytes = rec.spill.n
+			}
+			ch.Offset, ch.FirstLine, ch.Records = rec.start, rec.line, 1
+			ch.LastOfFile = true
+			ch.InputBytes = f.inputBytes(true)
+			ch.CutShort = f.inErr != nil
+			return ch, nil
+		}
 	}
-	ch.Header = f.header
+	ch.Header, ch.HeaderFields = f.header, f.headerFields
 	chunkStart := int64(-1)
 	cut := false // ended early: the input stalled (FlushInterval)
 	for !f.finished && ch.Records+ch.Skipped < s.chunkRecords {
@@ -402,7 +457,11 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 				break
 			}
 			ch.Data, ch.TooLong, ch.Incomplete, ch.Unclosed = rec.data, true, rec.incomplete, rec.unclosed
-			ch.spill, ch.RecordBytes = rec.spill, rec.spill.n
+			ch.spill, ch.RecordBytes, ch.SpillErr = rec.spill, rec.size, rec.spillErr
+			ch.KeptBytes = int64(len(rec.data))
+			if rec.spill != nil {
+				ch.KeptBytes = rec.spill.n
+			}
 			chunkStart, ch.FirstLine = rec.start, rec.line
 			ch.Records = 1
 			f.taken++
@@ -469,31 +528,31 @@ func (s *Splitter) fill(f *fileState) (*Chunk, error) {
 	return ch, nil
 }
 
-func (s *Splitter) readHeader(f *fileState) error {
-	rec, ok, err := f.readRecord(-1, overStop, false)
+// readHeader reads the file's header into f.header; one over the size
+// limit comes back (rec.tooLong) for the caller to hand out.
+func (s *Splitter) readHeader(f *fileState) (recSpan, error) {
+	rec, ok, err := f.readRecord(-1, overSpill, false)
 	if err != nil {
-		return f.inputError(err)
+		return rec, f.inputError(err)
 	}
-	if !ok {
-		return nil
+	if !ok || rec.tooLong {
+		return rec, nil
 	}
 	if rec.incomplete {
-		return f.inputError(f.inErr)
-	}
-	if rec.tooLong {
-		return &ParseError{File: f.src.Name, Line: rec.line, Column: 1, Err: ErrRecordTooLong}
+		return rec, f.inputError(f.inErr)
 	}
 	r := newReader(&Chunk{File: f.src.Name, FirstLine: rec.line, Data: f.slice(rec.start, rec.end)}, s.c)
+	r.MaxFields = s.MaxHeaderFields
 	hr, err := r.Next()
 	if err != nil {
-		return err
+		return rec, err
 	}
 	names := make([]string, len(hr.Fields))
 	for i, b := range hr.Fields {
 		names[i] = strings.TrimSpace(string(b))
 	}
-	f.header = names
-	return nil
+	f.header, f.headerFields = names, hr.FieldCount
+	return rec, nil
 }
 
 // recSpan is a record found by the scanner, in stream offsets.
@@ -502,8 +561,10 @@ type recSpan struct {
 	line       int64
 	tooLong    bool
 	plain      bool   // scanner.plain
-	data       []byte // with tooLong: the record's first MaxRecordBytes bytes
-	spill      *spill // with tooLong and overSpill: the whole record
+	data       []byte // with tooLong: the record's first bytes (Chunk.Data)
+	spill      *spill // with tooLong and a spill: its first keepLong bytes
+	spillErr   error  // with tooLong: the spill failed (Chunk.SpillErr)
+	size       int64  // with tooLong: its length without the line break
 	incomplete bool   // cut short by an input error (fileState.inErr)
 	unclosed   bool   // it ends with the input, inside a quoted field
 }
@@ -512,9 +573,8 @@ type recSpan struct {
 type overMode uint8
 
 const (
-	overSpill   overMode = iota // keep it whole in a spill file
+	overSpill   overMode = iota // keep its first KeepTooLong bytes
 	overDiscard                 // find its end, keep nothing (SkipRows)
-	overStop                    // return at the limit (a header: an error anyway)
 )
 
 // fileState is the Splitter's position in one open source. Offsets are
@@ -536,20 +596,23 @@ type fileState struct {
 	maxRecord  int
 	headerDone bool
 	// inRange: past Source.HeaderBytes, where line numbers start again.
-	inRange    bool
-	header     []string
-	skipped    int
-	taken      int
-	reported   int64   // InputBytes handed out so far
-	finished   bool    // no more chunks after the current one
-	pending    recSpan // read but left for the next chunk
-	hasPending bool
+	inRange bool
+	header  []string
+	// headerFields: the header's field count (Chunk.HeaderFields).
+	headerFields int
+	skipped      int
+	taken        int
+	reported     int64   // InputBytes handed out so far
+	finished     bool    // no more chunks after the current one
+	pending      recSpan // read but left for the next chunk
+	hasPending   bool
 	// lastRecords is the previous chunk's record count, to size the
 	// next one's ends.
 	lastRecords int
 	afterCR     bool // pos follows a CR line break not yet counted
 	spills      *spills
 	spillDir    string
+	keepLong    int64 // Splitter.KeepTooLong
 	// flush is Splitter.FlushInterval for an input that may be cut when
 	// it stalls (input.ready), else 0; stalled says a skipBlank or
 	// readRecord gave up for that, leaving pos where the record would
@@ -741,8 +804,10 @@ const plainRetryBytes = 256 << 10
 // A record over the limit is followed to its real end, as the quotes
 // say, whatever its length: cutting it at the limit would make records
 // of its fragments. Past the limit nothing of it stays in memory but a
-// copy of its first MaxRecordBytes bytes; with overSpill the rest goes
-// to a spill file as the scan passes it.
+// copy of its first bytes (MaxRecordBytes, or keepLong if fewer); with
+// overSpill and a keepLong above MaxRecordBytes, up to keepLong bytes go
+// to a spill file as the scan passes them. A spill that fails is the
+// record's problem (rec.spillErr), not the input's.
 func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bool, error) {
 	ok, err := f.skipBlank(keep, cut)
 	if err != nil || !ok {
@@ -764,14 +829,10 @@ func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bo
 	finish := func(brk int64) (recSpan, bool, error) {
 		f.line += f.sc.lines
 		rec.end = f.pos
+		rec.size = f.pos - brk - start
 		rec.incomplete = brk == 0 && f.inErr != nil
 		rec.unclosed = brk == 0 && (f.sc.st == stQuoted || f.sc.st == stQuotedEsc)
-		if rec.spill != nil {
-			if err := rec.spill.write(f.slice(spilled, f.pos-brk)); err != nil {
-				rec.spill.close()
-				return rec, false, f.spillError(rec, err)
-			}
-		}
+		f.spillTo(&rec, spilled, f.pos-brk)
 		return rec, true, nil
 	}
 	for {
@@ -799,19 +860,25 @@ func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bo
 		if !rec.tooLong && f.pos == limit && bufEnd > limit {
 			// The record goes on past the limit.
 			rec.tooLong = true
-			if over == overStop {
-				f.line += f.sc.lines
-				return rec, true, nil
-			}
 			// A copy: the record may wait for the next chunk while its
-			// block is recycled.
-			rec.data = bytes.Clone(f.slice(start, limit))
-			if over == overSpill {
-				sp, err := f.spills.create(f.spillDir)
+			// block is recycled. Only what is kept of it: a record
+			// nobody will read (overDiscard) keeps nothing.
+			keepN := f.keepLong
+			if over == overDiscard {
+				keepN = 0
+			}
+			n := int64(f.maxRecord)
+			if keepN >= 0 && keepN < n {
+				n = int64(runeCut(f.slice(start, limit), int(keepN)))
+			}
+			rec.data = bytes.Clone(f.slice(start, start+n))
+			if over == overSpill && (keepN < 0 || keepN > int64(f.maxRecord)) {
+				sp, err := f.spills.create(f.spillDir, keepN)
 				if err != nil {
-					return rec, false, f.spillError(rec, err)
+					rec.spillErr = f.spillError(rec, err)
+				} else {
+					rec.spill, spilled = sp, start
 				}
-				rec.spill, spilled = sp, start
 			}
 			// Earlier records of the chunk in progress are cut already
 			// (see fill); from here on keep only what is not scanned.
@@ -822,13 +889,8 @@ func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bo
 			return finish(0)
 		}
 		if rec.tooLong {
-			if rec.spill != nil {
-				if err := rec.spill.write(f.slice(spilled, f.pos)); err != nil {
-					rec.spill.close()
-					return rec, false, f.spillError(rec, err)
-				}
-				spilled = f.pos
-			}
+			f.spillTo(&rec, spilled, f.pos)
+			spilled = f.pos
 			keep = f.pos
 		}
 		if cut && !rec.tooLong && f.waits() {
@@ -845,8 +907,30 @@ func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bo
 	}
 }
 
+// spillTo writes [from, to) of the stream to rec's spill, if it has
+// one. A failed write ends the spill: the record keeps only rec.data,
+// and rec.spillErr says why.
+func (f *fileState) spillTo(rec *recSpan, from, to int64) {
+	if rec.spill == nil {
+		return
+	}
+	if err := rec.spill.write(f.slice(from, to)); err != nil {
+		rec.spill.close()
+		rec.spill, rec.spillErr = nil, f.spillError(*rec, err)
+	}
+}
+
 func (f *fileState) spillError(rec recSpan, err error) error {
 	return fmt.Errorf("line %d: keeping a record over the size limit in a temporary file: %w", rec.line, err)
+}
+
+// runeCut returns n, or less by up to three bytes so that b[:n] does not
+// end inside a UTF-8 sequence that b[n:] completes.
+func runeCut(b []byte, n int) int {
+	for k := 0; k < utf8.UTFMax-1 && n > 0 && n < len(b) && !utf8.RuneStart(b[n]); k++ {
+		n--
+	}
+	return n
 }
 
 // inputBytes returns the raw bytes consumed since the last chunk. The

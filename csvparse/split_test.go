@@ -253,10 +253,46 @@ func TestRecordTooLongWhileSkippingOrInHeader(t *testing.T) {
 	if len(recs) != 1 || recs[0].Raw != "ok" || recs[0].Line != 3 || chunks[0].Skipped != 1 {
 		t.Errorf("got %#v, want the long record skipped and ok read on line 3", recs)
 	}
-	d = dialect(func(d *Dialect) { d.MaxRecordBytes = 8; d.Header = true })
-	_, err := NewSplitter([]Source{memSource("x", in, false)}, d, 10, 0).Next()
-	if !errors.Is(err, ErrRecordTooLong) {
-		t.Errorf("long header: %v, want ErrRecordTooLong", err)
+}
+
+// TestHeaderTooLong: a header over the limit is handed out as the file's
+// one record, TooLong and HeaderTooLong, and the file ends there; the
+// files after it are read.
+func TestHeaderTooLong(t *testing.T) {
+	for _, tc := range []struct{ name, header string }{
+		{"unquoted", strings.Repeat("h,", 20)},
+		{"quoted line breaks", "\"xxxxx\nxx\nxxxxxxxxxx\",b"},
+		{"never closed", "\"xxxxxxxxxxxxxxxxxxxx\nx,y\n"},
+	} {
+		for _, gz := range []bool{false, true} {
+			bad := tc.header + "\n1,2\n3,4\n"
+			data, file := []byte(bad), "bad.csv"
+			if gz {
+				data, file = gzipped(t, bad), "bad.csv.gz"
+			}
+			d := dialect(func(d *Dialect) { d.MaxRecordBytes = 8; d.Header = true })
+			s := NewSplitter([]Source{memSource(file, data, false), memSource("good.csv", []byte("a,b\n5,6\n"), false)}, d, 10, 0)
+			var got []string
+			eachChunk(t, s, func(c *Chunk) {
+				defer c.Release()
+				if c.TooLong {
+					if !c.HeaderTooLong || c.File != file || c.Records != 1 || !c.LastOfFile || c.FirstLine != 1 || c.KeptBytes != c.RecordBytes {
+						t.Errorf("%s (gz %v): long chunk %+v, want the header of %s, the file's last", tc.name, gz, c, file)
+					}
+					if _, err := NewReader(c, d).Next(); !errors.Is(err, ErrRecordTooLong) {
+						t.Errorf("%s (gz %v): %v, want ErrRecordTooLong", tc.name, gz, err)
+					}
+					got = append(got, "long header")
+					return
+				}
+				for _, r := range readChunk(t, c, d) {
+					got = append(got, c.File+":"+r.Raw)
+				}
+			})
+			if strings.Join(got, "|") != "long header|good.csv:5,6" {
+				t.Errorf("%s (gz %v): got %q, want the long header, then good.csv's row", tc.name, gz, got)
+			}
+		}
 	}
 }
 

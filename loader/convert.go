@@ -275,7 +275,11 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct
 			return nil // closed
 		}
 		c := cr.chunk
-		p, err := l.planFor(c.Source, c.Header)
+		if c.HeaderTooLong {
+			l.longHeaderChunk(cr)
+			continue
+		}
+		p, err := l.planFor(c.Source, c.Header, c.HeaderFields)
 		if err != nil {
 			// Only a file's own header can fail here: columns given
 			// for all files were checked before reading (setup).
@@ -380,6 +384,9 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 	var tupleOffs []int
 
 	rd := csvparse.NewReader(c, l.opts.Dialect)
+	// A row uses nfields fields: a record of more is rejected, and need
+	// not cost memory for the rest (a line of delimiters would).
+	rd.MaxFields = p.nfields
 	k := 0 // rows kept
 	for ri := 0; ; ri++ {
 		rec, err := rd.Next()
@@ -395,22 +402,21 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			}
 			r := reject{where: where, reason: err.Error(), raw: rd.Raw(), idx: ri}
 			if c.TooLong {
-				// Streamed to the error file whole, from the splitter's
-				// temporary copy.
-				r.raw, r.long = nil, c.OpenRecord
-				limit := l.opts.Dialect.MaxRecordBytes
-				if limit == 0 {
-					limit = csvparse.DefaultMaxRecordBytes
-				}
-				r.reason = fmt.Sprintf("%v (%d bytes; --max-record-bytes is %d)", err, c.RecordBytes, limit)
+				r.raw, r.long = nil, longRecord(c)
+				r.reason = l.tooLongReason(err, c)
 			}
 			l.rejectParseRecord(cr, r)
 			continue
 		}
-		if len(rec.Fields) != p.nfields {
-			where := fmt.Sprintf("%s:%d:1", c.File, rec.Line)
-			reason := fmt.Sprintf("expected %d fields, found %d", p.nfields, len(rec.Fields))
-			if len(rec.Fields) == 1 && p.nfields > 1 {
+		if rec.FieldCount != p.nfields {
+			line, col := rec.Line, 1
+			if rec.FieldCount > p.nfields {
+				// Where the first field too many starts.
+				line, col = rec.FieldPos(p.nfields)
+			}
+			where := fmt.Sprintf("%s:%d:%d", c.File, line, col)
+			reason := fmt.Sprintf("%d fields, expected %d", rec.FieldCount, p.nfields)
+			if rec.FieldCount == 1 && p.nfields > 1 {
 				reason = withHint(reason, l.delimiterHint(rec.Raw, p.nfields))
 			}
 			l.rejectParse(cr, ri, where, reason, rec.Raw)

@@ -259,10 +259,10 @@ func TestBadRows(t *testing.T) {
 	base := path
 	for _, want := range []string{
 		base + ":2:8: parse error: column n: invalid bigint \"notanumber\"",
-		base + ":4:1: parse error: expected 3 fields, found 2",
+		base + ":4:1: parse error: 2 fields, expected 3",
 		base + ":5:1: parse error: column k:",
 		base + ":7:1: parse error: column k: null value for a primary key column",
-		base + ":8:1: parse error: expected 3 fields, found 4",
+		base + ":8:11: parse error: 4 fields, expected 3",
 		base + ":9:1: parse error: column k:",
 		base + ":10:3: parse error: extraneous or missing",
 	} {
@@ -868,8 +868,9 @@ func TestShardWaitSkipsDownNodes(t *testing.T) {
 }
 
 // TestOversizedRecordRejectedWhole: a 20 MB quoted multi-line field among
-// 1,000 rows is one rejected record, its bytes in the error file intact;
-// no fragment of it becomes a row and the rows after it load.
+// 1,000 rows is one rejected record, its bytes in the error file intact
+// when asked for whole (MaxErrorRecordBytes < 0); no fragment of it
+// becomes a row and the rows after it load.
 func TestOversizedRecordRejectedWhole(t *testing.T) {
 	c := startCluster(t, 3, 1, `CREATE TABLE ks.big (k int PRIMARY KEY, v text);`, nil)
 	var in bytes.Buffer
@@ -894,6 +895,7 @@ func TestOversizedRecordRejectedWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := testOptions(t, c, "big", path)
+	o.MaxErrorRecordBytes = -1
 	s, err := runLoad(t, o)
 	if err != nil {
 		t.Fatal(err)

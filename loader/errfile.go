@@ -668,3 +668,43 @@ func oneLine(s string) string {
 	}
 	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }
+
+// longRecord streams what the splitter kept of a chunk's record over the
+// size limit, to the error file. When that is only its first bytes
+// (--max-error-record-bytes, or a temporary file that could not be
+// written), a marker follows them, so that nobody takes the line for the
+// record: a gzip of zeros decompresses to one record of gigabytes, and
+// the error file is not where it belongs whole.
+func longRecord(c *csvparse.Chunk) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		rc, err := c.OpenRecord()
+		if err != nil || c.KeptBytes >= c.RecordBytes {
+			return rc, err
+		}
+		mark := fmt.Sprintf("[cqlload cut this record here: %d of its %d bytes kept]", c.KeptBytes, c.RecordBytes)
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(rc, strings.NewReader(mark)), rc}, nil
+	}
+}
+
+// tooLongReason is the error log's reason for a record over the size
+// limit: how long it was, the limit, and what of it the error file has.
+func (l *Loader) tooLongReason(err error, c *csvparse.Chunk) string {
+	limit := l.opts.Dialect.MaxRecordBytes
+	if limit == 0 {
+		limit = csvparse.DefaultMaxRecordBytes
+	}
+	reason := fmt.Sprintf("%v (%d bytes; --max-record-bytes is %d)", err, c.RecordBytes, limit)
+	if c.HeaderTooLong {
+		reason = fmt.Sprintf("the file's header is longer than --max-record-bytes (%d bytes; the limit is %d): the file is not loaded, its other rows not read; raise --max-record-bytes to load it", c.RecordBytes, limit)
+	}
+	switch {
+	case c.SpillErr != nil:
+		reason += fmt.Sprintf("; the error file has only its first %d bytes: %v", c.KeptBytes, c.SpillErr)
+	case c.KeptBytes < c.RecordBytes:
+		reason += fmt.Sprintf("; the error file has its first %d bytes (--max-error-record-bytes)", c.KeptBytes)
+	}
+	return reason
+}

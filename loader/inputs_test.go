@@ -80,7 +80,7 @@ func TestListedOwnFilesLeftOut(t *testing.T) {
 	var rows strings.Builder
 	for i := range 100 {
 		if i%10 == 0 {
-			fmt.Fprintf(&rows, "x%d,y,z\n", i) // three fields: "expected 2 fields, found 3"
+			fmt.Fprintf(&rows, "x%d,y,z\n", i) // three fields: "3 fields, expected 2"
 		} else {
 			fmt.Fprintf(&rows, "k%d,v%d\n", i, i)
 		}

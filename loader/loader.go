@@ -268,6 +268,8 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, MaxChunkBytes)
 	splitter.FlushInterval = l.opts.FlushInterval
 	splitter.VerifyBuffer = l.opts.VerifyBuffer
+	splitter.KeepTooLong = l.opts.MaxErrorRecordBytes
+	splitter.MaxHeaderFields = l.maxHeaderFields()
 	// MAXROWS's one-input rule belongs to the whole load: a split dealt
 	// one file of several, or one file read --repeat times, is not a
 	// load of one input.
@@ -530,7 +532,7 @@ func (l *Loader) setup(ctx context.Context) error {
 	q.Release()
 	if !l.opts.Dialect.Header || len(l.opts.Columns) > 0 {
 		// One layout for every file: check it before reading anything.
-		if _, err := l.planFor(-1, nil); err != nil {
+		if _, err := l.planFor(-1, nil, 0); err != nil {
 			l.closeOwned()
 			return err
 		}
@@ -563,9 +565,26 @@ func (l *Loader) closeOwned() {
 	}
 }
 
+// maxHeaderSkipped is how many fields a header may have besides the
+// table's columns when SKIPCOLS is given: a skipped name may repeat.
+const maxHeaderSkipped = 1024
+
+// maxHeaderFields bounds the fields of a header that can fit the table:
+// one a column, and with SKIPCOLS maxHeaderSkipped more. The splitter
+// keeps no more names than that, so a header that is a line of
+// delimiters costs no more memory than any other line.
+func (l *Loader) maxHeaderFields() int {
+	n := len(l.table.Columns)
+	if len(l.opts.SkipCols) > 0 {
+		n += maxHeaderSkipped
+	}
+	return n
+}
+
 // planFor returns the statement and field mapping for a file: the same
-// for all files unless they map columns by header name.
-func (l *Loader) planFor(source int, header []string) (*plan, error) {
+// for all files unless they map columns by header name. headerFields is
+// the header's field count (csvparse.Chunk.HeaderFields).
+func (l *Loader) planFor(source int, header []string, headerFields int) (*plan, error) {
 	key := source
 	byHeader := l.opts.Dialect.Header && len(l.opts.Columns) == 0
 	if !byHeader {
@@ -575,6 +594,14 @@ func (l *Loader) planFor(source int, header []string) (*plan, error) {
 	defer l.planMu.Unlock()
 	if p, ok := l.plans[key]; ok {
 		return p, nil
+	}
+	if byHeader && headerFields > len(header) {
+		why := fmt.Sprintf("its %d columns", len(l.table.Columns))
+		if len(l.opts.SkipCols) > 0 {
+			why += fmt.Sprintf(", and %d more for SKIPCOLS names", maxHeaderSkipped)
+		}
+		return nil, fmt.Errorf("it has %d fields, more than the %d that can fit %s.%s (%s)",
+			headerFields, l.maxHeaderFields(), l.table.Keyspace, l.table.Name, why)
 	}
 	cols, err := l.fileColumns(byHeader, header)
 	if err != nil {

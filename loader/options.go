@@ -95,6 +95,11 @@ type Options struct {
 	MaxParseErrors  int    // MAXPARSEERRORS: rows; < 0 unlimited (default -1)
 	MaxInsertErrors int    // MAXINSERTERRORS: rows; < 0 unlimited (default 1000)
 	ErrFile         string // ERRFILE: default import_<ks>_<table>.err
+	// MaxErrorRecordBytes is how much of a record over MaxRecordBytes
+	// the error file keeps: its first bytes, then a marker saying what
+	// was cut; < 0 keeps it whole, in a temporary file (TMPDIR) while
+	// it waits. Default csvparse.DefaultKeepTooLong (1 MiB).
+	MaxErrorRecordBytes int64
 
 	// DryRun reads and converts the input, and writes the error file and
 	// summary, as a real run would, but sends nothing: the rows that
@@ -168,10 +173,9 @@ func (o *Options) Ignored() []string { return o.ignored }
 // DefaultOptions returns cqlsh COPY FROM's defaults.
 func DefaultOptions() Options {
 	return Options{
-		Port:           9042,
-		ConnectTimeout: 5 * time.Second,
-		RequestTimeout: 10 * time.Second,
-		// source's default
+		Port:                9042,
+		ConnectTimeout:      5 * time.Second,
+		RequestTimeout:      10 * time.Second,
 		StoreConnectTimeout: source.DefaultConfig().ConnectTimeout,
 		Consistency:         gocql.LocalOne,
 		Dialect:             csvparse.DefaultDialect(),
@@ -189,6 +193,7 @@ func DefaultOptions() Options {
 		TTL:                 -1,
 		MaxParseErrors:      -1,
 		MaxInsertErrors:     1000,
+		MaxErrorRecordBytes: csvparse.DefaultKeepTooLong,
 		ReportFrequency:     250 * time.Millisecond,
 		Repeat:              1,
 		SplitSize:           64 << 20,

@@ -514,7 +514,7 @@ func optionTable() []Option {
 					return o.Dialect.Encoding
 				}}),
 		with(Option{Name: "MAXRECORDBYTES", Flag: "max-record-bytes", Value: "bytes", Section: SectionDialect,
-			Help:    "a record longer than this (in UTF-8, as decoded from ENCODING) is rejected whole, its bytes streamed to the error file intact",
+			Help:    "a record longer than this (in UTF-8, as decoded from ENCODING) is rejected whole, its first --max-error-record-bytes in the error file",
 			Differs: "cqlload extension (cqlsh reads any length into memory)"},
 			accessor{bytesOpt(func(o *Options) *int { return &o.Dialect.MaxRecordBytes }).set,
 				func(o *Options) string {
@@ -671,6 +671,10 @@ func optionTable() []Option {
 			Help: "file receiving rejected rows (default import_<ks>_<table>.err)", Documented: "`import_<ks>_<table>.err`",
 			Differs: "plus `ERRFILE.log` with file, line, column and reason; `ERRFILE.2`, … for inputs with other headers; replaced by a fresh run"},
 			pathOpt(func(o *Options) *string { return &o.ErrFile })),
+		with(Option{Name: "MAXERRORRECORDBYTES", Flag: "max-error-record-bytes", Value: "bytes", Section: SectionErrors,
+			Help:    "of a record longer than --max-record-bytes, the error file keeps this many bytes and a marker of the cut; -1 = the whole record, kept in a temporary file ($TMPDIR) until written",
+			Differs: "cqlload extension (cqlsh reads any length into memory)"},
+			bytesOpt(func(o *Options) *int64 { return &o.MaxErrorRecordBytes })),
 		with(Option{Name: "RESUME", Flag: "resume", Value: "path", Section: SectionErrors,
 			Help:       "checkpoint file: records how far the run got; if it exists, what it says is done is skipped",
 			Documented: "none",

@@ -224,6 +224,7 @@ func (l *Loader) notSentChunk(cr *chunkRecord) {
 	if l.durationOver.Load() {
 		// --duration ended the run: skipped, not failed.
 		rd := csvparse.NewReader(cr.chunk, l.opts.Dialect)
+		rd.MaxFields = 1 // only counted: fields are not looked at
 		n := 0
 		for _, err := rd.Next(); err != io.EOF; _, err = rd.Next() {
 			n++
@@ -248,11 +249,22 @@ func (l *Loader) badHeaderChunk(cr *chunkRecord, err error) {
 	l.ledger.converted(cr)
 }
 
+// longHeaderChunk rejects a file whose header is over the size limit:
+// the splitter hands out the header as the file's one record, and its
+// rows are not read (there are no names to map them by).
+func (l *Loader) longHeaderChunk(cr *chunkRecord) {
+	c := cr.chunk
+	l.rejectParseRecord(cr, reject{where: fmt.Sprintf("%s:%d:1", c.File, c.FirstLine),
+		reason: l.tooLongReason(csvparse.ErrRecordTooLong, c), long: longRecord(c)})
+	l.ledger.converted(cr)
+}
+
 // rejectEach calls rej with every record of cr's chunk as a reject for
 // reason, where it is and its bytes filled in.
 func (l *Loader) rejectEach(cr *chunkRecord, reason string, rej func(reject)) {
 	c := cr.chunk
 	rd := csvparse.NewReader(c, l.opts.Dialect)
+	rd.MaxFields = 1 // only Raw is used
 	for i := 0; ; i++ {
 		rec, err := rd.Next()
 		if err == io.EOF {
@@ -262,7 +274,7 @@ func (l *Loader) rejectEach(cr *chunkRecord, reason string, rej func(reject)) {
 		var pe *csvparse.ParseError
 		switch {
 		case c.TooLong:
-			r.long, r.where = c.OpenRecord, fmt.Sprintf("%s:%d", c.File, c.FirstLine)
+			r.long, r.where = longRecord(c), fmt.Sprintf("%s:%d", c.File, c.FirstLine)
 		case err == nil:
 			r.raw, r.where = rec.Raw, fmt.Sprintf("%s:%d", c.File, rec.Line)
 		case errors.As(err, &pe):

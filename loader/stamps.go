@@ -162,6 +162,7 @@ func exists(p string) bool {
 func countRows(src csvparse.Source, d csvparse.Dialect) (int64, error) {
 	d.MaxRows = -1
 	s := csvparse.NewSplitter([]csvparse.Source{src}, d, 0, MaxChunkBytes)
+	s.KeepTooLong = 0 // only counted
 	defer s.Close()
 	var n int64
 	for {

@@ -54,20 +54,23 @@ func (e *RangeError) Error() string {
 // Reasons shared by many converters. They are values, not formatted
 // strings, so that returning them costs nothing until the error is printed.
 var (
-	errEmpty       = errors.New("empty value")
-	errNotNumber   = errors.New("not a number")
-	errNotInteger  = errors.New("not an integer")
-	errNotUTF8     = errors.New("not valid UTF-8")
-	errNotASCII    = errors.New("not ASCII")
-	errNotBool     = errors.New("not a boolean")
-	errBlobPrefix  = errors.New("a blob must be 0x followed by hex digits")
-	errBlobHex     = errors.New("after 0x, not pairs of hex digits")
-	errNotUUID     = errors.New("not a UUID")
-	errNotInet     = errors.New("not an IPv4 or IPv6 address")
-	errNotDate     = errors.New("not a date (yyyy-mm-dd, or a day number on which 2147483648 is 1970-01-01)")
-	errNotTime     = errors.New("not a time (hh:mm:ss[.fffffffff] or nanoseconds since midnight)")
-	errNotDuration = errors.New("not a duration (like 1h30m, P1DT2H, P2W or P0001-02-03T04:05:06)")
-	errDecimalNaN  = errors.New("NaN and Infinity are not decimal values")
+	errEmpty      = errors.New("empty value")
+	errNotNumber  = errors.New("not a number")
+	errNotInteger = errors.New("not an integer")
+	errNotUTF8    = errors.New("not valid UTF-8")
+	// errLoneSurrogate: csvparse's UTF-16 decoder keeps a lone surrogate
+	// as the three bytes (ED A0–BF xx) it would encode to in UTF-8.
+	errLoneSurrogate = errors.New("not valid text: a lone UTF-16 surrogate (U+D800–U+DFFF without its pair)")
+	errNotASCII      = errors.New("not ASCII")
+	errNotBool       = errors.New("not a boolean")
+	errBlobPrefix    = errors.New("a blob must be 0x followed by hex digits")
+	errBlobHex       = errors.New("after 0x, not pairs of hex digits")
+	errNotUUID       = errors.New("not a UUID")
+	errNotInet       = errors.New("not an IPv4 or IPv6 address")
+	errNotDate       = errors.New("not a date (yyyy-mm-dd, or a day number on which 2147483648 is 1970-01-01)")
+	errNotTime       = errors.New("not a time (hh:mm:ss[.fffffffff] or nanoseconds since midnight)")
+	errNotDuration   = errors.New("not a duration (like 1h30m, P1DT2H, P2W or P0001-02-03T04:05:06)")
+	errDecimalNaN    = errors.New("NaN and Infinity are not decimal values")
 )
 
 // maxErrValue bounds the text an error carries: a 10 MB blob should not
@@ -281,7 +284,7 @@ func (b *builder) scalar(t *Type) scalarFunc {
 
 func convertText(dst, field []byte) ([]byte, error) {
 	if !utf8.Valid(field) {
-		return dst, errNotUTF8
+		return dst, notUTF8(field)
 	}
 	return append(dst, field...), nil
 }
@@ -413,4 +416,15 @@ func equalFold(b []byte, s string) bool {
 // errors (which would hold it) are dropped on the spot.
 func bstr(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// notUTF8 is the error for invalid UTF-8 field, naming a lone UTF-16
+// surrogate, the way invalid UTF-16 input comes out of decoding.
+func notUTF8(field []byte) error {
+	for i := 0; i+1 < len(field); i++ {
+		if field[i] == 0xed && field[i+1] >= 0xa0 && field[i+1] <= 0xbf {
+			return errLoneSurrogate
+		}
+	}
+	return errNotUTF8
 }

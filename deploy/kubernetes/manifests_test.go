@@ -642,6 +642,43 @@ func TestPodsHardened(t *testing.T) {
 	}
 }
 
+// TestLoaderTemporaryFiles: the loader's root file system is read-only,
+// so TMPDIR must name a writable volume of the pod's own (an emptyDir):
+// without one, a record kept for the error file in a temporary file
+// could not be, and was rejected with only its first bytes.
+func TestLoaderTemporaryFiles(t *testing.T) {
+	m := load(t)
+	pod := &m.loader.Spec.Template.Spec
+	c := &pod.Containers[0]
+	tmp := ""
+	for _, e := range c.Env {
+		if e.Name == "TMPDIR" {
+			tmp = e.Value
+		}
+	}
+	if tmp == "" {
+		t.Fatal("no TMPDIR in the loader's environment: its root file system is read-only")
+	}
+	var vol string
+	for _, vm := range c.VolumeMounts {
+		if vm.MountPath == tmp && !vm.ReadOnly && vm.SubPath == "" {
+			vol = vm.Name
+		}
+	}
+	if vol == "" {
+		t.Fatalf("TMPDIR is %s, where no writable volume is mounted", tmp)
+	}
+	for _, v := range pod.Volumes {
+		if v.Name == vol {
+			if v.EmptyDir == nil {
+				t.Errorf("TMPDIR's volume %s is not an emptyDir: temporary files belong to the pod", vol)
+			}
+			return
+		}
+	}
+	t.Errorf("TMPDIR's volume %s is not among the pod's volumes", vol)
+}
+
 // help runs `cqlload [args] --help`, built from the repository's source
 // (../..), and parses the flags it lists.
 var help = sync.OnceValues(func() (map[string]string, error) {
