@@ -192,7 +192,7 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 		if c.execute != "" {
 			return nil, false, errors.New("give either -e COPY ... or -f FILE, not both")
 		}
-		data, err := os.ReadFile(c.file)
+		data, err := wholefile.Read(c.file, "-f script", wholefile.MaxScript)
 		if err != nil {
 			return nil, false, fmt.Errorf("-f: %w", err)
 		}
@@ -682,12 +682,13 @@ func password(c cli) (string, error) {
 	case c.password != "":
 		return c.password, nil
 	case c.passwordFile != "":
-		b, err := os.ReadFile(c.passwordFile)
+		// Only the first line is the password (a trailing line break
+		// is no part of it), so only the first line is read.
+		first, err := wholefile.ReadLine(c.passwordFile, "password file", wholefile.MaxPasswordLine)
 		if err != nil {
 			return "", fmt.Errorf("password file: %w", err)
 		}
-		first, _, _ := strings.Cut(string(b), "\n")
-		return strings.TrimRight(first, "\r"), nil
+		return first, nil
 	}
 	return os.Getenv("CQLLOAD_PASSWORD"), nil
 }
@@ -695,7 +696,7 @@ func password(c cli) (string, error) {
 func tlsConfig(c cli) (*tls.Config, error) {
 	t := &tls.Config{InsecureSkipVerify: c.sslNoVerify, MinVersion: tls.VersionTLS12}
 	if c.sslCA != "" {
-		pem, err := os.ReadFile(c.sslCA)
+		pem, err := wholefile.Read(c.sslCA, "--ssl-ca file", wholefile.MaxPEM)
 		if err != nil {
 			return nil, fmt.Errorf("--ssl-ca: %w", err)
 		}
@@ -706,7 +707,15 @@ func tlsConfig(c cli) (*tls.Config, error) {
 		t.RootCAs = pool
 	}
 	if c.sslCert != "" || c.sslKey != "" {
-		cert, err := tls.LoadX509KeyPair(c.sslCert, c.sslKey)
+		certPEM, err := wholefile.Read(c.sslCert, "--ssl-cert file", wholefile.MaxPEM)
+		if err != nil {
+			return nil, fmt.Errorf("--ssl-cert: %w", err)
+		}
+		keyPEM, err := wholefile.Read(c.sslKey, "--ssl-key file", wholefile.MaxPEM)
+		if err != nil {
+			return nil, fmt.Errorf("--ssl-key: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("--ssl-cert/--ssl-key: %w", err)
 		}

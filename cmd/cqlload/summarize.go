@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/pflag"
 
+	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -65,7 +65,7 @@ func summarize(args []string, stdout, stderr io.Writer) int {
 	}
 	var parts []jsonSummary
 	for _, path := range fs.Args() {
-		b, err := os.ReadFile(path)
+		b, err := wholefile.Read(path, "summary", wholefile.MaxSummary)
 		if err != nil {
 			fmt.Fprintf(stderr, "cqlload summarize: %v\n", err)
 			return exitUsage
