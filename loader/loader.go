@@ -82,6 +82,10 @@ type Loader struct {
 
 	planMu sync.Mutex
 	plans  map[int]*plan // per source index (layouts differ only with headers)
+	// stmts holds each statement's caches by its text: plans of files
+	// whose headers name the same columns share them, and the statement
+	// is prepared once, by the first.
+	stmts map[string]*stmtCache
 	// statementBatches: batches go as one prepared BEGIN BATCH (exec),
 	// which the driver routes by the key the loader gives, in the
 	// session's keyspace. Not for tables on tablets, which it routes by
@@ -584,8 +588,16 @@ func (l *Loader) planFor(source int, header []string) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.statementBatches {
-		l.prepareBatchStatements(p)
+	if c, ok := l.stmts[p.stmt]; ok {
+		p.cache = c
+	} else {
+		if l.stmts == nil {
+			l.stmts = map[string]*stmtCache{}
+		}
+		l.stmts[p.stmt] = p.cache
+		if l.statementBatches {
+			l.prepareBatchStatements(p)
+		}
 	}
 	l.plans[key] = p
 	return p, nil
