@@ -311,7 +311,7 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct
 			return nil // closed
 		}
 		c := cr.chunk
-		p, err := l.planFor(c.Source, c.Header)
+		p, err := l.planFor(c.Source, c.File, c.Header)
 		if err != nil {
 			// Only a file's own header can fail here: columns given
 			// for all files were checked before reading (setup).

@@ -60,7 +60,10 @@ type reject struct {
 	kind   outcome
 	where  string // file:line[:column]
 	reason string
-	raw    []byte // the record as read; it points into the chunk until settled
+	// group, when set, is the reason the summary counts the row under,
+	// in full where reason only refers to it (Loader.badHeaderChunk).
+	group string
+	raw   []byte // the record as read; it points into the chunk until settled
 	// long, when set, streams a record too long to hold in memory; raw
 	// is then empty.
 	long func() (io.ReadCloser, error)

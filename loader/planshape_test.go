@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,7 +92,7 @@ func TestPlanStatementByColumns(t *testing.T) {
 	l := &Loader{table: tbl, opts: ho, plans: map[int]*plan{}}
 	var plans []*plan
 	for i, h := range [][]string{{"k", "a", "b", "v"}, {"v", "b", "k", "a"}, {"k", "v"}, {"v", "k"}} {
-		p, err := l.planFor(i, h)
+		p, err := l.planFor(i, fmt.Sprintf("%d.csv", i), h)
 		if err != nil {
 			t.Fatal(err)
 		}
