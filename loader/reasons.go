@@ -43,21 +43,43 @@ func (t *reasonTable) add(reason, group, where string) {
 	} else {
 		reason = group
 	}
+	t.addRows(key, Reason{Reason: reason, First: where, Rows: 1})
+}
+
+// addRows counts r.Rows rows under key, r's reason and place if first.
+func (t *reasonTable) addRows(key string, r Reason) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if i, ok := t.index[key]; ok {
-		t.list[i].Rows++
+		t.list[i].Rows += r.Rows
 		return
 	}
 	if len(t.list) >= MaxReasons {
-		t.other++
+		t.other += r.Rows
 		return
 	}
 	if t.index == nil {
 		t.index = map[string]int{}
 	}
 	t.index[key] = len(t.list)
-	t.list = append(t.list, Reason{Reason: reason, First: where, Rows: 1})
+	t.list = append(t.list, r)
+}
+
+// MergeReasons adds up the reasons of several summaries (the splits of
+// one load, in order) as Summary.Reasons and OtherReasonRows count them:
+// reasons of one form are one, the first of them kept, at most
+// MaxReasons, the rest counted in the other rows returned.
+func MergeReasons(lists [][]Reason, others []int64) ([]Reason, int64) {
+	var t reasonTable
+	for _, list := range lists {
+		for _, r := range list {
+			t.addRows(reasonKey(r.Reason), r)
+		}
+	}
+	for _, n := range others {
+		t.other += n
+	}
+	return t.snapshot()
 }
 
 // snapshot returns the reasons in the order they first came, and the

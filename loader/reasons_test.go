@@ -71,3 +71,15 @@ func TestReasonsBounded(t *testing.T) {
 		t.Errorf("first reason %+v", got[0])
 	}
 }
+
+// TestMergeReasons: the splits' reasons add up as one run's would: one
+// form is one reason, with the first split's first row.
+func TestMergeReasons(t *testing.T) {
+	a := []Reason{{`column k: invalid int "x": not a number`, "a.csv:2:1", 3}, {"expected 2 fields, found 1", "a.csv:9:1", 1}}
+	b := []Reason{{`column k: invalid int "y": not a number`, "a.csv:700:1", 4}, {"insert error: Batch too large", "a.csv:800", 2}}
+	got, other := MergeReasons([][]Reason{a, b}, []int64{5, 6})
+	want := []Reason{{`column k: invalid int "x": not a number`, "a.csv:2:1", 7}, {"expected 2 fields, found 1", "a.csv:9:1", 1}, {"insert error: Batch too large", "a.csv:800", 2}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || other != 11 {
+		t.Errorf("merged %v (other %d), want %v (other 11)", got, other, want)
+	}
+}

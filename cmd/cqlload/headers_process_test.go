@@ -134,3 +134,49 @@ func tail(s string, n int) string {
 	}
 	return "…" + s[len(s)-n:]
 }
+
+// TestTypoHeaderReasonOnTerminal: a header with a typo rejects every row
+// of its file; the reason, its first row and the rows it took are on
+// standard error and in the JSON summary, not only in the log. The other
+// file loads. Before, the terminal showed counts and the log's name.
+func TestTypoHeaderReasonOnTerminal(t *testing.T) {
+	sim := startSimProc(t)
+	dir := t.TempDir()
+	typo, good := filepath.Join(dir, "typo.csv"), filepath.Join(dir, "good.csv")
+	if err := os.WriteFile(typo, []byte("k,vv\n1,a\n2,b\n3,c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, []byte("k,v\n4,d\n5,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := filepath.Join(dir, "sum.json")
+	load := sim.Cmd(context.Background(), t, "--progress", "none", "--table", "ks.t", "--header", "true",
+		"--err-file", filepath.Join(dir, "t.err"), "--summary-json", sum, good, typo)
+	var stdout, stderr strings.Builder
+	load.Stdout, load.Stderr = &stdout, &stderr
+	err := load.Run()
+	if code := exitCodeOf(t, err); code != exitRejected {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitRejected, stdout.String(), stderr.String())
+	}
+	reason := "the file's header does not fit the table: the header names columns that ks.t does not have: vv"
+	if want := typo + ":2: " + reason + " (3 rows)\n"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("standard error does not say %q:\n%s", want, stderr.String())
+	}
+	b, err := os.ReadFile(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Reasons []struct {
+			Reason, First string
+			Rows          int64
+		} `json:"reasons"`
+		Written int64 `json:"rows_written"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Reasons) != 1 || s.Reasons[0].Reason != reason || s.Reasons[0].First != typo+":2" || s.Reasons[0].Rows != 3 || s.Written != 2 {
+		t.Errorf("summary: reasons %+v, %d written; want the header's for 3 rows from %s:2, and 2 written", s.Reasons, s.Written, typo)
+	}
+}

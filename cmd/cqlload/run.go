@@ -384,6 +384,7 @@ func load(in *interrupts, c *cli, opts loader.Options, stdout, stderr io.Writer)
 	}
 	if started {
 		printSummary(human, sum, runErr)
+		printReasons(stderr, sum)
 	}
 	if c.count && runErr == nil {
 		n, err := countRows(opts)
@@ -829,6 +830,43 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if errors.As(runErr, &ae) {
 		fmt.Fprintf(w, "Aborted: %s\n", ae.Reason)
 	}
+}
+
+// shownReasons is how many of the reasons rows were not written the
+// terminal shows; the summary JSON has up to loader.MaxReasons.
+const shownReasons = 5
+
+// printReasons says on standard error why rows were not written, as cqlsh
+// prints its errors there: each distinct reason with its first row and
+// how many rows it took, the first shownReasons of them. Only counts and
+// the log's name were shown before, and a header with a typo, which
+// rejects every row, said why only in the log.
+func printReasons(w io.Writer, s loader.Summary) {
+	if len(s.Reasons) == 0 {
+		return
+	}
+	for _, r := range s.Reasons[:min(len(s.Reasons), shownReasons)] {
+		fmt.Fprintf(w, "%s: %s (%d %s)\n", r.First, r.Reason, r.Rows, plural(r.Rows, "row"))
+	}
+	var rows int64
+	for _, r := range s.Reasons[min(len(s.Reasons), shownReasons):] {
+		rows += r.Rows
+	}
+	rows += s.OtherReasonRows
+	if more := len(s.Reasons) - shownReasons; more > 0 || s.OtherReasonRows > 0 {
+		what := fmt.Sprintf("%d more %s", more, plural(int64(more), "reason"))
+		if s.OtherReasonRows > 0 {
+			what = "more reasons"
+		}
+		fmt.Fprintf(w, "… and %s for %d %s: %s\n", what, rows, plural(rows, "row"), seeErrFiles(s))
+	}
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // jsonSummary is the --summary-json document: the loader's summary, the
