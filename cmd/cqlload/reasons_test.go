@@ -33,6 +33,9 @@ func TestPrintReasons(t *testing.T) {
 			"in.csv:5: reason 3 (4 rows)", "in.csv:6: reason 4 (5 rows)",
 			"… and 2 more reasons for 13 rows: see t.err and t.err.log",
 		}},
+		{"a long reason cut", []loader.Reason{{Reason: strings.Repeat("é", 200), First: "in.csv:2", Rows: 3}}, 0, []string{
+			"in.csv:2: " + strings.Repeat("é", 150) + "… (in full in t.err.log) (3 rows)",
+		}},
 		{"more than the summary keeps", reasons(6), 40, []string{
 			"in.csv:2: reason 0 (1 row)", "in.csv:3: reason 1 (2 rows)", "in.csv:4: reason 2 (3 rows)",
 			"in.csv:5: reason 3 (4 rows)", "in.csv:6: reason 4 (5 rows)",

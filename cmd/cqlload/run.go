@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -834,7 +835,12 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 
 // shownReasons is how many of the reasons rows were not written the
 // terminal shows; the summary JSON has up to loader.MaxReasons.
-const shownReasons = 5
+// shownReasonBytes cuts a long one there (a header's list of 1,500
+// unknown names is 30 KB), which the log and the JSON keep whole.
+const (
+	shownReasons     = 5
+	shownReasonBytes = 300
+)
 
 // printReasons says on standard error why rows were not written, as cqlsh
 // prints its errors there: each distinct reason with its first row and
@@ -846,7 +852,15 @@ func printReasons(w io.Writer, s loader.Summary) {
 		return
 	}
 	for _, r := range s.Reasons[:min(len(s.Reasons), shownReasons)] {
-		fmt.Fprintf(w, "%s: %s (%d %s)\n", r.First, r.Reason, r.Rows, plural(r.Rows, "row"))
+		reason := r.Reason
+		if len(reason) > shownReasonBytes {
+			cut := shownReasonBytes
+			for cut > 0 && !utf8.RuneStart(reason[cut]) {
+				cut--
+			}
+			reason = reason[:cut] + "… (in full in " + errLogs(s) + ")"
+		}
+		fmt.Fprintf(w, "%s: %s (%d %s)\n", r.First, reason, r.Rows, plural(r.Rows, "row"))
 	}
 	var rows int64
 	for _, r := range s.Reasons[min(len(s.Reasons), shownReasons):] {
