@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -17,6 +18,76 @@ import (
 // DefaultVerifyBuffer is Splitter.VerifyBuffer's default: 8 MiB of
 // compressed data.
 const DefaultVerifyBuffer = 8 << 20
+
+// MaxZstdWindow is the largest window a zstd frame may need: 128 MiB
+// (--long=27), the most zstd -d itself decodes without --long or
+// --memory. The decoder holds the window in memory; the library's own
+// bound is 512 MiB, and a frame's header alone can ask for it.
+const MaxZstdWindow = 128 << 20
+
+// ZstdWindowError is a zstd frame that needs a window larger than
+// MaxZstdWindow: compressed with zstd --long=28 or more (or a frame of
+// one segment larger than that).
+type ZstdWindowError struct {
+	Need, Max uint64 // bytes
+}
+
+func (e *ZstdWindowError) Error() string {
+	long := bits.Len64(e.Need - 1) // the --long that writes such a window
+	return fmt.Sprintf("zstd: a frame needs a %s window (--long=%d), larger than the %s that cqlload, as zstd -d, decodes with: "+
+		"decompress it first with zstd -d --long=%d, or pipe it in: zstd -dc --long=%d FILE | cqlload ... -",
+		sizeText(e.Need), long, sizeText(e.Max), long, long)
+}
+
+// sizeText writes n bytes in the largest binary unit that holds it
+// whole, or with one decimal.
+func sizeText(n uint64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift {
+			if n%(1<<u.shift) == 0 {
+				return fmt.Sprintf("%d %s", n>>u.shift, u.name)
+			}
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(uint64(1)<<u.shift), u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// zstdCheckWindow refuses the frame whose whole header h is when it
+// needs a window over MaxZstdWindow. Checked from the header before the
+// decoder sees the frame, so the error says what the frame needs; the
+// decoder's own bound (set to the same) would only say "window size
+// exceeded", and does not apply to frames of one segment.
+func zstdCheckWindow(h []byte) error {
+	fhd := h[4]
+	var window uint64
+	if fhd&0x20 == 0 {
+		wd := h[5]
+		base := uint64(1) << (10 + wd>>3)
+		window = base + base/8*uint64(wd&7)
+	} else {
+		// One segment: the window is the content, whose size follows
+		// the dictionary ID.
+		at := 5 + []int{0, 1, 2, 4}[fhd&3]
+		switch fhd >> 6 {
+		case 0:
+			window = uint64(h[at])
+		case 1:
+			window = uint64(binary.LittleEndian.Uint16(h[at:])) + 256
+		case 2:
+			window = uint64(binary.LittleEndian.Uint32(h[at:]))
+		case 3:
+			window = binary.LittleEndian.Uint64(h[at:])
+		}
+	}
+	if window > MaxZstdWindow {
+		return &ZstdWindowError{Need: window, Max: MaxZstdWindow}
+	}
+	return nil
+}
 
 // A gzip member's CRC-32 and length, and a zstd frame's optional
 // checksum, come after its data, and a damaged stream can decompress to
@@ -59,7 +130,7 @@ func newVerified(isGzip bool, src io.Reader, limit int) (*verified, error) {
 	if !isGzip {
 		// Decode in the caller's goroutine: the splitter is the only
 		// reader, and the workers already use the other cores.
-		zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(MaxZstdWindow))
 		if err != nil {
 			return nil, err
 		}
@@ -400,6 +471,12 @@ func zstdFrameLen(p []byte) (int, error) {
 		}
 		return n, err
 	}
+	if n > len(p) {
+		return 0, errLonger
+	}
+	if err := zstdCheckWindow(p[:n]); err != nil {
+		return 0, err
+	}
 	for {
 		if n+3 > len(p) {
 			return 0, errLonger
@@ -510,6 +587,15 @@ func (z *zstdFrame) advance() error {
 		n, skippable, sum, err := zstdHeaderLen(b)
 		if err != nil {
 			return err
+		}
+		if !skippable {
+			h, err := peek(n)
+			if err != nil {
+				return err
+			}
+			if err := zstdCheckWindow(h); err != nil {
+				return err
+			}
 		}
 		z.left, z.sum, z.state = n, sum, zfBlock
 		if skippable {

@@ -218,7 +218,7 @@ const (
 
 // decideResume reads the checkpoint at path and says what to do.
 func decideResume(path string, ids []inputID, opts map[string]string) (resumeAction, *checkpointFile, error) {
-	b, err := os.ReadFile(path)
+	b, err := wholefile.Read(path, "checkpoint", wholefile.MaxState)
 	if errors.Is(err, fs.ErrNotExist) {
 		return startFresh, nil, nil
 	}

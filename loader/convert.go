@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -90,12 +91,22 @@ type plan struct {
 	tsBind int
 	// tuples are the bind positions of the top-level tuple columns (64
 	// at most), and nullTuples builds the statement for a row whose
-	// tuples in a mask of them are null; nullStmts caches it per mask.
+	// tuples in a mask of them are null.
 	tuples     []tupleBind
 	nullTuples func(mask uint64) string
-	nullStmts  sync.Map // uint64 → string
-	// batchStmts caches batchStatement's text per row count.
-	batchStmts [maxBatchStatementRows + 1]atomic.Pointer[string]
+	// cache holds the statements derived from stmt; plans with the same
+	// stmt share it (Loader.planFor). nil: nothing is cached.
+	cache *stmtCache
+}
+
+// stmtCache holds the statements derived from one statement text.
+type stmtCache struct {
+	// null caches nullTuples' statement per mask (uint64 → string):
+	// plans with the same text name the same columns in the same order,
+	// so a mask means the same tuples in each.
+	null sync.Map
+	// batch caches batchStatement's text per row count.
+	batch [maxBatchStatementRows + 1]atomic.Pointer[string]
 }
 
 // maxBatchStatementRows bounds the batches sent as one prepared BEGIN
@@ -108,8 +119,10 @@ const maxBatchStatementRows = 128
 // one after another make it the batch a BATCH of n entries would be, sent
 // as one prepared statement. n is at most maxBatchStatementRows.
 func (p *plan) batchStatement(n int) string {
-	if s := p.batchStmts[n].Load(); s != nil {
-		return *s
+	if p.cache != nil {
+		if s := p.cache.batch[n].Load(); s != nil {
+			return *s
+		}
 	}
 	kind := "UNLOGGED"
 	if p.counter {
@@ -124,7 +137,9 @@ func (p *plan) batchStatement(n int) string {
 	}
 	b.WriteString("APPLY BATCH")
 	s := b.String()
-	p.batchStmts[n].Store(&s)
+	if p.cache != nil {
+		p.cache.batch[n].Store(&s)
+	}
 	return s
 }
 
@@ -136,9 +151,9 @@ type tupleBind struct{ bind, n int }
 // element markers: bound element by element, a null tuple would be
 // stored as a tuple of nulls.
 func (p *plan) nullTupleRow(vals []any, mask uint64) (string, []any) {
-	stmt, ok := p.nullStmts.Load(mask)
+	stmt, ok := p.cache.null.Load(mask)
 	if !ok {
-		stmt, _ = p.nullStmts.LoadOrStore(mask, p.nullTuples(mask))
+		stmt, _ = p.cache.null.LoadOrStore(mask, p.nullTuples(mask))
 	}
 	out := make([]any, 0, len(vals))
 	next := 0
@@ -194,7 +209,20 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("primary key column(s) %s missing from the input's columns", strings.Join(missing, ", "))
 	}
-	p := &plan{nfields: len(fileCols), counter: t.Counter}
+	// The statement names its columns in the table's order, not the
+	// file's: files whose headers hold the same columns in another order
+	// share one statement, and so one set of prepared statements (a
+	// load of many files with as many headers prepared 127 batch
+	// statements on every node for each).
+	slices.SortFunc(loaded, func(a, b *schema.Column) int { return a.Index - b.Index })
+	tupleIdx := map[*schema.Column]int{}
+	for _, c := range loaded {
+		if c.Type.Kind == schema.KindTuple {
+			tupleIdx[c] = len(tupleIdx)
+		}
+	}
+	p := &plan{nfields: len(fileCols), counter: t.Counter, cache: new(stmtCache)}
+	p.tuples = make([]tupleBind, len(tupleIdx))
 	// Fields find their markers by column, never by a name: a column
 	// may be called anything a bind name could be ("[timestamp]", "t[0]").
 	var binds schema.Binds
@@ -232,8 +260,8 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 		}
 		pf := planField{col: c, bind: b, conv: conv, key: isKey[c], tuple: tuple, emptyNull: !c.Type.IsText()}
 		if tuple > 0 {
-			pf.tupleIdx = len(p.tuples)
-			p.tuples = append(p.tuples, tupleBind{b, tuple})
+			pf.tupleIdx = tupleIdx[c]
+			p.tuples[pf.tupleIdx] = tupleBind{b, tuple}
 		}
 		if !pf.key && tuple == 0 {
 			if pf.verbatim = schema.Verbatim(c.Type, o.Formats); pf.verbatim != nil {
@@ -246,7 +274,8 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 	if len(p.tuples) > 64 {
 		return nil, fmt.Errorf("%d tuple columns: at most 64 are supported", len(p.tuples))
 	}
-	// Bind positions follow the column order, so p.tuples is ordered.
+	// Bind positions follow the statement's column order, as tupleIdx
+	// does, so p.tuples is ordered.
 	p.nullTuples = func(mask uint64) string {
 		null := map[*schema.Column]bool{}
 		for _, pf := range p.fields {
@@ -279,7 +308,7 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct
 			l.longHeaderChunk(cr)
 			continue
 		}
-		p, err := l.planFor(c.Source, c.Header, c.HeaderFields)
+		p, err := l.planFor(c.Source, c.File, c.Header, c.HeaderFields)
 		if err != nil {
 			// Only a file's own header can fail here: columns given
 			// for all files were checked before reading (setup).

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cqlload/cqlload/internal/homedir"
+	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/source"
 )
 
@@ -470,12 +472,11 @@ prelude:
 // names the file in errors: "CONFIGFILE", or "cqlshrc" when cqlsh would
 // read the user's cqlshrc for want of a CONFIGFILE.
 func ApplyConfigFile(o *Options, what, path, keyspace, table string) error {
-	f, err := os.Open(homedir.Expand(path))
+	b, err := wholefile.Read(homedir.Expand(path), what, wholefile.MaxConfig)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	defer f.Close()
-	sections, err := readINI(f)
+	sections, err := readINI(bytes.NewReader(b))
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, path, err)
 	}

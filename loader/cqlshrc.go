@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
 // Cqlshrc is what a cqlsh user's configuration file says about reaching
@@ -55,15 +58,14 @@ func DefaultCqlshrcPath() string {
 // ReadCqlshrc reads the file at path. A missing file at the default path
 // is no error (cqlsh starts without one): ok is false then.
 func ReadCqlshrc(path string) (rc *Cqlshrc, ok bool, err error) {
-	f, err := os.Open(path)
+	b, err := wholefile.Read(path, "cqlshrc", wholefile.MaxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("cqlshrc: %w", err)
 	}
-	defer f.Close()
-	sections, err := readINI(f)
+	sections, err := readINI(bytes.NewReader(b))
 	if err != nil {
 		return nil, false, fmt.Errorf("cqlshrc %s: %w", path, err)
 	}
@@ -123,7 +125,7 @@ func ReadCqlshrc(path string) (rc *Cqlshrc, ok bool, err error) {
 		rc.Validate = &v
 	}
 	if rc.Password != "" {
-		if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+		if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
 			rc.Warnings = append(rc.Warnings, fmt.Sprintf("%s holds a password and other users can read it (mode %v): chmod 600 it", path, st.Mode().Perm()))
 		}
 	}

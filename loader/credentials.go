@@ -1,12 +1,15 @@
 package loader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
 // Credentials are what cqlsh's credentials file gives (cqlsh 4.1 on; the
@@ -38,15 +41,10 @@ func DefaultCredentialsPath() string {
 // ReadCredentials reads the credentials file at path; nil when there is
 // none.
 func ReadCredentials(path string) (*Credentials, error) {
-	f, err := os.Open(path)
+	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
-		return nil, fmt.Errorf("credentials file: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
 		return nil, fmt.Errorf("credentials file: %w", err)
 	}
 	c := &Credentials{Path: path}
@@ -54,7 +52,11 @@ func ReadCredentials(path string) (*Credentials, error) {
 		c.Warning = fmt.Sprintf("credentials file %s is not used: another user owns it, or group or others may read it (mode %v); chmod 600 it", path, st.Mode().Perm())
 		return c, nil
 	}
-	sections, err := readINI(f)
+	b, err := wholefile.Read(path, "credentials file", wholefile.MaxConfig)
+	if err != nil {
+		return nil, fmt.Errorf("credentials file: %w", err)
+	}
+	sections, err := readINI(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("credentials file %s: %w", path, err)
 	}

@@ -595,9 +595,16 @@ func TestHeaderMapsByName(t *testing.T) {
 	}
 	log, _ := os.ReadFile(s.ErrLog)
 	rejected, _ := os.ReadFile(s.ErrFile)
-	if !strings.Contains(string(log), "1.csv:2: parse error: the file's header does not fit the table: the header names columns that ks.h does not have: junk") ||
+	// The reason in full once, on the file's header line, before its
+	// rows, which refer to it; the summary counts the rows under it.
+	full := "the file's header does not fit the table: the header names columns that ks.h does not have: junk"
+	if !strings.Contains(string(log), "1.csv: header: "+full+"\n") || strings.Count(string(log), full) != 1 ||
+		!strings.Contains(string(log), "1.csv:2: parse error: "+headerRef) ||
 		string(rejected) != "b,k,junk\n5,1,zz\n6,2,zz\n" {
 		t.Fatalf("error log:\n%s\nerror file:\n%s", log, rejected)
+	}
+	if len(s.Reasons) != 1 || s.Reasons[0].Reason != full || s.Reasons[0].Rows != 2 || !strings.HasSuffix(s.Reasons[0].First, "1.csv:2") {
+		t.Fatalf("reasons %+v, want the header's for 2 rows, first 1.csv:2", s.Reasons)
 	}
 }
 

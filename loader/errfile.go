@@ -60,7 +60,10 @@ type reject struct {
 	kind   outcome
 	where  string // file:line[:column]
 	reason string
-	raw    []byte // the record as read; it points into the chunk until settled
+	// group, when set, is the reason the summary counts the row under,
+	// in full where reason only refers to it (Loader.badHeaderChunk).
+	group string
+	raw   []byte // the record as read; it points into the chunk until settled
 	// long, when set, streams a record too long to hold in memory; raw
 	// is then empty.
 	long func() (io.ReadCloser, error)
@@ -106,7 +109,13 @@ type errFiles struct {
 
 	mu      sync.Mutex
 	headers []string // header line of each error file ("" without HEADER)
+	// files holds the open error files, at most maxOpenErrFiles of them
+	// (nil: closed, or not created yet); lastUse orders them for closing
+	// the one idle longest (use counts the opens).
 	files   []*os.File
+	lastUse []uint64
+	use     uint64
+	nopen   int
 	sizes   []int64 // bytes in each error file (0: not created yet)
 	log     *os.File
 	logSize int64
@@ -211,6 +220,7 @@ func (e *errFiles) fileFor(header string) int {
 	}
 	e.headers = append(e.headers, header)
 	e.files = append(e.files, nil)
+	e.lastUse = append(e.lastUse, 0)
 	e.sizes = append(e.sizes, 0)
 	e.rows = append(e.rows, 0)
 	return len(e.headers) - 1
@@ -339,6 +349,7 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 	for _, f := range files {
 		e.headers = append(e.headers, f.Header)
 		e.files = append(e.files, nil)
+		e.lastUse = append(e.lastUse, 0)
 		e.sizes = append(e.sizes, f.Bytes)
 		e.rows = append(e.rows, f.Rows)
 		keep[f.Path] = true
@@ -403,21 +414,40 @@ type errFileState struct {
 	Rows   int64  `json:"rows"`
 }
 
-// open returns error file i, creating it (with its header line) if needed.
+// maxOpenErrFiles bounds the error files held open at once. Each
+// distinct header has its own error file, and a load of many files with
+// as many headers held one descriptor per header to the end of the run:
+// 400 headers ran out of descriptors under a limit of 256, and the run
+// failed when it came to open its next input. A file closed here is
+// opened again, at the length recorded for it, when a row comes for it.
+const maxOpenErrFiles = 16
+
+// open returns error file i, creating it (with its header line) if
+// needed, or opening it again at its recorded length: e.sizes, which the
+// checkpoint records, is the length of its whole writes, so what a
+// resumed run cuts back to and where the next row goes are one number.
 func (e *errFiles) open(i int) (*os.File, error) {
+	e.use++
+	e.lastUse[i] = e.use
 	if e.files[i] != nil {
 		return e.files[i], nil
+	}
+	if err := e.closeIdle(maxOpenErrFiles - 1); err != nil {
+		return nil, err
 	}
 	f, err := os.OpenFile(e.name(i), os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("error file: %w", err)
 	}
+	e.nopen++
 	if err := f.Truncate(e.sizes[i]); err != nil {
 		f.Close()
+		e.nopen--
 		return nil, fmt.Errorf("error file: %w", err)
 	}
 	if _, err := f.Seek(e.sizes[i], io.SeekStart); err != nil {
 		f.Close()
+		e.nopen--
 		return nil, fmt.Errorf("error file: %w", err)
 	}
 	e.files[i] = f
@@ -434,6 +464,32 @@ func (e *errFiles) open(i int) (*os.File, error) {
 		}
 	}
 	return f, nil
+}
+
+// closeIdle closes the error files used longest ago until at most keep
+// are open. Each is synced first: the write that appended to it may not
+// have synced it yet, and rows must be durable before the checkpoint
+// names their chunk.
+func (e *errFiles) closeIdle(keep int) error {
+	for e.nopen > keep {
+		lru := -1
+		for j, f := range e.files {
+			if f != nil && (lru < 0 || e.lastUse[j] < e.lastUse[lru]) {
+				lru = j
+			}
+		}
+		f := e.files[lru]
+		e.files[lru] = nil
+		e.nopen--
+		err := e.sync(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("error file %s: %w", e.name(lru), err)
+		}
+	}
+	return nil
 }
 
 func (e *errFiles) openLog() (*os.File, error) {
@@ -532,7 +588,8 @@ func (e *errFiles) writeLocked(rows []reject) error {
 		return fmt.Errorf("error log: %w", err)
 	}
 	for h, t := range touched {
-		if t {
+		// A touched file that is closed was synced when it was closed.
+		if t && e.files[h] != nil {
 			if err := e.sync(e.files[h]); err != nil {
 				return fmt.Errorf("error file %s: sync: %w", e.name(h), err)
 			}
@@ -649,6 +706,7 @@ func (e *errFiles) close() error {
 			e.files[i] = nil
 		}
 	}
+	e.nopen = 0
 	if e.log != nil {
 		if err := e.log.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("error log: %w", err))

@@ -348,7 +348,8 @@ func TestNumberedFilesOfAGlobName(t *testing.T) {
 
 // TestLogLineBreaks: a reason that quotes a line break of the input (a
 // header name) still takes one log line, as reloads match the log's
-// lines to the error file's rows by position.
+// lines to the error file's rows by position: the file's header line,
+// then one line per row.
 func TestLogLineBreaks(t *testing.T) {
 	c := startCluster(t, 1, 1, `CREATE TABLE ks.t (k int PRIMARY KEY, v text);`, nil)
 	path := filepath.Join(t.TempDir(), "in.csv")
@@ -366,7 +367,7 @@ func TestLogLineBreaks(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(log), "\n"), "\n")
-	if len(lines) != 2 || strings.Contains(string(log), "\r") || !strings.Contains(lines[0], `v\r\nz`) {
-		t.Errorf("log of 2 rows:\n%q\nwant 2 lines, the header name written v\\r\\nz", log)
+	if len(lines) != 3 || strings.Contains(string(log), "\r") || !strings.Contains(lines[0], `v\r\nz`) {
+		t.Errorf("log of 2 rows:\n%q\nwant 3 lines, the header's with the name written v\\r\\nz, then the rows'", log)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
 // sentJournal records, durably and before they are sent, which counter
@@ -197,7 +199,7 @@ type journalState struct {
 // only leaves its rows unknown (a torn one could name the wrong row).
 // size is the length of its whole lines (0 when there is none).
 func readSentJournal(path string) (st journalState, size int64, err error) {
-	b, err := os.ReadFile(path)
+	b, err := wholefile.Read(path, "counter journal", wholefile.MaxState)
 	if errors.Is(err, fs.ErrNotExist) {
 		return journalState{}, 0, nil
 	}

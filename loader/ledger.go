@@ -44,6 +44,8 @@ type ledger struct {
 	unknown, notSent, resumed, bytesDone              atomic.Int64
 	dryRun, byDuration                                atomic.Int64
 	bytesTotal                                        atomic.Int64
+	// reasons counts the rows not written by reason, for the summary.
+	reasons reasonTable
 
 	mu sync.Mutex
 	// settled holds the settled chunks (with an earlier run's, when
@@ -217,6 +219,7 @@ func (lg *ledger) reject(cr *chunkRecord, kind outcome, r reject, sendable bool)
 		// same, and whoever reads the error file should know.
 		r.reason += "; the run this one resumed may have written it"
 	}
+	lg.reasons.add(r.reason, r.group, r.where)
 	if lg.stamp != nil && r.idx >= 0 {
 		r.ts = lg.stamp(cr, r.idx)
 	}

@@ -82,6 +82,12 @@ type Loader struct {
 
 	planMu sync.Mutex
 	plans  map[int]*plan // per source index (layouts differ only with headers)
+	// badHeaders holds the error of each file whose header does not fit.
+	badHeaders map[int]*HeaderError
+	// stmts holds each statement's caches by its text: plans of files
+	// whose headers name the same columns share them, and the statement
+	// is prepared once, by the first.
+	stmts map[string]*stmtCache
 	// statementBatches: batches go as one prepared BEGIN BATCH (exec),
 	// which the driver routes by the key the loader gives, in the
 	// session's keyspace. Not for tables on tablets, which it routes by
@@ -488,6 +494,7 @@ func (l *Loader) summary() Summary {
 	s.BatchRowsMax = int(l.tracker.batchRowsMax.Load())
 	s.BatchBytesMax = int(l.tracker.batchBytesMax.Load())
 	s.Hints = l.hints.all()
+	s.Reasons, s.OtherReasonRows = l.ledger.reasons.snapshot()
 	s.DryRun = l.opts.DryRun
 	s.ErrFiles = l.errs.used()
 	if len(s.ErrFiles) == 0 {
@@ -532,7 +539,7 @@ func (l *Loader) setup(ctx context.Context) error {
 	q.Release()
 	if !l.opts.Dialect.Header || len(l.opts.Columns) > 0 {
 		// One layout for every file: check it before reading anything.
-		if _, err := l.planFor(-1, nil, 0); err != nil {
+		if _, err := l.planFor(-1, "", nil, 0); err != nil {
 			l.closeOwned()
 			return err
 		}
@@ -584,7 +591,14 @@ func (l *Loader) maxHeaderFields() int {
 // planFor returns the statement and field mapping for a file: the same
 // for all files unless they map columns by header name. headerFields is
 // the header's field count (csvparse.Chunk.HeaderFields).
-func (l *Loader) planFor(source int, header []string, headerFields int) (*plan, error) {
+//
+// A file whose header does not fit the table (file names it) gets a
+// *HeaderError, the same for each of its chunks. The first also writes
+// the reason once to the error log, as a line "FILE: header: REASON",
+// before any of the file's rows can be logged (their chunks wait here):
+// the rows' own lines only refer to it. Repeated on each row, a header's
+// list of unknown names made a 62 KB file a 69 MB log.
+func (l *Loader) planFor(source int, file string, header []string, headerFields int) (*plan, error) {
 	key := source
 	byHeader := l.opts.Dialect.Header && len(l.opts.Columns) == 0
 	if !byHeader {
@@ -595,24 +609,49 @@ func (l *Loader) planFor(source int, header []string, headerFields int) (*plan, 
 	if p, ok := l.plans[key]; ok {
 		return p, nil
 	}
+	if err, ok := l.badHeaders[key]; ok {
+		return nil, err
+	}
+	var cols []*schema.Column
+	var err error
 	if byHeader && headerFields > len(header) {
 		why := fmt.Sprintf("its %d columns", len(l.table.Columns))
 		if len(l.opts.SkipCols) > 0 {
 			why += fmt.Sprintf(", and %d more for SKIPCOLS names", maxHeaderSkipped)
 		}
-		return nil, fmt.Errorf("it has %d fields, more than the %d that can fit %s.%s (%s)",
+		err = fmt.Errorf("it has %d fields, more than the %d that can fit %s.%s (%s)",
 			headerFields, l.maxHeaderFields(), l.table.Keyspace, l.table.Name, why)
+	} else {
+		cols, err = l.fileColumns(byHeader, header)
 	}
-	cols, err := l.fileColumns(byHeader, header)
+	var p *plan
+	if err == nil {
+		p, err = newPlan(l.table, cols, &l.opts)
+	}
 	if err != nil {
-		return nil, err
+		if !byHeader {
+			return nil, err
+		}
+		herr := &HeaderError{File: file, Err: err}
+		if l.badHeaders == nil {
+			l.badHeaders = map[int]*HeaderError{}
+		}
+		l.badHeaders[key] = herr
+		// A log that cannot be written fails the first row's write,
+		// which stops the run.
+		_ = l.errs.note(fmt.Sprintf("%s: header: %v", oneLine(file), oneLine(herr.Error())))
+		return nil, herr
 	}
-	p, err := newPlan(l.table, cols, &l.opts)
-	if err != nil {
-		return nil, err
-	}
-	if l.statementBatches {
-		l.prepareBatchStatements(p)
+	if c, ok := l.stmts[p.stmt]; ok {
+		p.cache = c
+	} else {
+		if l.stmts == nil {
+			l.stmts = map[string]*stmtCache{}
+		}
+		l.stmts[p.stmt] = p.cache
+		if l.statementBatches {
+			l.prepareBatchStatements(p)
+		}
 	}
 	l.plans[key] = p
 	return p, nil

@@ -244,8 +244,16 @@ func (l *Loader) notSentChunk(cr *chunkRecord) {
 // parse errors of that file, not the run's end, so that the other files
 // load. In the error file the rows keep their header, to be mended there.
 func (l *Loader) badHeaderChunk(cr *chunkRecord, err error) {
-	reason := "the file's header does not fit the table: " + err.Error()
-	l.rejectEach(cr, reason, func(r reject) { l.rejectParseRecord(cr, r) })
+	var he *HeaderError
+	if !errors.As(err, &he) {
+		he = &HeaderError{File: cr.chunk.File, Err: err}
+	}
+	// The log gives the reason in full once, on the file's "header"
+	// line (planFor); the summary counts the rows under it.
+	l.rejectEach(cr, headerRef, func(r reject) {
+		r.group = he.Error()
+		l.rejectParseRecord(cr, r)
+	})
 	l.ledger.converted(cr)
 }
 
@@ -258,6 +266,24 @@ func (l *Loader) longHeaderChunk(cr *chunkRecord) {
 		reason: l.tooLongReason(csvparse.ErrRecordTooLong, c), long: longRecord(c)})
 	l.ledger.converted(cr)
 }
+
+// headerRef is the reason logged for each row of a file whose header
+// does not fit the table.
+const headerRef = `the file's header does not fit the table (see its "header" line above)`
+
+// HeaderError is a file whose header does not fit the table: a name it
+// does not have, a name twice, a key column missing. The file's rows are
+// rejected; the other files load.
+type HeaderError struct {
+	File string
+	Err  error
+}
+
+func (e *HeaderError) Error() string {
+	return "the file's header does not fit the table: " + e.Err.Error()
+}
+
+func (e *HeaderError) Unwrap() error { return e.Err }
 
 // rejectEach calls rej with every record of cr's chunk as a reject for
 // reason, where it is and its bytes filled in.

@@ -203,7 +203,7 @@ func readSplitPlan(path string, objects []source.Object, o *Options) (*splitPlan
 	fail := func(format string, args ...any) error {
 		return &SplitPlanError{Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
-	b, err := os.ReadFile(path)
+	b, err := wholefile.Read(path, "split plan", wholefile.MaxState)
 	if err != nil {
 		return nil, fail("%v", err)
 	}

@@ -304,6 +304,12 @@ type Summary struct {
 	// why in parentheses.
 	InputsLeftOut []string `json:"inputs_left_out,omitempty"`
 	Aborted       string   `json:"aborted,omitempty"` // why the run stopped early
+	// Reasons are why rows were not written (rejected, unknown, not
+	// sent), the first MaxReasons distinct ones in the order they came,
+	// each with its first row and its count; OtherReasonRows counts the
+	// rows of any others.
+	Reasons         []Reason `json:"reasons,omitempty"`
+	OtherReasonRows int64    `json:"other_reason_rows,omitempty"`
 	// Hints: advice about the usual first mistakes (the wrong DELIMITER,
 	// a header line loaded as data), once each.
 	Hints []string `json:"hints,omitempty"`

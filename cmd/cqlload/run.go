@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -192,7 +193,7 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 		if c.execute != "" {
 			return nil, false, errors.New("give either -e COPY ... or -f FILE, not both")
 		}
-		data, err := os.ReadFile(c.file)
+		data, err := wholefile.Read(c.file, "-f script", wholefile.MaxScript)
 		if err != nil {
 			return nil, false, fmt.Errorf("-f: %w", err)
 		}
@@ -386,6 +387,7 @@ func load(in *interrupts, c *cli, opts loader.Options, stdout, stderr io.Writer)
 	}
 	if started {
 		printSummary(human, sum, runErr)
+		printReasons(stderr, sum)
 	}
 	if c.count && runErr == nil {
 		n, err := countRows(opts)
@@ -684,12 +686,13 @@ func password(c cli) (string, error) {
 	case c.password != "":
 		return c.password, nil
 	case c.passwordFile != "":
-		b, err := os.ReadFile(c.passwordFile)
+		// Only the first line is the password (a trailing line break
+		// is no part of it), so only the first line is read.
+		first, err := wholefile.ReadLine(c.passwordFile, "password file", wholefile.MaxPasswordLine)
 		if err != nil {
 			return "", fmt.Errorf("password file: %w", err)
 		}
-		first, _, _ := strings.Cut(string(b), "\n")
-		return strings.TrimRight(first, "\r"), nil
+		return first, nil
 	}
 	return os.Getenv("CQLLOAD_PASSWORD"), nil
 }
@@ -697,7 +700,7 @@ func password(c cli) (string, error) {
 func tlsConfig(c cli) (*tls.Config, error) {
 	t := &tls.Config{InsecureSkipVerify: c.sslNoVerify, ServerName: c.sslServerName, MinVersion: tls.VersionTLS12}
 	if c.sslCA != "" {
-		pem, err := os.ReadFile(c.sslCA)
+		pem, err := wholefile.Read(c.sslCA, "--ssl-ca file", wholefile.MaxPEM)
 		if err != nil {
 			return nil, fmt.Errorf("--ssl-ca: %w", err)
 		}
@@ -708,7 +711,15 @@ func tlsConfig(c cli) (*tls.Config, error) {
 		t.RootCAs = pool
 	}
 	if c.sslCert != "" || c.sslKey != "" {
-		cert, err := tls.LoadX509KeyPair(c.sslCert, c.sslKey)
+		certPEM, err := wholefile.Read(c.sslCert, "--ssl-cert file", wholefile.MaxPEM)
+		if err != nil {
+			return nil, fmt.Errorf("--ssl-cert: %w", err)
+		}
+		keyPEM, err := wholefile.Read(c.sslKey, "--ssl-key file", wholefile.MaxPEM)
+		if err != nil {
+			return nil, fmt.Errorf("--ssl-key: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("--ssl-cert/--ssl-key: %w", err)
 		}
@@ -822,6 +833,56 @@ func printSummary(w io.Writer, s loader.Summary, runErr error) {
 	if errors.As(runErr, &ae) {
 		fmt.Fprintf(w, "Aborted: %s\n", ae.Reason)
 	}
+}
+
+// shownReasons is how many of the reasons rows were not written the
+// terminal shows; the summary JSON has up to loader.MaxReasons.
+// shownReasonBytes cuts a long one there (a header's list of 1,500
+// unknown names is 30 KB), which the log and the JSON keep whole.
+const (
+	shownReasons     = 5
+	shownReasonBytes = 300
+)
+
+// printReasons says on standard error why rows were not written, as cqlsh
+// prints its errors there: each distinct reason with its first row and
+// how many rows it took, the first shownReasons of them. Only counts and
+// the log's name were shown before, and a header with a typo, which
+// rejects every row, said why only in the log.
+func printReasons(w io.Writer, s loader.Summary) {
+	if len(s.Reasons) == 0 {
+		return
+	}
+	for _, r := range s.Reasons[:min(len(s.Reasons), shownReasons)] {
+		reason := r.Reason
+		if len(reason) > shownReasonBytes {
+			cut := shownReasonBytes
+			for cut > 0 && !utf8.RuneStart(reason[cut]) {
+				cut--
+			}
+			reason = reason[:cut] + "… (in full in " + errLogs(s) + ")"
+		}
+		fmt.Fprintf(w, "%s: %s (%d %s)\n", r.First, reason, r.Rows, plural(r.Rows, "row"))
+	}
+	var rows int64
+	for _, r := range s.Reasons[min(len(s.Reasons), shownReasons):] {
+		rows += r.Rows
+	}
+	rows += s.OtherReasonRows
+	if more := len(s.Reasons) - shownReasons; more > 0 || s.OtherReasonRows > 0 {
+		what := fmt.Sprintf("%d more %s", more, plural(int64(more), "reason"))
+		if s.OtherReasonRows > 0 {
+			what = "more reasons"
+		}
+		fmt.Fprintf(w, "… and %s for %d %s: %s\n", what, rows, plural(rows, "row"), seeErrFiles(s))
+	}
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // jsonSummary is the --summary-json document: the loader's summary, the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/pflag"
 
+	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -65,7 +65,7 @@ func summarize(args []string, stdout, stderr io.Writer) int {
 	}
 	var parts []jsonSummary
 	for _, path := range fs.Args() {
-		b, err := os.ReadFile(path)
+		b, err := wholefile.Read(path, "summary", wholefile.MaxSummary)
 		if err != nil {
 			fmt.Fprintf(stderr, "cqlload summarize: %v\n", err)
 			return exitUsage
@@ -90,6 +90,7 @@ func summarize(args []string, stdout, stderr io.Writer) int {
 		human = stderr
 	}
 	printSummary(human, merged.Summary, nil)
+	printReasons(stderr, merged.Summary)
 	if *out != "" {
 		if err := writeJSON(*out, stdout, merged); err != nil {
 			fmt.Fprintf(stderr, "cqlload summarize: %v\n", err)
@@ -236,6 +237,7 @@ func mergeSummaries(parts []jsonSummary, names []string) (jsonSummary, error) {
 			}
 		}
 		t.PreviousErrFiles = append(t.PreviousErrFiles, s.PreviousErrFiles...)
+		t.Reasons, t.OtherReasonRows = loader.MergeReasons([][]loader.Reason{t.Reasons, s.Reasons}, []int64{t.OtherReasonRows, s.OtherReasonRows})
 		t.Limits = addLimits(t.Limits, s.Limits)
 		// All the runs' or none: adaptive and dry only if every run was.
 		t.Adaptive = s.Adaptive && (i == 0 || t.Adaptive)

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cqlload/cqlload/cqlsim"
+	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
 const exitUsage = 64
@@ -217,7 +218,7 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 	}
 	cfg.Overload = mode
 	for _, f := range schemas {
-		b, err := os.ReadFile(f)
+		b, err := wholefile.Read(f, "schema file", wholefile.MaxSchema)
 		if err != nil {
 			return cfg, "", fmt.Errorf("--schema: %w", err)
 		}
@@ -227,13 +228,21 @@ func parseFlags(args []string, stderr io.Writer) (cqlsim.Config, string, error) 
 		return cfg, "", errors.New("--tls-cert and --tls-key go together")
 	}
 	if tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
+		certPEM, err := wholefile.Read(tlsCert, "--tls-cert file", wholefile.MaxPEM)
+		if err != nil {
+			return cfg, "", fmt.Errorf("--tls-cert: %w", err)
+		}
+		keyPEM, err := wholefile.Read(tlsKey, "--tls-key file", wholefile.MaxPEM)
+		if err != nil {
+			return cfg, "", fmt.Errorf("--tls-key: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return cfg, "", fmt.Errorf("TLS key pair: %w", err)
 		}
 		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		if tlsCA != "" {
-			pem, err := os.ReadFile(tlsCA)
+			pem, err := wholefile.Read(tlsCA, "--tls-ca file", wholefile.MaxPEM)
 			if err != nil {
 				return cfg, "", fmt.Errorf("--tls-ca: %w", err)
 			}
