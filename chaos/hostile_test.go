@@ -4,7 +4,6 @@ package chaos
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,16 +24,6 @@ import (
 // with its reason, memory and the bytes written stay within stated
 // bounds, no secret reaches any output, and every wait ends within its
 // timeout plus 2 s.
-
-// peakRSSMiB is the finished process's peak resident set.
-func (l *load) peakRSSMiB(t *testing.T) float64 {
-	t.Helper()
-	ru, ok := l.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		t.Fatal("no resource usage for the process")
-	}
-	return float64(ru.Maxrss) / 1024 // KiB on Linux and the BSDs
-}
 
 // treeBytes is the size of the regular files under dir.
 func treeBytes(dir string) int64 {
@@ -134,116 +122,39 @@ func rejectedWith(t *testing.T, l *load, n int64, reasons ...string) {
 	}
 }
 
-// TestHostileDelimiterFlood: a record just under --max-record-bytes made
-// of nothing but delimiters is rejected as having too many fields, and
-// costs no more memory than a record of the same size with one field:
-// the reader stops collecting fields past what the row can use.
-func TestHostileDelimiterFlood(t *testing.T) {
-	const size = 16<<20 - 1024
-	sim := proctest.StartSim(t, schema(1, "flood", "one"), "--nodes", "1")
-	run := func(table string, record []byte) (*load, float64) {
-		var in bytes.Buffer
-		in.Write(goodRows(0, 100))
-		in.Write(record)
-		in.WriteByte('\n')
-		in.Write(goodRows(100, 100))
-		path := filepath.Join(t.TempDir(), "rows.csv")
-		if err := os.WriteFile(path, in.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		l := startLoad(t, sim, table, path)
-		l.wait(t, loadTimeout)
-		s := l.summary(t)
-		if l.exit != 1 || s.RowsWritten != 200 || s.rejected() != 1 {
-			t.Errorf("ks.%s: want exit 1, 200 rows written and 1 rejected; got exit %d, %v\n%s", table, l.exit, s, l.output())
-		}
-		want := map[int]string{}
-		wantRows(want, 0, 200)
-		exactly(t, sim, table, want)
-		return l, l.peakRSSMiB(t)
-	}
-	oneField, base := run("one", bytes.Repeat([]byte{'x'}, size))
-	rejectedWith(t, oneField, 101, "1 field")
-	flood, rss := run("flood", bytes.Repeat([]byte{','}, size))
-	rejectedWith(t, flood, 101, "fields, expected 2")
-	t.Logf("peak RSS: %.1f MiB with a %d-byte record of one field, %.1f MiB with one of %d fields", base, size, rss, size+1)
-	if limit := base*1.25 + 8; rss > limit {
-		t.Errorf("a record of delimiters took %.1f MiB of peak RSS, over %.1f (1.25 × the one-field record's %.1f MiB + 8)", rss, limit, base)
-	}
-}
-
-// TestHostileEndlessRecord: a record with no end (a gzip file of zeros,
-// and /dev/zero) never has more than a bounded prefix of itself written
-// to the error file or to temporary files.
-func TestHostileEndlessRecord(t *testing.T) {
-	// The bound on what a run may write for one rejected record: its
-	// kept prefix (the default keeps 1 MiB at most) and the log's line.
+// TestHostileEndlessInput: /dev/zero as input, one record without end,
+// is read until the run is interrupted, and in that time nothing of it
+// is kept but a bounded prefix: not in the error file, not in temporary
+// files. (cmd/cqlload's TestEndlessRecord and TestLineOfDelimiters check
+// a finite endless-looking record, a gzip of zeros, byte for byte under a
+// file-size limit, and the memory of a line of delimiters.)
+func TestHostileEndlessInput(t *testing.T) {
+	// What a run may write for one rejected record: its kept prefix
+	// (1 MiB by default) and the log's line.
 	const diskBound = 4 << 20
-	sim := proctest.StartSim(t, schema(1, "gz", "dev"), "--nodes", "1")
-
-	t.Run("gzip of zeros", func(t *testing.T) {
-		dir := t.TempDir()
-		var gz bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-		zw.Write(goodRows(0, 100))
-		zeros := make([]byte, 1<<20)
-		for range 128 { // 128 MiB of zeros after the good rows
-			zw.Write(zeros)
-		}
-		if err := zw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, "zeros.csv.gz")
-		if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tmp := t.TempDir()
-		l := startLoadEnv(t, sim, "gz", []string{"TMPDIR=" + tmp}, path)
-		stop := make(chan struct{})
-		peakTmp := watchBytes(tmp, stop)
-		l.wait(t, loadTimeout)
-		close(stop)
-		s := l.summary(t)
-		t.Logf("%d bytes of gzip: %v; %s", gz.Len(), s, l.errorLine())
-		if l.exit != 1 || s.RowsWritten != 100 || s.rejected() != 1 {
-			t.Errorf("want exit 1, 100 rows written and the endless record rejected; got exit %d, %v\n%s", l.exit, s, l.output())
-		}
-		rejectedWith(t, l, 101, "max-record-bytes")
-		if n := <-peakTmp; n > diskBound {
-			t.Errorf("temporary files reached %d bytes for one rejected record, over %d", n, diskBound)
-		}
-		if n := treeBytes(filepath.Dir(l.errFile)); n > diskBound {
-			t.Errorf("the run's directory (error file, log, summary) holds %d bytes, over %d", n, diskBound)
-		}
-		want := map[int]string{}
-		wantRows(want, 0, 100)
-		exactly(t, sim, "gz", want)
-	})
-
-	t.Run("dev zero", func(t *testing.T) {
-		tmp := t.TempDir()
-		l := startLoadEnv(t, sim, "dev", []string{"TMPDIR=" + tmp}, "/dev/zero")
-		stop := make(chan struct{})
-		peakTmp := watchBytes(tmp, stop)
-		time.Sleep(5 * time.Second)
-		if !l.running() {
-			t.Fatalf("cqlload ended on an endless input\n%s", l.output())
-		}
-		if err := l.cmd.Process.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
-		}
-		l.wait(t, 30*time.Second)
-		close(stop)
-		if l.exit != 4 {
-			t.Errorf("want exit 4 after SIGINT; got %d\n%s", l.exit, l.output())
-		}
-		if n := <-peakTmp; n > diskBound {
-			t.Errorf("temporary files reached %d bytes reading /dev/zero for 5 s, over %d", n, diskBound)
-		}
-		if n := treeBytes(filepath.Dir(l.errFile)); n > diskBound {
-			t.Errorf("the run's directory holds %d bytes after reading /dev/zero for 5 s, over %d", n, diskBound)
-		}
-	})
+	sim := proctest.StartSim(t, schema(1, "dev"), "--nodes", "1")
+	tmp := t.TempDir()
+	l := startLoadEnv(t, sim, "dev", []string{"TMPDIR=" + tmp}, "/dev/zero")
+	stop := make(chan struct{})
+	peakTmp := watchBytes(tmp, stop)
+	time.Sleep(5 * time.Second)
+	if !l.running() {
+		t.Fatalf("cqlload ended on an endless input\n%s", l.output())
+	}
+	if err := l.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	l.wait(t, 30*time.Second)
+	close(stop)
+	if l.exit != 4 {
+		t.Errorf("want exit 4 after SIGINT; got %d\n%s", l.exit, l.output())
+	}
+	if n := <-peakTmp; n > diskBound {
+		t.Errorf("temporary files reached %d bytes reading /dev/zero for 5 s, over %d", n, diskBound)
+	}
+	if n := treeBytes(filepath.Dir(l.errFile)); n > diskBound {
+		t.Errorf("the run's directory holds %d bytes after reading /dev/zero for 5 s, over %d", n, diskBound)
+	}
 }
 
 // startLoadEnv is startLoad with variables added to the environment.
@@ -345,6 +256,7 @@ func TestHostilePlantedLinks(t *testing.T) {
 	if l.exit != 1 || s.RowsWritten != 100 || s.rejected() != 1 {
 		t.Errorf("want exit 1, 100 written, 1 rejected; got exit %d, %v\n%s", l.exit, s, l.output())
 	}
+	rejectedWith(t, l, 51, "oops")
 	for _, v := range planted {
 		if b, err := os.ReadFile(v); err != nil || string(b) != precious {
 			t.Errorf("a planted link's target holds %q (%v), want %q", b, err, precious)
