@@ -842,7 +842,7 @@ func writeJSON(path string, stdout io.Writer, s jsonSummary) error {
 		}
 		return nil
 	}
-	if err := wholefile.Write(path, b, (*os.File).Sync); err != nil {
+	if err := wholefile.Write(path, b, (*os.File).Sync, 0o644); err != nil {
 		// Nor an earlier run's summary, which would pass for this one's.
 		_ = wholefile.Discard(path)
 		return fmt.Errorf("summary %s not written: %w", path, err)
