@@ -314,7 +314,7 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 		if size == 0 {
 			err = removeFile(p)
 		} else {
-			err = os.Truncate(p, size)
+			err = truncateNoFollow(p, size)
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("resume: cut %s back to %d bytes: %w", p, size, err))
@@ -356,6 +356,20 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// truncateNoFollow cuts the file at p to size bytes, refusing a link
+// (os.Truncate would cut the file it names).
+func truncateNoFollow(p string, size int64) error {
+	f, err := wholefile.OpenNoFollow(p, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // restoreErrFile is what a user whose error file is gone can do.
@@ -408,7 +422,7 @@ func (e *errFiles) open(i int) (*os.File, error) {
 	if e.files[i] != nil {
 		return e.files[i], nil
 	}
-	f, err := os.OpenFile(e.name(i), os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := openErrFile(e.name(i), e.sizes[i])
 	if err != nil {
 		return nil, fmt.Errorf("error file: %w", err)
 	}
@@ -436,11 +450,29 @@ func (e *errFiles) open(i int) (*os.File, error) {
 	return f, nil
 }
 
+// openErrFile opens an error file or the log for writing. One this run
+// has nothing in yet (size 0) is created anew: the files an earlier run
+// left were moved aside (keep) or removed (restore), so anything at the
+// name now, a link above all, was put there by someone else, and is left
+// alone rather than truncated. One the checkpoint records size bytes of
+// is the stopped run's, opened, never through a link, to be cut back.
+// New files are 0600: they hold users' rows, which may be private.
+func openErrFile(path string, size int64) (*os.File, error) {
+	if size > 0 {
+		return wholefile.OpenNoFollow(path, os.O_WRONLY, 0)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%s appeared after the run moved the earlier error files aside (another program's file, or a link): it is left alone; give ERRFILE another path", path)
+	}
+	return f, err
+}
+
 func (e *errFiles) openLog() (*os.File, error) {
 	if e.log != nil {
 		return e.log, nil
 	}
-	f, err := os.OpenFile(e.path+".log", os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := openErrFile(e.path+".log", e.logSize)
 	if err == nil {
 		err = f.Truncate(e.logSize)
 	}
