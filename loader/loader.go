@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gocql/gocql"
 	"golang.org/x/sync/errgroup"
@@ -119,6 +121,9 @@ type Loader struct {
 	defaultErrFile bool
 	// errFileOption is ERRFILE before --split adds its index.
 	errFileOption string
+	// fresh: the run starts from the beginning, so startFresh moves the
+	// earlier error files aside once the table is known.
+	fresh bool
 	// leftOut are listed inputs that are the run's own files (leaveOutOwn).
 	leftOut   []string
 	splitFind time.Duration // --split's search for record starts
@@ -127,9 +132,28 @@ type Loader struct {
 }
 
 // defaultErrFileName is cqlsh's ERRFILE: import_<keyspace>_<table>.err in
-// the working directory.
+// the working directory. The names are the cluster's, and a quoted one
+// may hold anything: "a/../../x" put the file in another directory, and a
+// control character reached the terminal in every message naming it. So
+// each name is made a plain part of one file name (fileNamePart).
 func defaultErrFileName(o *Options) string {
-	return fmt.Sprintf("import_%s_%s.err", o.Keyspace, o.Table)
+	return fmt.Sprintf("import_%s_%s.err", fileNamePart(o.Keyspace), fileNamePart(o.Table))
+}
+
+// fileNamePart makes s safe as part of a file name on every system, and
+// still readable: path separators, characters Windows refuses in names
+// (: * ? " < > |), control characters and ".." each become "_". Names
+// made of letters, digits and underscores, as unquoted CQL names are,
+// are left as they are.
+func fileNamePart(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) || r == utf8.RuneError || strings.ContainsRune(`/\:*?"<>|`, r) {
+			r = '_'
+		}
+		b.WriteRune(r)
+	}
+	return strings.ReplaceAll(b.String(), "..", "_")
 }
 
 // New checks the options and returns a Loader ready to Run.
@@ -264,6 +288,12 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 	if err := l.setup(ctx); err != nil {
 		return Summary{}, err
+	}
+	if l.fresh {
+		if err := l.startFresh(); err != nil {
+			l.closeOwned()
+			return Summary{}, err
+		}
 	}
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, MaxChunkBytes)
 	splitter.FlushInterval = l.opts.FlushInterval
@@ -409,8 +439,8 @@ func (l *Loader) closeLedger(ctx context.Context) error {
 func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	l.tsBase = time.Now().UnixMicro()
 	if l.opts.Resume == "" {
-		l.keptErrFiles, err = l.errs.keep(time.Now())
-		return false, err
+		l.fresh = true
+		return false, nil
 	}
 	ids, err := identify(objects)
 	if err != nil {
@@ -445,15 +475,29 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	case resumeRun:
 		return false, l.ledger.resumeFrom(prev)
 	}
+	l.fresh = true
+	return false, nil
+}
+
+// startFresh moves an earlier run's error files aside and, with
+// --resume, replaces its checkpoint, for a run that starts from the
+// beginning. Run calls it once the table is known to exist: a run that
+// names a table there is not (a typo) must leave last night's rejected
+// rows where they were.
+func (l *Loader) startFresh() error {
+	var err error
 	if l.keptErrFiles, err = l.errs.keep(time.Now()); err != nil {
-		return false, err
+		return err
+	}
+	if l.ledger.cp == nil {
+		return nil
 	}
 	if err := l.ledger.journal.remove(); err != nil {
-		return false, err
+		return err
 	}
 	// The new run's checkpoint replaces the old one at once: a completed
 	// run of other input must not make this one look finished.
-	return false, l.ledger.cp.save(false)
+	return l.ledger.cp.save(false)
 }
 
 func (l *Loader) summary() Summary {

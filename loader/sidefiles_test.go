@@ -165,3 +165,72 @@ func TestNewSideFilesPrivate(t *testing.T) {
 		t.Errorf("rewritten checkpoint: %v (%v), want its mode 0640 kept", st.Mode(), err)
 	}
 }
+
+// TestDefaultErrFileName: the default ERRFILE is one file in the working
+// directory, readable, whatever a quoted keyspace or table name holds.
+func TestDefaultErrFileName(t *testing.T) {
+	for _, tc := range []struct{ ks, table, want string }{
+		{"ks", "t", "import_ks_t.err"},
+		{"Ks", "Mixed_Case9", "import_Ks_Mixed_Case9.err"},
+		{"ks", "a/../../x", "import_ks_a_____x.err"},
+		{"ks", `a\..\x`, "import_ks_a___x.err"},
+		{"ks", "..", "import_ks__.err"},
+		{"..", "...", "import____..err"},
+		{"ks", "\x1b[2Jclear", "import_ks__[2Jclear.err"},
+		{"ks", "tab\there\nnl\x7f", "import_ks_tab_here_nl_.err"},
+		{"ks", `c:x*y?"<>|`, "import_ks_c_x_y_____.err"},
+		{"ks", "naïve été", "import_ks_naïve été.err"},
+		{"ks", "bad\xffutf8", "import_ks_bad_utf8.err"},
+		{"ks", "\u202eevil", "import_ks_\u202eevil.err"},
+	} {
+		got := defaultErrFileName(&Options{Keyspace: tc.ks, Table: tc.table})
+		if got != tc.want {
+			t.Errorf("%q.%q: %q, want %q", tc.ks, tc.table, got, tc.want)
+		}
+		if filepath.Base(got) != got || strings.Contains(got, "..") && !strings.HasSuffix(got, "..err") {
+			t.Errorf("%q.%q: %q is not one file name in the working directory", tc.ks, tc.table, got)
+		}
+	}
+}
+
+// TestMissingTableKeepsEarlierErrFiles: a run whose table does not exist
+// fails before it moves the earlier run's error files aside or writes a
+// checkpoint.
+func TestMissingTableKeepsEarlierErrFiles(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.t (k int PRIMARY KEY, v text);`, nil)
+	for _, resume := range []bool{false, true} {
+		t.Run(fmt.Sprintf("resume=%v", resume), func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeCSV(t, "in.csv", 3, func(i int) string { return fmt.Sprintf("%d,v\n", i) })
+			o := testOptions(t, c, "missing", path)
+			o.ErrFile = filepath.Join(dir, "rows.err")
+			earlier := map[string]string{o.ErrFile: "1,earlier\n", o.ErrFile + ".log": "in.csv:1: earlier\n"}
+			if resume {
+				o.Resume = filepath.Join(dir, "ck.json") // none yet: a run from the start
+			}
+			for p, b := range earlier {
+				if err := os.WriteFile(p, []byte(b), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "missing") {
+				t.Fatalf("Run: %v, want an error naming the missing table", err)
+			}
+			for p, b := range earlier {
+				if got, err := os.ReadFile(p); err != nil || string(got) != b {
+					t.Errorf("%s holds %q (%v), want the earlier run's %q", filepath.Base(p), got, err, b)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ck.json")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a checkpoint was written (%v)", err)
+			}
+			if kept, _ := filepath.Glob(o.ErrFile + ".2*"); len(kept) > 0 {
+				t.Errorf("earlier error files moved aside: %q", kept)
+			}
+		})
+	}
+}
