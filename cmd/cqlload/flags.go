@@ -22,6 +22,7 @@ type cli struct {
 	execute, file, table, columns, hosts   string
 	keyspace                               string
 	username, password, passwordFile       string
+	insecurePassword                       bool // no warning for -p
 	ssl, sslNoVerify                       bool
 	sslCA, sslCert, sslKey                 string
 	port                                   int
@@ -75,10 +76,12 @@ func cliFlags() []cliFlag {
 			}},
 		{opt("username", "u", conn, "user name (PasswordAuthenticator); on a terminal, the password is asked for when none is given"),
 			strFlag(func(c *cli) *string { return &c.username })},
-		{opt("password", "p", conn, "password (better: CQLLOAD_PASSWORD or --password-file)"),
+		{opt("password", "p", conn, "password (better: CQLLOAD_PASSWORD or --password-file; on the command line it gets cqlsh's warning)"),
 			strFlag(func(c *cli) *string { return &c.password })},
-		{opt("password-file", "", conn, "read the password from this file's first line"),
+		{opt("password-file", "", conn, "read the password from this file's first line (a warning if other users may read it)"),
 			strFlag(func(c *cli) *string { return &c.passwordFile })},
+		{opt("insecure-password-without-warning", "", conn, "no warning for a password given with -p, as cqlsh's flag"),
+			boolFlag(func(c *cli) *bool { return &c.insecurePassword })},
 		{opt("ssl", "", conn, "connect with TLS"), boolFlag(func(c *cli) *bool { return &c.ssl })},
 		{opt("ssl-ca", "", conn, "CA certificate file (PEM) to verify the nodes"),
 			strFlag(func(c *cli) *string { return &c.sslCA })},

@@ -285,10 +285,11 @@ func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven boo
 	opts.Username = c.username
 	opts.ConnectTimeout, opts.RequestTimeout = c.connectTimeout, c.requestTimeout
 	opts.LocalDC = c.dc
-	pw, err := password(*c)
+	pw, warning, err := password(*c)
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(stderr, warning)
 	if cr := c.creds; pw == "" && cr != nil && (cr.Username == "" || c.username == cr.Username) {
 		pw = cr.Password
 	}
@@ -677,19 +678,28 @@ func rcPath(rc *loader.Cqlshrc) string {
 	return rc.Path
 }
 
-func password(c cli) (string, error) {
+// cmdlinePasswordWarning is cqlsh's, word for word: a password on the
+// command line is in the shell's history and, while the run lasts, in
+// every user's ps output.
+const cmdlinePasswordWarning = "Warning: Using a password on the command line interface can be insecure.\nRecommendation: use the credentials file to securely provide the password.\n"
+
+// password returns the password of -p, --password-file or
+// CQLLOAD_PASSWORD, in that order, and the warning to print, if any.
+func password(c cli) (pw, warning string, err error) {
 	switch {
 	case c.password != "":
-		return c.password, nil
-	case c.passwordFile != "":
-		b, err := os.ReadFile(c.passwordFile)
-		if err != nil {
-			return "", fmt.Errorf("password file: %w", err)
+		if !c.insecurePassword {
+			warning = cmdlinePasswordWarning
 		}
-		first, _, _ := strings.Cut(string(b), "\n")
-		return strings.TrimRight(first, "\r"), nil
+		return c.password, warning, nil
+	case c.passwordFile != "":
+		pw, warning, err = loader.ReadPasswordFile(c.passwordFile)
+		if warning != "" {
+			warning = "cqlload: warning: " + warning + "\n"
+		}
+		return pw, warning, err
 	}
-	return os.Getenv("CQLLOAD_PASSWORD"), nil
+	return os.Getenv("CQLLOAD_PASSWORD"), "", nil
 }
 
 func tlsConfig(c cli) (*tls.Config, error) {
