@@ -19,6 +19,7 @@ import (
 	"golang.org/x/text/transform"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
@@ -103,6 +104,8 @@ type errFiles struct {
 	// sync makes written bytes durable; os.File.Sync unless a test
 	// injects a failure.
 	sync func(*os.File) error
+	// red masks secrets in the log's lines (nil: URL passwords alone).
+	red *redact.Redactor
 
 	mu      sync.Mutex
 	headers []string // header line of each error file ("" without HEADER)
@@ -537,7 +540,9 @@ func (e *errFiles) writeLocked(rows []reject) error {
 			bufs[h] = append(append(bufs[h], r.raw...), '\n')
 		}
 		e.rows[h]++
-		log = fmt.Appendf(log, "%s: %s: %s", oneLine(r.where), r.kind, oneLine(r.reason))
+		// Through the redactor: where names the input, whose URL may
+		// hold a password, and a reason may quote a driver's message.
+		log = fmt.Appendf(log, "%s: %s: %s", oneLine(e.red.String(r.where)), r.kind, oneLine(e.red.String(r.reason)))
 		if r.ts != 0 {
 			log = fmt.Appendf(log, " [write timestamp %d]", r.ts)
 		}

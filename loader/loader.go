@@ -26,6 +26,7 @@ import (
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/lifo"
+	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/schema"
 	"github.com/cqlload/cqlload/source"
@@ -121,6 +122,9 @@ type Loader struct {
 	defaultErrFile bool
 	// errFileOption is ERRFILE before --split adds its index.
 	errFileOption string
+	// red masks the run's secrets in what it writes: the error files'
+	// log, the checkpoint's input names, the summary's texts.
+	red *redact.Redactor
 	// fresh: the run starts from the beginning, so startFresh moves the
 	// earlier error files aside once the table is known.
 	fresh bool
@@ -129,6 +133,16 @@ type Loader struct {
 	splitFind time.Duration // --split's search for record starts
 	// splitSearched is the input that search read.
 	splitSearched int64
+}
+
+// Redactor returns the redactor of a run with o: it masks o.Password and
+// the passwords of o.Files' URLs (those of endpoint= parameters
+// included), and any URL's password, in whatever text passes through it.
+// The CLI passes its output through one made alike.
+func Redactor(o *Options) *redact.Redactor {
+	r := redact.New(o.Password)
+	r.AddURLs(o.Files...)
+	return r
 }
 
 // defaultErrFileName is cqlsh's ERRFILE: import_<keyspace>_<table>.err in
@@ -194,6 +208,8 @@ func New(opts Options) (*Loader, error) {
 		}
 	}
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile, opts.Dialect), stopping: make(chan struct{}), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
+	l.red = Redactor(&opts)
+	l.errs.red = l.red
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release
 	l.ledger.stamp = l.stampOf
@@ -445,6 +461,12 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	ids, err := identify(objects)
 	if err != nil {
 		return false, err
+	}
+	// The checkpoint names the inputs: an object's URL may hold a
+	// password (endpoint=http://user:PASS@host). Masked here, where they
+	// are compared with a stopped run's, which were masked alike.
+	for i := range ids {
+		ids[i].Path = l.red.String(ids[i].Path)
 	}
 	shape := shapeOptions(&l.opts, MaxChunkBytes)
 	action, prev, err := decideResume(l.opts.Resume, ids, shape)

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cqlload/cqlload/internal/homedir"
+	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/loader"
 )
@@ -42,6 +43,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "summarize" {
 		return summarize(args[1:], stdout, stderr)
 	}
+	// Everything printed passes through one redactor: a URL's password
+	// (an input's endpoint=http://user:PASS@host) anywhere, and the
+	// run's password once it is known.
+	red := redact.New(os.Getenv("CQLLOAD_PASSWORD"))
+	stdout, stderr = red.Writer(stdout), red.Writer(stderr)
 	in := interruptContext(stderr)
 	defer in.stop()
 	ctx := in.ctx
@@ -49,7 +55,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stderr = in.stopWhenClosed(stderr, "standard error")
 	opts := loader.DefaultOptions()
 	c, docs := newCLI(&opts)
-	if err := c.fs.Parse(args); err != nil {
+	c.red = red
+	err := c.fs.Parse(args)
+	red.Add(c.password)
+	red.AddURLs(c.fs.Args()...)
+	if err != nil {
 		return usageError(stderr, err)
 	}
 	if c.help {
@@ -61,7 +71,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "cqlload %s (commit %s, %s, driver %s)\n", v.Version, v.Commit, v.Go, v.Driver)
 		return exitOK
 	}
-	if err := c.options(&opts, stdin, stderr); err != nil {
+	err = c.options(&opts, stdin, stderr)
+	red.Add(opts.Password)
+	red.AddURLs(opts.Files...)
+	if err != nil {
 		return usageError(stderr, err)
 	}
 	if ign := c.ignoredShellFlags(); len(ign) > 0 {
@@ -397,7 +410,7 @@ func load(in *interrupts, c *cli, opts loader.Options, stdout, stderr io.Writer)
 	code := exitStatus(sum, runErr)
 	// Not over an input: the summary file may be the one that clashed.
 	if c.summaryJSON != "" && !errors.As(runErr, new(*loader.InputClashError)) {
-		if err := writeJSON(c.summaryJSON, stdout, jsonSummary{sum, buildVersion(), code}); err != nil {
+		if err := writeJSON(c.summaryJSON, stdout, c.red, jsonSummary{sum, buildVersion(), code}); err != nil {
 			// A job that asked for the summary reads it back: without
 			// it the run must not look like a success. With --resume,
 			// running again writes it (there is nothing left to load).
@@ -840,12 +853,13 @@ type jsonSummary struct {
 	ExitStatus int         `json:"exit_status"`
 }
 
-func writeJSON(path string, stdout io.Writer, s jsonSummary) error {
+func writeJSON(path string, stdout io.Writer, red *redact.Redactor, s jsonSummary) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	// Inputs' names and error messages may hold a URL's password.
+	b = append(red.Bytes(b), '\n')
 	if path == "-" {
 		if _, err := stdout.Write(b); err != nil {
 			return fmt.Errorf("summary not written to standard output: %w", err)

@@ -13,6 +13,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/pflag"
 
+	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -91,7 +92,7 @@ func summarize(args []string, stdout, stderr io.Writer) int {
 	}
 	printSummary(human, merged.Summary, nil)
 	if *out != "" {
-		if err := writeJSON(*out, stdout, merged); err != nil {
+		if err := writeJSON(*out, stdout, redact.New(), merged); err != nil {
 			fmt.Fprintf(stderr, "cqlload summarize: %v\n", err)
 			return exitFatal
 		}
