@@ -15,6 +15,7 @@ import (
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/murmur3"
+	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/schema"
 )
 
@@ -318,7 +319,7 @@ func (l *Loader) sortPriorDoubt(cr *chunkRecord, rows []row) []row {
 		case cr.prior.mayResend(int(r.idx)):
 			keep = append(keep, r)
 		default:
-			l.ledger.reject(cr, unknown, reject{where: fmt.Sprintf("%s:%d", cr.file, r.line), raw: r.raw(cr), idx: int(r.idx),
+			l.ledger.reject(cr, unknown, reject{where: at(cr.file, r.line), raw: r.raw(cr), idx: int(r.idx),
 				reason: "counter update may have been applied: it was sent by the run that stopped, and not acknowledged; not sent again (check the counter before loading this row)"}, false)
 		}
 	}
@@ -394,9 +395,9 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 		}
 		if err != nil {
 			var pe *csvparse.ParseError
-			where := fmt.Sprintf("%s:?", c.File)
+			where := termsafe.Name(c.File) + ":?"
 			if errors.As(err, &pe) {
-				where = fmt.Sprintf("%s:%d:%d", pe.File, pe.Line, pe.Column)
+				where = fmt.Sprintf("%s:%d", at(pe.File, pe.Line), pe.Column)
 				err = pe.Err
 			}
 			r := reject{where: where, reason: err.Error(), raw: rd.Raw(), idx: ri}
@@ -414,7 +415,7 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			continue
 		}
 		if len(rec.Fields) != p.nfields {
-			where := fmt.Sprintf("%s:%d:1", c.File, rec.Line)
+			where := at(c.File, rec.Line) + ":1"
 			reason := fmt.Sprintf("expected %d fields, found %d", p.nfields, len(rec.Fields))
 			if len(rec.Fields) == 1 && p.nfields > 1 {
 				reason = withHint(reason, l.delimiterHint(rec.Raw, p.nfields))
@@ -507,7 +508,7 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			arena = arena[:start0]
 			clear(vals)
 			line, col := rec.FieldPos(badField)
-			where := fmt.Sprintf("%s:%d:%d", c.File, line, col)
+			where := fmt.Sprintf("%s:%d", at(c.File, line), col)
 			l.rejectParse(cr, ri, where, withHint(bad, l.headerHint(p, rec.Fields)), rec.Raw)
 			continue
 		}

@@ -14,12 +14,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/transform"
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/redact"
+	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
@@ -695,13 +697,31 @@ func (e *errFiles) close() error {
 	return errors.Join(errs...)
 }
 
-// oneLine writes the line breaks of a log line's text as \n and \r: the
-// log gives each row one line (reloads match its lines to the rows by
+// oneLine writes the control characters of a log line's text escaped, as
+// Go writes them in a quoted string (\n, \r, \x1b, \u009b): the log
+// gives each row one line (reloads match its lines to the rows by
 // position), and a reason may quote input, such as a header name that
-// holds a line break.
+// holds a line break or an escape sequence, which must not act on the
+// terminal of whoever reads the log. Names are quoted where messages are
+// made (termsafe.Name); this catches what any other text brings.
 func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+	var b strings.Builder
+	for _, r := range s {
+		if !unicode.IsControl(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+// at is where a record is, file:line, for messages and the log: the
+// file's name as termsafe prints it.
+func at(file string, line int64) string {
+	return termsafe.Name(file) + ":" + strconv.FormatInt(line, 10)
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/cqlload/cqlload/internal/lifo"
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/shard"
+	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/schema"
 	"github.com/cqlload/cqlload/source"
 )
@@ -731,7 +732,7 @@ func (l *Loader) fileColumns(byHeader bool, header []string) ([]*schema.Column, 
 		}
 		c, ok := l.table.Column(n)
 		if !ok {
-			unknown = append(unknown, n)
+			unknown = append(unknown, termsafe.Name(n)) // a header's, from the file
 			continue
 		}
 		if !skipCols[c] {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/cqlload/cqlload/internal/homedir"
 	"github.com/cqlload/cqlload/internal/redact"
+	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/loader"
 )
@@ -47,7 +48,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// (an input's endpoint=http://user:PASS@host) anywhere, and the
 	// run's password once it is known.
 	red := redact.New(os.Getenv("CQLLOAD_PASSWORD"))
-	stdout, stderr = red.Writer(stdout), red.Writer(stderr)
+	// And no control character from a name or a message reaches the
+	// terminal raw (termsafe): a file named "\x1b[2J.csv" cleared it.
+	stdout, stderr = red.Writer(termsafe.Writer(stdout)), red.Writer(termsafe.Writer(stderr))
 	in := interruptContext(stderr)
 	defer in.stop()
 	ctx := in.ctx
