@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cqlload/cqlload/internal/termsafe"
 )
 
 // Errors a ParseError can carry; compare with errors.Is.
@@ -62,7 +64,8 @@ func (e *InputError) Error() string {
 	// An object store's errors name their URL already (they also come
 	// from listings, outside any InputError): said once is enough.
 	cause := strings.TrimPrefix(e.Err.Error(), e.File+": ")
-	msg := e.File + ": "
+	file := termsafe.Name(e.File) // as every message names a file
+	msg := file + ": "
 	if e.Truncated {
 		msg += "file is truncated (" + cause + ")"
 	} else {
@@ -70,9 +73,9 @@ func (e *InputError) Error() string {
 	}
 	switch {
 	case e.SuspectFrom > 0 && e.Truncated:
-		msg += fmt.Sprintf("; rows from lines %d–%d of %s came from a compressed member cut short, which could not be checked; they may be altered", e.SuspectFrom, e.SuspectTo, e.File)
+		msg += fmt.Sprintf("; rows from lines %d–%d of %s came from a compressed member cut short, which could not be checked; they may be altered", e.SuspectFrom, e.SuspectTo, file)
 	case e.SuspectFrom > 0:
-		msg += fmt.Sprintf("; rows from lines %d–%d of %s came from a compressed member that failed its check; they may be altered", e.SuspectFrom, e.SuspectTo, e.File)
+		msg += fmt.Sprintf("; rows from lines %d–%d of %s came from a compressed member that failed its check; they may be altered", e.SuspectFrom, e.SuspectTo, file)
 	}
 	switch {
 	case e.Line > 0 && e.Truncated:
@@ -95,12 +98,13 @@ type ParseError struct {
 }
 
 // Error formats as "file:line:column: message", the form editors and
-// terminals turn into links.
+// terminals turn into links. A file name holding control characters is
+// quoted (termsafe.Name).
 func (e *ParseError) Error() string {
 	if e.File == "" {
 		return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
 	}
-	return fmt.Sprintf("%s:%d:%d: %v", e.File, e.Line, e.Column, e.Err)
+	return fmt.Sprintf("%s:%d:%d: %v", termsafe.Name(e.File), e.Line, e.Column, e.Err)
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }

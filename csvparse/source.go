@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cqlload/cqlload/internal/homedir"
+	"github.com/cqlload/cqlload/internal/termsafe"
 )
 
 // Source is one input.
@@ -92,9 +93,9 @@ func Sources(specs []string, stdin io.Reader) ([]Source, error) {
 			if item == "-" || strings.EqualFold(item, "stdin") {
 				switch {
 				case stdin == nil:
-					errs = append(errs, fmt.Errorf("%s: no standard input available", item))
+					errs = append(errs, fmt.Errorf("%s: no standard input available", termsafe.Name(item)))
 				case usedStdin:
-					errs = append(errs, fmt.Errorf("%s: standard input can be read only once", item))
+					errs = append(errs, fmt.Errorf("%s: standard input can be read only once", termsafe.Name(item)))
 				default:
 					usedStdin = true
 					out = append(out, Source{Name: item, Size: -1, Open: func() (io.ReadCloser, error) {
@@ -150,7 +151,7 @@ func expandPath(item, path string) ([]Source, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%s: %w", item, err)
+		return nil, fmt.Errorf("%s: %w", termsafe.Name(item), err)
 	}
 	if !fi.IsDir() {
 		size := fi.Size()
@@ -161,7 +162,7 @@ func expandPath(item, path string) ([]Source, error) {
 	}
 	ents, err := os.ReadDir(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", item, err)
+		return nil, fmt.Errorf("%s: %w", termsafe.Name(item), err)
 	}
 	var out []Source
 	for _, e := range ents { // ReadDir sorts by name
@@ -178,7 +179,7 @@ func expandPath(item, path string) ([]Source, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err // the path is in the message once
 			}
-			return nil, fmt.Errorf("%s: a link to nothing, or unreadable: %w", filepath.Join(item, e.Name()), err)
+			return nil, fmt.Errorf("%s: a link to nothing, or unreadable: %w", termsafe.Name(filepath.Join(item, e.Name())), err)
 		}
 		if !fi.Mode().IsRegular() {
 			continue // a subdirectory (not read: no recursion), a pipe, a device
@@ -188,7 +189,7 @@ func expandPath(item, path string) ([]Source, error) {
 		out = append(out, src)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: directory has no files", item)
+		return nil, fmt.Errorf("%s: directory has no files", termsafe.Name(item))
 	}
 	return out, nil
 }
@@ -207,7 +208,7 @@ func expandGlob(item, path string) ([]Source, error) {
 	}
 	matches, err := filepath.Glob(strings.Join(pats, sep))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", item, err)
+		return nil, fmt.Errorf("%s: %w", termsafe.Name(item), err)
 	}
 	sort.Strings(matches)
 	var out []Source
@@ -224,7 +225,7 @@ func expandGlob(item, path string) ([]Source, error) {
 		out = append(out, src)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no file matches", item)
+		return nil, fmt.Errorf("%s: no file matches", termsafe.Name(item))
 	}
 	return out, nil
 }

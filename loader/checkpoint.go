@@ -344,7 +344,7 @@ func writeCheckpoint(path string, f *checkpointFile, sync func(*os.File) error) 
 	if err != nil {
 		return err
 	}
-	if err := wholefile.Write(path, append(b, '\n'), sync); err != nil {
+	if err := wholefile.Write(path, append(b, '\n'), sync, 0o600); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/murmur3"
+	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/schema"
 )
 
@@ -345,7 +347,7 @@ func (l *Loader) sortPriorDoubt(cr *chunkRecord, rows []row) []row {
 		case cr.prior.mayResend(int(r.idx)):
 			keep = append(keep, r)
 		default:
-			l.ledger.reject(cr, unknown, reject{where: fmt.Sprintf("%s:%d", cr.file, r.line), raw: r.raw(cr), idx: int(r.idx),
+			l.ledger.reject(cr, unknown, reject{where: at(cr.file, r.line), raw: r.raw(cr), idx: int(r.idx),
 				reason: "counter update may have been applied: it was sent by the run that stopped, and not acknowledged; not sent again (check the counter before loading this row)"}, false)
 		}
 	}
@@ -424,9 +426,9 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 		}
 		if err != nil {
 			var pe *csvparse.ParseError
-			where := fmt.Sprintf("%s:?", c.File)
+			where := termsafe.Name(c.File) + ":?"
 			if errors.As(err, &pe) {
-				where = fmt.Sprintf("%s:%d:%d", pe.File, pe.Line, pe.Column)
+				where = fmt.Sprintf("%s:%d", at(pe.File, pe.Line), pe.Column)
 				err = pe.Err
 			}
 			r := reject{where: where, reason: err.Error(), raw: rd.Raw(), idx: ri}
@@ -443,7 +445,7 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 				// Where the first field too many starts.
 				line, col = rec.FieldPos(p.nfields)
 			}
-			where := fmt.Sprintf("%s:%d:%d", c.File, line, col)
+			where := at(c.File, line) + ":" + strconv.Itoa(col)
 			reason := fmt.Sprintf("%d fields, expected %d", rec.FieldCount, p.nfields)
 			if rec.FieldCount == 1 && p.nfields > 1 {
 				reason = withHint(reason, l.delimiterHint(rec.Raw, p.nfields))
@@ -536,7 +538,7 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			arena = arena[:start0]
 			clear(vals)
 			line, col := rec.FieldPos(badField)
-			where := fmt.Sprintf("%s:%d:%d", c.File, line, col)
+			where := fmt.Sprintf("%s:%d", at(c.File, line), col)
 			l.rejectParse(cr, ri, where, withHint(bad, l.headerHint(p, rec.Fields)), rec.Raw)
 			continue
 		}

@@ -125,7 +125,7 @@ func ReadCqlshrc(path string) (rc *Cqlshrc, ok bool, err error) {
 		rc.Validate = &v
 	}
 	if rc.Password != "" {
-		if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		if st, err := os.Stat(path); err == nil && exposed(st, groupOrOthers) {
 			rc.Warnings = append(rc.Warnings, fmt.Sprintf("%s holds a password and other users can read it (mode %v): chmod 600 it", path, st.Mode().Perm()))
 		}
 	}

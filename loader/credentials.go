@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func ReadCredentials(path string) (*Credentials, error) {
 		return nil, fmt.Errorf("credentials file: %w", err)
 	}
 	c := &Credentials{Path: path}
-	if ownedByOther(st) || st.Mode().Perm()&0o077 != 0 {
+	if ownedByOther(st) || exposed(st, groupOrOthers) {
 		c.Warning = fmt.Sprintf("credentials file %s is not used: another user owns it, or group or others may read it (mode %v); chmod 600 it", path, st.Mode().Perm())
 		return c, nil
 	}
@@ -71,4 +72,42 @@ func ReadCredentials(path string) (*Credentials, error) {
 		}
 	}
 	return c, nil
+}
+
+// Who, besides its owner, may have a file that holds a password: the
+// mode bits exposed checks.
+const (
+	groupOrOthers fs.FileMode = 0o077 // cqlsh's rule for its cqlshrc and credentials
+	others        fs.FileMode = 0o007
+)
+
+// exposed reports whether the file st describes grants any of the mode
+// bits who: the one check of every file that holds a password (the
+// cqlshrc, the credentials file, --password-file).
+func exposed(st fs.FileInfo, who fs.FileMode) bool {
+	return st.Mode().Perm()&who != 0
+}
+
+// ReadPasswordFile returns the first line of the file at path (without
+// its line break) as a password, and a warning, as cqlsh gives for its
+// cqlshrc, when every user may read the file. It is used all the same:
+// the user named it.
+func ReadPasswordFile(path string) (password, warning string, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", "", fmt.Errorf("password file: %w", err)
+	}
+	// Others, not the group: a Kubernetes Secret is mounted 0440 for
+	// the pod's own group (fsGroup), which is no one else.
+	if exposed(st, others) {
+		warning = fmt.Sprintf("password file %s can be read by every user (mode %v): chmod 600 it", path, st.Mode().Perm())
+	}
+	// Only the first line is the password (a trailing line break is no
+	// part of it), so only the first line is read: a device or a huge
+	// file named by mistake is never read whole.
+	first, err := wholefile.ReadLine(path, "password file", wholefile.MaxPasswordLine)
+	if err != nil {
+		return "", "", fmt.Errorf("password file: %w", err)
+	}
+	return first, warning, nil
 }

@@ -14,11 +14,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/transform"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/redact"
+	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
@@ -106,6 +109,8 @@ type errFiles struct {
 	// sync makes written bytes durable; os.File.Sync unless a test
 	// injects a failure.
 	sync func(*os.File) error
+	// red masks secrets in the log's lines (nil: URL passwords alone).
+	red *redact.Redactor
 
 	mu      sync.Mutex
 	headers []string // header line of each error file ("" without HEADER)
@@ -324,7 +329,7 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 		if size == 0 {
 			err = removeFile(p)
 		} else {
-			err = os.Truncate(p, size)
+			err = truncateNoFollow(p, size)
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("resume: cut %s back to %d bytes: %w", p, size, err))
@@ -367,6 +372,20 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// truncateNoFollow cuts the file at p to size bytes, refusing a link
+// (os.Truncate would cut the file it names).
+func truncateNoFollow(p string, size int64) error {
+	f, err := wholefile.OpenNoFollow(p, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // restoreErrFile is what a user whose error file is gone can do.
@@ -435,7 +454,9 @@ func (e *errFiles) open(i int) (*os.File, error) {
 	if err := e.closeIdle(maxOpenErrFiles - 1); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(e.name(i), os.O_CREATE|os.O_WRONLY, 0o644)
+	// A file closed while idle has bytes of this run's in it (sizes),
+	// so it is reopened, never created anew.
+	f, err := openErrFile(e.name(i), e.sizes[i])
 	if err != nil {
 		return nil, fmt.Errorf("error file: %w", err)
 	}
@@ -492,11 +513,29 @@ func (e *errFiles) closeIdle(keep int) error {
 	return nil
 }
 
+// openErrFile opens an error file or the log for writing. One this run
+// has nothing in yet (size 0) is created anew: the files an earlier run
+// left were moved aside (keep) or removed (restore), so anything at the
+// name now, a link above all, was put there by someone else, and is left
+// alone rather than truncated. One the checkpoint records size bytes of
+// is the stopped run's, opened, never through a link, to be cut back.
+// New files are 0600: they hold users' rows, which may be private.
+func openErrFile(path string, size int64) (*os.File, error) {
+	if size > 0 {
+		return wholefile.OpenNoFollow(path, os.O_WRONLY, 0)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%s appeared after the run moved the earlier error files aside (another program's file, or a link): it is left alone; give ERRFILE another path", path)
+	}
+	return f, err
+}
+
 func (e *errFiles) openLog() (*os.File, error) {
 	if e.log != nil {
 		return e.log, nil
 	}
-	f, err := os.OpenFile(e.path+".log", os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := openErrFile(e.path+".log", e.logSize)
 	if err == nil {
 		err = f.Truncate(e.logSize)
 	}
@@ -561,7 +600,9 @@ func (e *errFiles) writeLocked(rows []reject) error {
 			bufs[h] = append(append(bufs[h], r.raw...), '\n')
 		}
 		e.rows[h]++
-		log = fmt.Appendf(log, "%s: %s: %s", oneLine(r.where), r.kind, oneLine(r.reason))
+		// Through the redactor: where names the input, whose URL may
+		// hold a password, and a reason may quote a driver's message.
+		log = fmt.Appendf(log, "%s: %s: %s", oneLine(e.red.String(r.where)), r.kind, oneLine(e.red.String(r.reason)))
 		if r.ts != 0 {
 			log = fmt.Appendf(log, " [write timestamp %d]", r.ts)
 		}
@@ -716,15 +757,33 @@ func (e *errFiles) close() error {
 	return errors.Join(errs...)
 }
 
-// oneLine writes the line breaks of a log line's text as \n and \r: the
-// log gives each row one line (reloads match its lines to the rows by
+// oneLine writes the control characters of a log line's text escaped, as
+// Go writes them in a quoted string (\n, \r, \x1b, \u009b): the log
+// gives each row one line (reloads match its lines to the rows by
 // position), and a reason may quote input, such as a header name that
-// holds a line break.
+// holds a line break or an escape sequence, which must not act on the
+// terminal of whoever reads the log. Names are quoted where messages are
+// made (termsafe.Name); this catches what any other text brings.
 func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+	var b strings.Builder
+	for _, r := range s {
+		if !unicode.IsControl(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+// at is where a record is, file:line, for messages and the log: the
+// file's name as termsafe prints it.
+func at(file string, line int64) string {
+	return termsafe.Name(file) + ":" + strconv.FormatInt(line, 10)
 }
 
 // longRecord streams what the splitter kept of a chunk's record over the

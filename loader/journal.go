@@ -53,7 +53,9 @@ func (j *sentJournal) mark(seq int64, idx []int32) error {
 		return j.err
 	}
 	if j.f == nil {
-		f, err := os.OpenFile(j.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		// Never through a planted link, whose file would get the lines;
+		// 0600 as the checkpoint it belongs to.
+		f, err := wholefile.OpenNoFollow(j.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			j.err = fmt.Errorf("counter journal: %w", err)
 			return j.err

@@ -18,13 +18,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gocql/gocql"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/lifo"
+	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/shard"
+	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/schema"
 	"github.com/cqlload/cqlload/source"
 )
@@ -125,6 +129,12 @@ type Loader struct {
 	defaultErrFile bool
 	// errFileOption is ERRFILE before --split adds its index.
 	errFileOption string
+	// red masks the run's secrets in what it writes: the error files'
+	// log, the checkpoint's input names, the summary's texts.
+	red *redact.Redactor
+	// fresh: the run starts from the beginning, so startFresh moves the
+	// earlier error files aside once the table is known.
+	fresh bool
 	// leftOut are listed inputs that are the run's own files (leaveOutOwn).
 	leftOut   []string
 	splitFind time.Duration // --split's search for record starts
@@ -132,10 +142,39 @@ type Loader struct {
 	splitSearched int64
 }
 
+// Redactor returns the redactor of a run with o: it masks o.Password and
+// the passwords of o.Files' URLs (those of endpoint= parameters
+// included), and any URL's password, in whatever text passes through it.
+// The CLI passes its output through one made alike.
+func Redactor(o *Options) *redact.Redactor {
+	r := redact.New(o.Password)
+	r.AddURLs(o.Files...)
+	return r
+}
+
 // defaultErrFileName is cqlsh's ERRFILE: import_<keyspace>_<table>.err in
-// the working directory.
+// the working directory. The names are the cluster's, and a quoted one
+// may hold anything: "a/../../x" put the file in another directory, and a
+// control character reached the terminal in every message naming it. So
+// each name is made a plain part of one file name (fileNamePart).
 func defaultErrFileName(o *Options) string {
-	return fmt.Sprintf("import_%s_%s.err", o.Keyspace, o.Table)
+	return fmt.Sprintf("import_%s_%s.err", fileNamePart(o.Keyspace), fileNamePart(o.Table))
+}
+
+// fileNamePart makes s safe as part of a file name on every system, and
+// still readable: path separators, characters Windows refuses in names
+// (: * ? " < > |), control characters and ".." each become "_". Names
+// made of letters, digits and underscores, as unquoted CQL names are,
+// are left as they are.
+func fileNamePart(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) || r == utf8.RuneError || strings.ContainsRune(`/\:*?"<>|`, r) {
+			r = '_'
+		}
+		b.WriteRune(r)
+	}
+	return strings.ReplaceAll(b.String(), "..", "_")
 }
 
 // New checks the options and returns a Loader ready to Run.
@@ -176,6 +215,8 @@ func New(opts Options) (*Loader, error) {
 		}
 	}
 	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile, opts.Dialect), stopping: make(chan struct{}), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
+	l.red = Redactor(&opts)
+	l.errs.red = l.red
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release
 	l.ledger.stamp = l.stampOf
@@ -270,6 +311,12 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	}
 	if err := l.setup(ctx); err != nil {
 		return Summary{}, err
+	}
+	if l.fresh {
+		if err := l.startFresh(); err != nil {
+			l.closeOwned()
+			return Summary{}, err
+		}
 	}
 	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, MaxChunkBytes)
 	splitter.FlushInterval = l.opts.FlushInterval
@@ -417,12 +464,18 @@ func (l *Loader) closeLedger(ctx context.Context) error {
 func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	l.tsBase = time.Now().UnixMicro()
 	if l.opts.Resume == "" {
-		l.keptErrFiles, err = l.errs.keep(time.Now())
-		return false, err
+		l.fresh = true
+		return false, nil
 	}
 	ids, err := identify(objects)
 	if err != nil {
 		return false, err
+	}
+	// The checkpoint names the inputs: an object's URL may hold a
+	// password (endpoint=http://user:PASS@host). Masked here, where they
+	// are compared with a stopped run's, which were masked alike.
+	for i := range ids {
+		ids[i].Path = l.red.String(ids[i].Path)
 	}
 	shape := shapeOptions(&l.opts, MaxChunkBytes)
 	action, prev, err := decideResume(l.opts.Resume, ids, shape)
@@ -453,15 +506,29 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	case resumeRun:
 		return false, l.ledger.resumeFrom(prev)
 	}
+	l.fresh = true
+	return false, nil
+}
+
+// startFresh moves an earlier run's error files aside and, with
+// --resume, replaces its checkpoint, for a run that starts from the
+// beginning. Run calls it once the table is known to exist: a run that
+// names a table there is not (a typo) must leave last night's rejected
+// rows where they were.
+func (l *Loader) startFresh() error {
+	var err error
 	if l.keptErrFiles, err = l.errs.keep(time.Now()); err != nil {
-		return false, err
+		return err
+	}
+	if l.ledger.cp == nil {
+		return nil
 	}
 	if err := l.ledger.journal.remove(); err != nil {
-		return false, err
+		return err
 	}
 	// The new run's checkpoint replaces the old one at once: a completed
 	// run of other input must not make this one look finished.
-	return false, l.ledger.cp.save(false)
+	return l.ledger.cp.save(false)
 }
 
 func (l *Loader) summary() Summary {
@@ -746,7 +813,7 @@ func (l *Loader) fileColumns(byHeader bool, header []string) ([]*schema.Column, 
 		case skip[i]:
 			cols[i] = nil
 		case errors.Is(err, schema.ErrNoColumn):
-			unknown = append(unknown, n)
+			unknown = append(unknown, termsafe.Name(n)) // a header's, from the file
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s's name %w", what, err))
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
 // Two runs must never share a checkpoint or an error file: a second run
@@ -64,7 +66,9 @@ func lockOutputs(paths ...string) (outputLocks, error) {
 func lockPath(path string) (*os.File, error) {
 	name := path + ".lock"
 	for {
-		f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
+		// Not through a link: one planted at the name would have the
+		// run truncate the file it names (the holder text below).
+		f, err := wholefile.OpenNoFollow(name, os.O_CREATE|os.O_RDWR, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}

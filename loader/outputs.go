@@ -56,7 +56,7 @@ func outputFiles(o *Options, others ...outputFile) []outputFile {
 		{what: "ERRFILE", path: e + ".lock", replaced: true},
 	}
 	if r := o.Resume; r != "" {
-		for _, p := range []string{r, r + ".tmp", r + ".sent", r + ".lock"} {
+		for _, p := range []string{r, r + ".sent", r + ".lock"} {
 			outs = append(outs, outputFile{what: "--resume", path: p, replaced: true})
 		}
 	}

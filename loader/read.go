@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/termsafe"
 )
 
 // reader runs read on its own goroutine. It is the one stage that can
@@ -157,7 +158,7 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 			if errors.As(err, &ie) && ie.SuspectFrom > 0 {
 				// Rows already written from a compressed member that then
 				// failed its check: say which, where the rows are listed.
-				note := fmt.Sprintf("%s:%d-%d: suspect: these rows were written from a compressed member that then failed its check (%v); they may hold altered data", ie.File, ie.SuspectFrom, ie.SuspectTo, ie.Err)
+				note := fmt.Sprintf("%s-%d: suspect: these rows were written from a compressed member that then failed its check (%v); they may hold altered data", at(ie.File, ie.SuspectFrom), ie.SuspectTo, ie.Err)
 				if werr := l.errs.note(note); werr != nil {
 					err = errors.Join(err, werr)
 				}
@@ -262,7 +263,7 @@ func (l *Loader) badHeaderChunk(cr *chunkRecord, err error) {
 // rows are not read (there are no names to map them by).
 func (l *Loader) longHeaderChunk(cr *chunkRecord) {
 	c := cr.chunk
-	l.rejectParseRecord(cr, reject{where: fmt.Sprintf("%s:%d:1", c.File, c.FirstLine),
+	l.rejectParseRecord(cr, reject{where: at(c.File, c.FirstLine) + ":1",
 		reason: l.tooLongReason(csvparse.ErrRecordTooLong, c), long: longRecord(c)})
 	l.ledger.converted(cr)
 }
@@ -296,15 +297,15 @@ func (l *Loader) rejectEach(cr *chunkRecord, reason string, rej func(reject)) {
 		if err == io.EOF {
 			break
 		}
-		r := reject{where: c.File, reason: reason, idx: i}
+		r := reject{where: termsafe.Name(c.File), reason: reason, idx: i}
 		var pe *csvparse.ParseError
 		switch {
 		case c.TooLong:
-			r.long, r.where = longRecord(c), fmt.Sprintf("%s:%d", c.File, c.FirstLine)
+			r.long, r.where = longRecord(c), at(c.File, c.FirstLine)
 		case err == nil:
-			r.raw, r.where = rec.Raw, fmt.Sprintf("%s:%d", c.File, rec.Line)
+			r.raw, r.where = rec.Raw, at(c.File, rec.Line)
 		case errors.As(err, &pe):
-			r.raw, r.where = rd.Raw(), fmt.Sprintf("%s:%d", c.File, pe.Line)
+			r.raw, r.where = rd.Raw(), at(c.File, pe.Line)
 		default:
 			r.raw = rd.Raw()
 		}

@@ -85,7 +85,7 @@ func WriteSplitPlan(ctx context.Context, o Options, path string) (SplitPlanStats
 	if err != nil {
 		return st, err
 	}
-	plan := []outputFile{{what: "--write-split-plan", path: path, replaced: true}, {what: "--write-split-plan", path: path + ".tmp", replaced: true}}
+	plan := []outputFile{{what: "--write-split-plan", path: path, replaced: true}}
 	if err := checkReplaceable(plan); err != nil {
 		return st, err
 	}
@@ -115,7 +115,7 @@ func WriteSplitPlan(ctx context.Context, o Options, path string) (SplitPlanStats
 		return st, err
 	}
 	// Whole or not at all: a split must never read half a plan.
-	if err := wholefile.Write(path, append(b, '\n'), (*os.File).Sync); err != nil {
+	if err := wholefile.Write(path, append(b, '\n'), (*os.File).Sync, 0o644); err != nil {
 		return st, fmt.Errorf("split plan: %w", err)
 	}
 	return st, nil

@@ -401,7 +401,7 @@ func (l *Loader) checkInsertErrors(n int, last string) {
 func (l *Loader) settleRows(b *batch, rows []*row, kind outcome, reason string) {
 	sendable := kind == notSent || kind == rejectedInsert
 	for _, r := range rows {
-		l.ledger.reject(b.rec, kind, reject{where: fmt.Sprintf("%s:%d", b.rec.file, r.line), reason: reason, raw: r.raw(b.rec), idx: int(r.idx)}, sendable)
+		l.ledger.reject(b.rec, kind, reject{where: at(b.rec.file, r.line), reason: reason, raw: r.raw(b.rec), idx: int(r.idx)}, sendable)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/loader"
 )
 
@@ -22,6 +23,7 @@ type cli struct {
 	execute, file, table, columns, hosts   string
 	keyspace                               string
 	username, password, passwordFile       string
+	insecurePassword                       bool // no warning for -p
 	ssl, sslNoVerify                       bool
 	sslCA, sslCert, sslKey, sslServerName  string
 	port                                   int
@@ -31,6 +33,7 @@ type cli struct {
 	dryRunRows                             int
 	cqlshrc, credentials                   string
 	creds                                  *loader.Credentials // cqlsh's credentials file, nil if none
+	red                                    *redact.Redactor    // masks secrets in all output
 	writeSplitPlan                         string
 }
 
@@ -75,10 +78,12 @@ func cliFlags() []cliFlag {
 			}},
 		{opt("username", "u", conn, "user name (PasswordAuthenticator); on a terminal, the password is asked for when none is given"),
 			strFlag(func(c *cli) *string { return &c.username })},
-		{opt("password", "p", conn, "password (better: CQLLOAD_PASSWORD or --password-file)"),
+		{opt("password", "p", conn, "password (better: CQLLOAD_PASSWORD or --password-file; on the command line it gets cqlsh's warning)"),
 			strFlag(func(c *cli) *string { return &c.password })},
-		{opt("password-file", "", conn, "read the password from this file's first line"),
+		{opt("password-file", "", conn, "read the password from this file's first line (a warning if other users may read it)"),
 			strFlag(func(c *cli) *string { return &c.passwordFile })},
+		{opt("insecure-password-without-warning", "", conn, "no warning for a password given with -p, as cqlsh's flag"),
+			boolFlag(func(c *cli) *bool { return &c.insecurePassword })},
 		{opt("ssl", "", conn, "connect with TLS"), boolFlag(func(c *cli) *bool { return &c.ssl })},
 		{opt("ssl-ca", "", conn, "CA certificate file (PEM) to verify the nodes"),
 			strFlag(func(c *cli) *string { return &c.sslCA })},

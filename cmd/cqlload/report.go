@@ -13,10 +13,14 @@ import (
 	"github.com/cqlload/cqlload/loader"
 )
 
-// terminal returns the terminal w writes to, through one wrapper such
-// as stopWhenClosed's, or ok false.
+// terminal returns the terminal w writes to, through the wrappers
+// (stopWhenClosed's, the redactor's), or ok false.
 func terminal(w io.Writer) (f *os.File, ok bool) {
-	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
 		w = u.Unwrap()
 	}
 	f, ok = w.(*os.File)

@@ -23,6 +23,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cqlload/cqlload/internal/homedir"
+	"github.com/cqlload/cqlload/internal/redact"
+	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/loader"
 )
@@ -43,6 +45,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "summarize" {
 		return summarize(args[1:], stdout, stderr)
 	}
+	// Everything printed passes through one redactor: a URL's password
+	// (an input's endpoint=http://user:PASS@host) anywhere, and the
+	// run's password once it is known.
+	red := redact.New(os.Getenv("CQLLOAD_PASSWORD"))
+	// And no control character from a name or a message reaches the
+	// terminal raw (termsafe): a file named "\x1b[2J.csv" cleared it.
+	stdout, stderr = red.Writer(termsafe.Writer(stdout)), red.Writer(termsafe.Writer(stderr))
 	in := interruptContext(stderr)
 	defer in.stop()
 	ctx := in.ctx
@@ -50,7 +59,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stderr = in.stopWhenClosed(stderr, "standard error")
 	opts := loader.DefaultOptions()
 	c, docs := newCLI(&opts)
-	if err := c.fs.Parse(args); err != nil {
+	c.red = red
+	err := c.fs.Parse(args)
+	red.Add(c.password)
+	red.AddURLs(c.fs.Args()...)
+	if err != nil {
 		return usageError(stderr, err)
 	}
 	if c.help {
@@ -62,7 +75,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "cqlload %s (commit %s, %s, driver %s)\n", v.Version, v.Commit, v.Go, v.Driver)
 		return exitOK
 	}
-	if err := c.options(&opts, stdin, stderr); err != nil {
+	err = c.options(&opts, stdin, stderr)
+	red.Add(opts.Password)
+	red.AddURLs(opts.Files...)
+	if err != nil {
 		return usageError(stderr, err)
 	}
 	if ign := c.ignoredShellFlags(); len(ign) > 0 {
@@ -288,10 +304,11 @@ func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven boo
 	opts.Username = c.username
 	opts.ConnectTimeout, opts.RequestTimeout = c.connectTimeout, c.requestTimeout
 	opts.LocalDC = c.dc
-	pw, err := password(*c)
+	pw, warning, err := password(*c)
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(stderr, warning)
 	if cr := c.creds; pw == "" && cr != nil && (cr.Username == "" || c.username == cr.Username) {
 		pw = cr.Password
 	}
@@ -400,7 +417,7 @@ func load(in *interrupts, c *cli, opts loader.Options, stdout, stderr io.Writer)
 	code := exitStatus(sum, runErr)
 	// Not over an input: the summary file may be the one that clashed.
 	if c.summaryJSON != "" && !errors.As(runErr, new(*loader.InputClashError)) {
-		if err := writeJSON(c.summaryJSON, stdout, jsonSummary{sum, buildVersion(), code}); err != nil {
+		if err := writeJSON(c.summaryJSON, stdout, c.red, jsonSummary{sum, buildVersion(), code}); err != nil {
 			// A job that asked for the summary reads it back: without
 			// it the run must not look like a success. With --resume,
 			// running again writes it (there is nothing left to load).
@@ -681,20 +698,28 @@ func rcPath(rc *loader.Cqlshrc) string {
 	return rc.Path
 }
 
-func password(c cli) (string, error) {
+// cmdlinePasswordWarning is cqlsh's, word for word: a password on the
+// command line is in the shell's history and, while the run lasts, in
+// every user's ps output.
+const cmdlinePasswordWarning = "Warning: Using a password on the command line interface can be insecure.\nRecommendation: use the credentials file to securely provide the password.\n"
+
+// password returns the password of -p, --password-file or
+// CQLLOAD_PASSWORD, in that order, and the warning to print, if any.
+func password(c cli) (pw, warning string, err error) {
 	switch {
 	case c.password != "":
-		return c.password, nil
-	case c.passwordFile != "":
-		// Only the first line is the password (a trailing line break
-		// is no part of it), so only the first line is read.
-		first, err := wholefile.ReadLine(c.passwordFile, "password file", wholefile.MaxPasswordLine)
-		if err != nil {
-			return "", fmt.Errorf("password file: %w", err)
+		if !c.insecurePassword {
+			warning = cmdlinePasswordWarning
 		}
-		return first, nil
+		return c.password, warning, nil
+	case c.passwordFile != "":
+		pw, warning, err = loader.ReadPasswordFile(c.passwordFile)
+		if warning != "" {
+			warning = "cqlload: warning: " + warning + "\n"
+		}
+		return pw, warning, err
 	}
-	return os.Getenv("CQLLOAD_PASSWORD"), nil
+	return os.Getenv("CQLLOAD_PASSWORD"), "", nil
 }
 
 func tlsConfig(c cli) (*tls.Config, error) {
@@ -893,19 +918,20 @@ type jsonSummary struct {
 	ExitStatus int         `json:"exit_status"`
 }
 
-func writeJSON(path string, stdout io.Writer, s jsonSummary) error {
+func writeJSON(path string, stdout io.Writer, red *redact.Redactor, s jsonSummary) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	// Inputs' names and error messages may hold a URL's password.
+	b = append(red.Bytes(b), '\n')
 	if path == "-" {
 		if _, err := stdout.Write(b); err != nil {
 			return fmt.Errorf("summary not written to standard output: %w", err)
 		}
 		return nil
 	}
-	if err := wholefile.Write(path, b, (*os.File).Sync); err != nil {
+	if err := wholefile.Write(path, b, (*os.File).Sync, 0o644); err != nil {
 		// Nor an earlier run's summary, which would pass for this one's.
 		_ = wholefile.Discard(path)
 		return fmt.Errorf("summary %s not written: %w", path, err)

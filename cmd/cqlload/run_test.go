@@ -245,10 +245,65 @@ func TestPasswordSources(t *testing.T) {
 		{cli{}, "fromenv"},
 	}
 	for _, tt := range tests {
-		got, err := password(tt.c)
+		got, _, err := password(tt.c)
 		if err != nil || got != tt.want {
 			t.Errorf("password(%+v) = %q, %v; want %q", tt.c, got, err, tt.want)
 		}
+	}
+}
+
+// TestPasswordWarnings: a password on the command line gets cqlsh's
+// warning unless --insecure-password-without-warning is given, and a
+// --password-file every user may read gets one too; the other sources do
+// not. The run itself goes on.
+func TestPasswordWarnings(t *testing.T) {
+	c := startSim(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.csv")
+	if err := os.WriteFile(good, []byte("1,1,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pwFile := func(mode os.FileMode) string {
+		p := filepath.Join(t.TempDir(), "pw")
+		if err := os.WriteFile(p, []byte("x\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const cqlshWarning = "Warning: Using a password on the command line interface can be insecure.\nRecommendation: use the credentials file to securely provide the password.\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+		want string // "" for no warning at all
+	}{
+		{name: "-p", args: []string{"-p", "x"}, want: cqlshWarning},
+		{name: "--password", args: []string{"--password", "x"}, want: cqlshWarning},
+		{name: "-p without warning", args: []string{"-p", "x", "--insecure-password-without-warning"}},
+		{name: "file 0600", args: []string{"--password-file", pwFile(0o600)}},
+		{name: "file 0440", args: []string{"--password-file", pwFile(0o440)}},
+		{name: "file 0644", args: []string{"--password-file", pwFile(0o644)}, want: "can be read by every user (mode -rw-r--r--): chmod 600 it"},
+		{name: "file 0604", args: []string{"--password-file", pwFile(0o604)}, want: "can be read by every user"},
+		{name: "environment", env: "x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("CQLLOAD_PASSWORD", tc.env)
+			args := append([]string{"--hosts", "127.0.0.1", "--port", strconv.Itoa(c.Port()), "-u", "cassandra", "--progress", "none",
+				"--err-file", filepath.Join(t.TempDir(), "e.err"), "--table", "ks.t", good}, tc.args...)
+			code, _, stderr := runCLI(t, "", args...)
+			if code != exitOK {
+				t.Fatalf("exit %d, want 0:\n%s", code, stderr)
+			}
+			switch {
+			case tc.want == "" && strings.Contains(strings.ToLower(stderr), "warning"):
+				t.Errorf("a warning, want none:\n%s", stderr)
+			case tc.want != "" && !strings.Contains(stderr, tc.want):
+				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
+			}
+		})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/pflag"
 
+	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/loader"
 )
@@ -92,7 +93,7 @@ func summarize(args []string, stdout, stderr io.Writer) int {
 	printSummary(human, merged.Summary, nil)
 	printReasons(stderr, merged.Summary)
 	if *out != "" {
-		if err := writeJSON(*out, stdout, merged); err != nil {
+		if err := writeJSON(*out, stdout, redact.New(), merged); err != nil {
 			fmt.Fprintf(stderr, "cqlload summarize: %v\n", err)
 			return exitFatal
 		}

@@ -33,7 +33,7 @@ func TestWriteToOwnDescriptor(t *testing.T) {
 		if _, err := os.Stat(path); err != nil {
 			continue // no /proc here
 		}
-		if err := Write(path, []byte("via "+path+"\n"), (*os.File).Sync); err != nil {
+		if err := Write(path, []byte("via "+path+"\n"), (*os.File).Sync, 0o644); err != nil {
 			t.Fatalf("Write(%s): %v", path, err)
 		}
 		if err := Discard(path); err != nil {

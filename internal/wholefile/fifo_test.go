@@ -24,7 +24,7 @@ func TestWriteToPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := Write(path, []byte("new"), (*os.File).Sync); err != nil {
+	if err := Write(path, []byte("new"), (*os.File).Sync, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := Discard(path); err != nil {

@@ -34,15 +34,15 @@ func TestWrite(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := Write(path, []byte("new"), tc.sync)
+			err := Write(path, []byte("new"), tc.sync, 0o644)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("Write: %v, want an error: %v", err, tc.wantErr)
 			}
 			if tc.sync != nil && tc.wantErr && !tc.dirAt && !errors.Is(err, full) {
 				t.Errorf("error %v, want the sync's", err)
 			}
-			if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("the temporary file is left: %v", err)
+			if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".f.json.tmp*")); len(tmps) > 0 {
+				t.Errorf("the temporary file is left: %q", tmps)
 			}
 			if tc.dirAt {
 				return
@@ -69,7 +69,7 @@ func TestWriteThroughLink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(link, []byte("new"), (*os.File).Sync); err != nil {
+	if err := Write(link, []byte("new"), (*os.File).Sync, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -99,5 +99,51 @@ func TestDiscard(t *testing.T) {
 		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Discard left the file: %v", err)
 		}
+	}
+}
+
+// TestWriteIgnoresPlantedLinks: links planted at the names a rewrite used
+// to take (path.tmp) or at any temporary name's prefix leave the files
+// they name untouched.
+func TestWriteIgnoresPlantedLinks(t *testing.T) {
+	for _, planted := range []string{"f.json.tmp", ".f.json.tmp"} {
+		t.Run(planted, func(t *testing.T) {
+			dir := t.TempDir()
+			victim := filepath.Join(dir, "victim")
+			if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(victim, filepath.Join(dir, planted)); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "f.json")
+			if err := Write(path, []byte("new"), (*os.File).Sync, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := os.ReadFile(victim); err != nil || string(got) != "precious" {
+				t.Errorf("the linked file holds %q (%v), want it untouched", got, err)
+			}
+			if got, err := os.ReadFile(path); err != nil || string(got) != "new" {
+				t.Errorf("%s holds %q (%v), want %q", path, got, err, "new")
+			}
+		})
+	}
+}
+
+// TestCreateTempRefusesTakenNames: every name CreateTemp gives is new,
+// and a file it creates never goes through a link (O_EXCL).
+func TestCreateTempRefusesTakenNames(t *testing.T) {
+	dir := t.TempDir()
+	seen := map[string]bool{}
+	for range 20 {
+		f, err := CreateTemp(dir, "x", 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[f.Name()] {
+			t.Errorf("%s given twice", f.Name())
+		}
+		seen[f.Name()] = true
+		f.Close()
 	}
 }
