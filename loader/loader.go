@@ -706,7 +706,7 @@ func (l *Loader) planFor(source int, file string, header []string, headerFields 
 		l.badHeaders[key] = herr
 		// A log that cannot be written fails the first row's write,
 		// which stops the run.
-		_ = l.errs.note(fmt.Sprintf("%s: header: %v", oneLine(file), oneLine(herr.Error())))
+		_ = l.errs.note(fmt.Sprintf("%s: header: %v", termsafe.Name(file), oneLine(herr.Error())))
 		return nil, herr
 	}
 	if c, ok := l.stmts[p.stmt]; ok {

@@ -43,8 +43,10 @@ func TestNoControlBytesFromNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(log), "\n"); n != 4 {
-		t.Errorf("the log has %d lines, want one for each of the 4 rejected rows:\n%s", n, log)
+	// One line for each of the 4 rejected rows, and one for the bad
+	// header's reason, given once for its file.
+	if n, h := strings.Count(string(log), "\n"), strings.Count(string(log), ": header: "); n != 5 || h != 1 {
+		t.Errorf("the log has %d lines, %d of them a header's, want 4 rows and 1 header:\n%s", n, h, log)
 	}
 	for what, out := range map[string]string{"standard output": stdout, "standard error": stderr, "the error log": string(log)} {
 		for _, r := range out {
