@@ -131,7 +131,7 @@ func locate(ctx context.Context, bs *buckets, item string) (*place, error) {
 		}
 		bu := *u
 		bu.Path, bu.RawPath = "", ""
-		return openGocloud(ctx, &bu)
+		return openGocloud(ctx, &bu, bs.cfg)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", item, err)
