@@ -376,7 +376,7 @@ func TestHostileSilentListeners(t *testing.T) {
 	}{
 		{"cql startup", net.JoinHostPort(host, port), []string{"--hosts", host, "--port", port, "--connect-timeout", secs, "--table", "ks.t", rows}},
 		{"tls handshake", net.JoinHostPort(host, port), []string{"--hosts", host, "--port", port, "--ssl", "--ssl-no-verify", "--connect-timeout", secs, "--table", "ks.t", rows}},
-		{"object store", net.JoinHostPort(sh, sp), []string{"--hosts", simHost, "--port", simPort, "--connect-timeout", secs, "--table", "ks.t",
+		{"object store", net.JoinHostPort(sh, sp), []string{"--hosts", simHost, "--port", simPort, "--connect-timeout", secs, "--store-timeout", secs, "--table", "ks.t",
 			"s3://bucket/rows.csv?region=us-east-1&endpoint=http://" + net.JoinHostPort(sh, sp)}},
 	}
 	for _, c := range cases {

@@ -61,7 +61,11 @@ type Options struct {
 	// holding inputs: the dial and the TLS handshake. Default 10s;
 	// 0 is the default too.
 	StoreConnectTimeout time.Duration
-	Stdin               io.Reader
+	// StoreTimeout is the longest a request to an object store waits
+	// for a byte: its response's headers, or the next byte of a body
+	// being read. Default 1m; 0 is the default too.
+	StoreTimeout time.Duration
+	Stdin        io.Reader
 
 	Dialect  csvparse.Dialect
 	Formats  schema.Formats
@@ -177,6 +181,7 @@ func DefaultOptions() Options {
 		ConnectTimeout:      5 * time.Second,
 		RequestTimeout:      10 * time.Second,
 		StoreConnectTimeout: source.DefaultConfig().ConnectTimeout,
+		StoreTimeout:        source.DefaultConfig().Timeout,
 		Consistency:         gocql.LocalOne,
 		Dialect:             csvparse.DefaultDialect(),
 		Formats:             schema.DefaultFormats(),
@@ -274,6 +279,9 @@ func (o *Options) Validate() error {
 	if o.StoreConnectTimeout < 0 {
 		bad("store-connect-timeout must be positive (0: the default)")
 	}
+	if o.StoreTimeout < 0 {
+		bad("store-timeout must be positive (0: the default)")
+	}
 	if o.IngestRate < 0 {
 		bad("INGESTRATE must not be negative, got %d", o.IngestRate)
 	}
@@ -310,5 +318,5 @@ func ParseConsistency(s string) (gocql.Consistency, error) {
 
 // sourceConfig bounds the object stores' waits as o says.
 func (o *Options) sourceConfig() source.Config {
-	return source.Config{ConnectTimeout: o.StoreConnectTimeout}
+	return source.Config{ConnectTimeout: o.StoreConnectTimeout, Timeout: o.StoreTimeout}
 }

@@ -65,6 +65,10 @@ const (
 	// The store's host refused the connection: nothing listens at the
 	// endpoint. Retried, it hid a wrong endpoint for minutes.
 	errRefused
+	// The store has answered no request, and one waited out its bound
+	// (a *silentError): a wrong or dead endpoint, as a refused
+	// connection is.
+	errSilent
 )
 
 // permanent reports whether a retry cannot help.

@@ -5,8 +5,10 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -14,16 +16,36 @@ import (
 
 // openGocloud opens gs:// and azblob:// buckets through gocloud.dev/blob
 // (the drivers are registered by driver_gcs.go and driver_azure.go).
-func openGocloud(ctx context.Context, u *url.URL) (bucket, error) {
+// Their HTTP clients are built inside the drivers (GCS's on
+// http.DefaultTransport, Azure's by azcore), out of reach of
+// cfg.ConnectTimeout; cfg.Timeout bounds each listing page and each
+// stat whole, the drivers' own retries included, and a read's wait for a
+// byte through the reader's stall guard.
+func openGocloud(ctx context.Context, u *url.URL, cfg Config) (bucket, error) {
 	b, err := blob.OpenBucket(ctx, u.String())
 	if err != nil {
 		return nil, err
 	}
-	return gocloudBucket{b}, nil
+	return gocloudBucket{b: b, timeout: cfg.Timeout}, nil
 }
 
 // gocloudBucket is a bucket of gocloud.dev/blob.
-type gocloudBucket struct{ b *blob.Bucket }
+type gocloudBucket struct {
+	b       *blob.Bucket
+	timeout time.Duration
+}
+
+// bounded runs one request with ctx bounded by g.timeout, naming the
+// bound when it ran out (and not ctx).
+func (g gocloudBucket) bounded(ctx context.Context, req func(context.Context) error) error {
+	rctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	err := req(rctx)
+	if err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %v (--store-timeout): %w", g.timeout, err)
+	}
+	return err
+}
 
 func (g gocloudBucket) list(ctx context.Context, prefix string, recursive bool) ([]listed, error) {
 	opts := &blob.ListOptions{Prefix: prefix}
@@ -32,7 +54,11 @@ func (g gocloudBucket) list(ctx context.Context, prefix string, recursive bool) 
 	}
 	var out []listed
 	for it := g.b.List(opts); ; {
-		obj, err := it.Next(ctx)
+		var obj *blob.ListObject
+		err := g.bounded(ctx, func(ctx context.Context) (err error) {
+			obj, err = it.Next(ctx)
+			return err
+		})
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
@@ -46,7 +72,11 @@ func (g gocloudBucket) list(ctx context.Context, prefix string, recursive bool) 
 }
 
 func (g gocloudBucket) stat(ctx context.Context, key string) (listed, error) {
-	a, err := g.b.Attributes(ctx, key)
+	var a *blob.Attributes
+	err := g.bounded(ctx, func(ctx context.Context) (err error) {
+		a, err = g.b.Attributes(ctx, key)
+		return err
+	})
 	if err != nil {
 		return listed{}, err
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // openGocloud opens a bucket of a scheme this build does not have.
-func openGocloud(_ context.Context, u *url.URL) (bucket, error) {
+func openGocloud(_ context.Context, u *url.URL, _ Config) (bucket, error) {
 	tag := map[string]string{"gs": "gcs", "azblob": "azure"}[u.Scheme]
 	if tag == "" {
 		return nil, fmt.Errorf("no store for %s:// URLs", u.Scheme)

@@ -21,28 +21,27 @@ var (
 	retryMax   = 5 * time.Second
 	retryTries = 8
 	retryFor   = time.Minute
-	// stallAfter: a request that has given no byte (of its headers or
-	// its body) for this long is given up and made again from the byte
-	// reached, as a dropped connection is. A connection that stays open
-	// and sends nothing (a stuck proxy, a half-dead peer) hung a load
-	// for ever: neither the SDK's client nor the store ends it.
-	stallAfter = time.Minute
 )
 
-// errStalled is a request given up by stallAfter.
+// errStalled is a request given up by its stallGuard.
 var errStalled = errors.New("no byte received")
 
-// stallGuard cancels a request that makes no progress for stallAfter:
-// no headers, or no byte for a read waiting on its body.
+// stallGuard cancels a request that makes no progress for d (the
+// store's Config.Timeout): no headers, or no byte for a read waiting on
+// its body. The request is then made again from the byte reached, as a
+// dropped connection is. A connection that stays open and sends nothing
+// (a stuck proxy, a half-dead peer) hung a load for ever: neither the
+// SDK's client nor the store ends it.
 type stallGuard struct {
+	d      time.Duration
 	t      *time.Timer
 	cancel context.CancelFunc
 	fired  atomic.Bool
 }
 
-func newStallGuard(cancel context.CancelFunc) *stallGuard {
-	g := &stallGuard{cancel: cancel}
-	g.t = time.AfterFunc(stallAfter, func() {
+func newStallGuard(d time.Duration, cancel context.CancelFunc) *stallGuard {
+	g := &stallGuard{d: d, cancel: cancel}
+	g.t = time.AfterFunc(d, func() {
 		g.fired.Store(true)
 		cancel()
 	})
@@ -52,14 +51,14 @@ func newStallGuard(cancel context.CancelFunc) *stallGuard {
 // watch starts the wait for a byte, and pause ends it: only a read in
 // progress waits. A reader that stops reading for a while (its loader
 // held back by a slow cluster) does not stall the request.
-func (g *stallGuard) watch() { g.t.Reset(stallAfter) }
+func (g *stallGuard) watch() { g.t.Reset(g.d) }
 func (g *stallGuard) pause() { g.t.Stop() }
 
 // explain turns the error of a request the guard canceled into a
 // transient one, naming the stall.
 func (g *stallGuard) explain(err error) error {
 	if err != nil && g.fired.Load() {
-		return fmt.Errorf("%w for %v: the request was given up", errStalled, stallAfter)
+		return fmt.Errorf("%w for %v (--store-timeout): the request was given up", errStalled, g.d)
 	}
 	return err
 }
@@ -95,10 +94,12 @@ type remote struct {
 	name string // full URL, for messages
 	size int64  // as listed
 	etag string // as listed, when the store gives one: every read asks for that version
+	// stall is the longest a request waits for a byte (Config.Timeout).
+	stall time.Duration
 }
 
 func (p *place) object(o listed) Object {
-	r := &remote{ctx: p.ctx, b: p.bucket, key: o.key, name: p.base + o.key, size: o.size, etag: o.etag}
+	r := &remote{ctx: p.ctx, b: p.bucket, key: o.key, name: p.base + o.key, size: o.size, etag: o.etag, stall: p.stall}
 	return Object{
 		Source: csvparse.Source{Name: r.name, Size: o.size, Open: func() (io.ReadCloser, error) {
 			return r.openRange(0, -1)
@@ -268,7 +269,7 @@ func (rr *rangeReader) reopen() error {
 			}
 		}
 		reqCtx, cancel := context.WithCancel(ctx)
-		g := newStallGuard(cancel)
+		g := newStallGuard(rr.r.stall, cancel)
 		body, got, err := rr.r.b.openRange(reqCtx, rr.r.key, rr.pos, rr.end-rr.pos, rr.r.etag)
 		if err != nil {
 			g.stop()
@@ -342,6 +343,12 @@ func describe(err error, k errKind) error {
 	httpStatus := 0
 	if errors.As(err, &status) {
 		httpStatus = status.HTTPStatusCode()
+	}
+	var se *silentError
+	if k == errSilent && errors.As(err, &se) {
+		// Its own words say it all; the SDK's wrapping adds only
+		// noise (attempts, an empty request ID).
+		return se
 	}
 	var cause string
 	switch {

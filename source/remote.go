@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 )
 
 // knownScheme reports whether a URL scheme names a bucket this package
@@ -24,6 +25,7 @@ func knownScheme(scheme string) bool {
 // and the URL prefix that names the bucket's keys.
 type place struct {
 	ctx    context.Context // for the listing and every later read
+	stall  time.Duration   // Config.Timeout: a read's longest wait for a byte
 	item   string          // as given, for messages
 	base   string          // scheme://bucket/ (file: file:///dir/); base+key names an object
 	key    string
@@ -88,7 +90,7 @@ func locate(ctx context.Context, bs *buckets, item string) (*place, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", item, err)
 	}
-	p := &place{ctx: ctx, item: item}
+	p := &place{ctx: ctx, item: item, stall: bs.cfg.Timeout}
 	if u.Scheme == "file" {
 		if u.Host != "" && u.Host != "localhost" {
 			return nil, fmt.Errorf("%s: a file URL names a local path (file:///path)", item)
@@ -129,7 +131,7 @@ func locate(ctx context.Context, bs *buckets, item string) (*place, error) {
 		}
 		bu := *u
 		bu.Path, bu.RawPath = "", ""
-		return openGocloud(ctx, &bu)
+		return openGocloud(ctx, &bu, bs.cfg)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", item, err)

@@ -39,8 +39,9 @@ import (
 // retries are not rate limited: the reader retries with its own backoff
 // and resumes at the byte it reached. A refused connection is not
 // retried: nothing listens at the endpoint, and two minutes of silent
-// retries only hid it. sc.ConnectTimeout bounds the dial and the TLS
-// handshake, stallAfter the wait for a response's headers.
+// retries only hid it; nor is a store that has answered nothing and let
+// a wait run out (see waitClient). sc.ConnectTimeout bounds the dial
+// and the TLS handshake, sc.Timeout the wait for a response's headers.
 func openS3(ctx context.Context, u *url.URL, sc Config) (bucket, error) {
 	q := u.Query()
 	pathStyle, pathStyleSet := false, false
@@ -58,18 +59,20 @@ func openS3(ctx context.Context, u *url.URL, sc Config) (bucket, error) {
 				o.MaxBackoff = sdkMaxBackoff
 				// First: the standard ones retry any failed dial.
 				o.Retryables = append([]retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
-					if refused(err) {
+					if refused(err) || silent(err) {
 						return aws.FalseTernary
 					}
 					return aws.UnknownTernary
 				})}, o.Retryables...)
 			})
 		}),
+		// A *BuildableClient, as the configuration's loading needs one to
+		// add AWS_CA_BUNDLE's certificates; the S3 client wraps it below.
 		config.WithHTTPClient(awshttp.NewBuildableClient().
 			WithDialerOptions(func(d *net.Dialer) { d.Timeout = sc.ConnectTimeout }).
 			WithTransportOptions(func(tr *http.Transport) {
 				tr.TLSHandshakeTimeout = sc.ConnectTimeout
-				tr.ResponseHeaderTimeout = stallAfter
+				tr.ResponseHeaderTimeout = sc.Timeout
 			})),
 	}
 	var endpoint string
@@ -128,6 +131,9 @@ func openS3(ctx context.Context, u *url.URL, sc Config) (bucket, error) {
 	}
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.UsePathStyle = pathStyle
+		// Only the store's requests: a credentials service's are not
+		// the store answering.
+		o.HTTPClient = &waitClient{next: o.HTTPClient, cfg: sc}
 		// A GET answered whole (200, no checksum) drew a warning on
 		// standard error; the reader checks sizes and ETags itself.
 		o.DisableLogOutputChecksumValidationSkipped = true
@@ -245,6 +251,8 @@ func (*s3Bucket) kind(err error) errKind {
 		status = re.HTTPStatusCode()
 	}
 	switch {
+	case silent(err):
+		return errSilent
 	case refused(err):
 		return errRefused
 	case credentialsFailed(err):

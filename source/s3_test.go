@@ -496,11 +496,15 @@ func TestS3DroppedConnection(t *testing.T) {
 	t.Run("stalled", func(t *testing.T) {
 		// A response that stops sending, and one whose headers never
 		// come, with the connection left open: given up after
-		// stallAfter and made again from the byte reached, not waited
-		// for for ever.
-		s := stallAfter
-		stallAfter = 200 * time.Millisecond
-		t.Cleanup(func() { stallAfter = s })
+		// the store's Timeout and made again from the byte reached, not
+		// waited for for ever: the store answered the HEAD, so it is
+		// live, and a stall is retried.
+		const stall = 200 * time.Millisecond
+		objs, err := ExpandObjectsConfig(ctx, []string{"s3://bkt/flaky.csv"}, nil, Config{Timeout: stall})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := objs[0]
 		before := len(f.ranges(key))
 		f.mu.Lock()
 		f.stalls = []int64{70000, 0}
@@ -522,7 +526,7 @@ func TestS3DroppedConnection(t *testing.T) {
 		if _, err := io.ReadFull(rc, head); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(3 * stallAfter)
+		time.Sleep(3 * stall)
 		rest, err := io.ReadAll(rc)
 		rc.Close()
 		if err != nil || !bytes.Equal(append(head, rest...), data) {

@@ -1,9 +1,11 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,8 +26,8 @@ func s3Env(t *testing.T, endpoint string) {
 }
 
 // silentStore accepts connections and answers nothing, not even a TLS
-// handshake; they are closed when the test ends.
-func silentStore(t *testing.T) string {
+// handshake; they are closed when the test ends. accepted counts them.
+func silentStore(t *testing.T) (addr string, accepted func() int) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -55,66 +57,115 @@ func silentStore(t *testing.T) string {
 			go func() { _, _ = io.Copy(io.Discard, c) }()
 		}
 	}()
-	return ln.Addr().String()
+	return ln.Addr().String(), func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(conns)
+	}
 }
 
-// TestS3WaitsEnd: a store that refuses connections fails the listing at
-// once, saying so, where the SDK's retries and the reader's hid it for
-// about two minutes; one that accepts connections and never answers is
-// given up within the bounds of its waits (the connect timeout for the
-// dial and TLS handshake, stallAfter for the response's headers), the
-// SDK's retries included.
+// TestS3WaitsEnd: a store that has answered nothing fails the listing at
+// once, saying so, whether it refuses connections or accepts them and
+// then says nothing past a bound (the connect timeout for the TLS
+// handshake, the store timeout for the response's headers); the SDK's
+// retries and the reader's hid it for minutes. The retries here keep
+// their default pace: ending within the bound shows there were none,
+// and so does the one connection a silent store sees.
 func TestS3WaitsEnd(t *testing.T) {
-	s := stallAfter
-	stallAfter = 200 * time.Millisecond
-	t.Cleanup(func() { stallAfter = s })
-	closed := func(t *testing.T) string {
+	cfg := Config{ConnectTimeout: 200 * time.Millisecond, Timeout: 300 * time.Millisecond}
+	closed := func(t *testing.T) (string, func() int) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		return addr
+		return addr, nil
 	}
 	for _, tc := range []struct {
-		name     string
-		endpoint func(t *testing.T) string
-		item     string
-		want     string
-		// within bounds the whole expansion, retries included.
-		within time.Duration
-		// fast shortens the retries' backoff: a refused connection
-		// must not wait for it, retries at the default pace would.
-		fast bool
+		name   string
+		store  func(t *testing.T) (string, func() int)
+		scheme string
+		item   string
+		want   []string // besides the item and the store's host:port
 	}{
-		{"refused, listing", func(t *testing.T) string { return "http://" + closed(t) }, "s3://bkt/data/*.csv",
-			"connection refused: nothing listens at the store's endpoint", 2 * time.Second, false},
-		{"refused, one object", func(t *testing.T) string { return "http://" + closed(t) }, "s3://bkt/data/a.csv",
-			"connection refused: nothing listens at the store's endpoint", 2 * time.Second, false},
-		{"silent, no response headers", func(t *testing.T) string { return "http://" + silentStore(t) }, "s3://bkt/data/a.csv",
-			"timeout awaiting response headers", 20 * time.Second, true},
-		{"silent, no TLS handshake", func(t *testing.T) string { return "https://" + silentStore(t) }, "s3://bkt/data/a.csv",
-			"TLS handshake timeout", 20 * time.Second, true},
+		{"refused, listing", closed, "http", "s3://bkt/data/*.csv",
+			[]string{"connection refused: nothing listens at the store's endpoint"}},
+		{"refused, one object", closed, "http", "s3://bkt/data/a.csv",
+			[]string{"connection refused: nothing listens at the store's endpoint"}},
+		{"silent, no response headers, one object", silentStore, "http", "s3://bkt/data/a.csv",
+			[]string{"answered nothing: no response within 300ms (--store-timeout)", "timeout awaiting response headers"}},
+		{"silent, no response headers, listing", silentStore, "http", "s3://bkt/data/*.csv",
+			[]string{"answered nothing: no response within 300ms (--store-timeout)"}},
+		{"silent, no TLS handshake", silentStore, "https", "s3://bkt/data/a.csv",
+			[]string{"answered nothing: no TLS handshake within 200ms (--store-connect-timeout)", "TLS handshake timeout"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.fast {
-				fastRetries(t)
-			}
-			s3Env(t, tc.endpoint(t))
+			addr, accepted := tc.store(t)
+			s3Env(t, tc.scheme+"://"+addr)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			start := time.Now()
-			_, err := ExpandObjectsConfig(ctx, []string{tc.item}, nil, Config{ConnectTimeout: 200 * time.Millisecond})
+			_, err := ExpandObjectsConfig(ctx, []string{tc.item}, nil, cfg)
 			took := time.Since(start)
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.item) {
-				t.Errorf("error %q does not name %s and say %q", err, tc.item, tc.want)
+			for _, w := range append(tc.want, tc.item, addr) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
 			}
-			if took > tc.within {
-				t.Errorf("gave up after %v, want within %v", took, tc.within)
+			if max(cfg.Timeout, cfg.ConnectTimeout)+time.Second < took {
+				t.Errorf("gave up after %v: retried", took)
+			}
+			if accepted != nil && accepted() != 1 {
+				t.Errorf("the store saw %d connections, want the one: retried", accepted())
+			}
+		})
+	}
+}
+
+// TestS3StallAfterAnswer: a store that answered the listing and then
+// stalls a read (no headers, or no byte of the body) is live: the read
+// is made again from the byte reached, as before, and gives up only when
+// the reader's retries run out, naming the stall.
+func TestS3StallAfterAnswer(t *testing.T) {
+	fastRetries(t)
+	f := newFakeS3(t)
+	f.bucket("bkt")
+	data := payload(9, 300000)
+	f.put("bkt", "s.csv", data)
+	const stall = 200 * time.Millisecond
+	objs, err := ExpandObjectsConfig(context.Background(), []string{"s3://bkt/s.csv"}, nil, Config{Timeout: stall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		stalls []int64
+		ranges int    // GETs made, the stalled ones included
+		err    string // "": the whole object read
+	}{
+		{"no headers", []int64{0}, 2, ""},
+		{"body stops", []int64{70000}, 2, ""},
+		{"both, in turn", []int64{70000, 0, 100000}, 4, ""},
+		{"silent ever after", slices.Repeat([]int64{0}, retryTries), retryTries, "gave up at byte 0 after 8 attempts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f.mu.Lock()
+			f.stalls = tc.stalls
+			f.mu.Unlock()
+			before := len(f.ranges("/bkt/s.csv"))
+			got, err := readRange(objs[0], 0, -1)
+			switch {
+			case tc.err == "" && (err != nil || !bytes.Equal(got, data)):
+				t.Fatalf("%d bytes read (%v), want the %d exact", len(got), err, len(data))
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "no byte received")):
+				t.Fatalf("err %v, want %q naming the stall", err, tc.err)
+			}
+			if n := len(f.ranges("/bkt/s.csv")) - before; n != tc.ranges {
+				t.Errorf("%d GETs, want %d", n, tc.ranges)
 			}
 		})
 	}

@@ -80,10 +80,30 @@ type Config struct {
 	// ConnectTimeout bounds each connection to a store: the dial and
 	// the TLS handshake (S3). Zero is DefaultConfig's.
 	ConnectTimeout time.Duration
+	// Timeout is the longest any request to a store waits for a byte:
+	// its response's headers, or the next byte of a body being read.
+	// A request that waits it out is made again from the byte reached,
+	// unless the store has answered nothing yet: then it fails at once.
+	// Zero is DefaultConfig's.
+	Timeout time.Duration
 }
 
 // DefaultConfig is the Config ExpandObjects uses.
-func DefaultConfig() Config { return Config{ConnectTimeout: 10 * time.Second} }
+func DefaultConfig() Config {
+	return Config{ConnectTimeout: 10 * time.Second, Timeout: time.Minute}
+}
+
+// orDefault is c with DefaultConfig's bounds where c has none.
+func (c Config) orDefault() Config {
+	d := DefaultConfig()
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = d.ConnectTimeout
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = d.Timeout
+	}
+	return c
+}
 
 // ExpandObjects is ExpandObjectsConfig with DefaultConfig.
 func ExpandObjects(ctx context.Context, specs []string, stdin io.Reader) ([]Object, error) {
@@ -101,10 +121,7 @@ func ExpandObjectsConfig(ctx context.Context, specs []string, stdin io.Reader, c
 	var out []Object
 	var errs []error
 	usedStdin := false
-	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = DefaultConfig().ConnectTimeout
-	}
-	bs := &buckets{opened: map[string]bucket{}, cfg: cfg}
+	bs := &buckets{opened: map[string]bucket{}, cfg: cfg.orDefault()}
 	local := func(specs []string) {
 		for _, s := range specs {
 			for _, it := range splitSpec(s) {
