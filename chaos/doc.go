@@ -9,6 +9,10 @@
 // rows_read), then reads the table back and compares it with the input,
 // row by row.
 //
+// hostile_test.go is the hostile-input suite: names that look like
+// cqlload's own, an endless input, and listeners that accept and never
+// answer (see its comment for the other classes' process tests).
+//
 // Fault times and positions are drawn from a seed that each test logs;
 // go test ./chaos/ -args -chaos.seed=N replays a run.
 //

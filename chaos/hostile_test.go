@@ -24,6 +24,15 @@ import (
 // with its reason, memory and the bytes written stay within stated
 // bounds, no secret reaches any output, and every wait ends within its
 // timeout plus 2 s.
+//
+// Here: names that look like bind names or differ only in case, /dev/zero
+// as input, and silent listeners (a CQL port, a TLS port, an object
+// store). The other classes' process tests are cmd/cqlload's, beside the
+// helpers they share: TestLineOfDelimiters and TestEndlessRecord (memory
+// and disk), TestPlantedLinksProcess (side files), TestSecretsNeverWritten
+// (secrets in URLs and on the command line), TestNoControlBytesFromNames
+// (escape sequences in names), TestWholeFilesBounded (files read whole),
+// TestManyHeadersFewDescriptors and TestTypoHeaderReasonOnTerminal.
 
 // treeBytes is the size of the regular files under dir.
 func treeBytes(dir string) int64 {
@@ -65,61 +74,6 @@ func goodRows(first, n int) []byte {
 		fmt.Fprintf(&b, "%d,v%d\n", i, i)
 	}
 	return b.Bytes()
-}
-
-// wantRows is what the table must hold of goodRows(first, n).
-func wantRows(into map[int]string, first, n int) {
-	for i := first; i < first+n; i++ {
-		into[i] = fmt.Sprintf("v%d", i)
-	}
-}
-
-// exactly checks that ks.table holds the rows of want and nothing else.
-func exactly(t *testing.T, sim *proctest.Sim, table string, want map[int]string) {
-	t.Helper()
-	got := readTable(t, sim.Session(t), table)
-	var diffs []string
-	for k, v := range want {
-		if g, ok := got[k]; !ok || g != v {
-			diffs = append(diffs, fmt.Sprintf("k=%d: %q (held %v), want %q", k, g, ok, v))
-		}
-	}
-	for k, v := range got {
-		if _, ok := want[k]; !ok {
-			diffs = append(diffs, fmt.Sprintf("k=%d: %q is not a good row of the input", k, v))
-		}
-	}
-	if len(diffs) > 0 {
-		if len(diffs) > 10 {
-			diffs = append(diffs[:10], "…")
-		}
-		t.Errorf("ks.%s (%d rows) differs from the input's %d good rows:\n%s", table, len(got), len(want), strings.Join(diffs, "\n"))
-	}
-}
-
-// rejectedWith checks that the error log has one line for line n, and
-// that its reason holds each of reasons.
-func rejectedWith(t *testing.T, l *load, n int64, reasons ...string) {
-	t.Helper()
-	log, err := os.ReadFile(l.errFile + ".log")
-	if err != nil {
-		t.Fatalf("error log: %v\n%s", err, l.output())
-	}
-	var line string
-	for _, s := range strings.Split(string(log), "\n") {
-		if m := logLine.FindStringSubmatch(s); m != nil && m[2] == fmt.Sprint(n) {
-			line = s
-		}
-	}
-	if line == "" {
-		t.Errorf("the error log has no line for input line %d:\n%.2000s", n, log)
-		return
-	}
-	for _, r := range reasons {
-		if !strings.Contains(line, r) {
-			t.Errorf("the error log's line for input line %d does not say %q: %q", n, r, line)
-		}
-	}
 }
 
 // TestHostileEndlessInput: /dev/zero as input, one record without end,
@@ -216,109 +170,6 @@ CREATE TABLE ks.names (k int PRIMARY KEY, "[timestamp]" text, "[ttl]" int, t tup
 	if seen != rows {
 		t.Errorf("the table holds %d rows, want %d", seen, rows)
 	}
-}
-
-// TestHostilePlantedLinks: links planted at the paths of the run's side
-// files (temporary files, lock files) point at files the run must never
-// write; a run that rejects rows, writes a summary and a checkpoint
-// leaves them as they were.
-func TestHostilePlantedLinks(t *testing.T) {
-	sim := proctest.StartSim(t, schema(1, "links"), "--nodes", "1")
-	dir := t.TempDir()
-	in := append(goodRows(0, 50), "oops,x\n"...)
-	in = append(in, goodRows(50, 50)...)
-	path := filepath.Join(dir, "rows.csv")
-	if err := os.WriteFile(path, in, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	summary := filepath.Join(out, "summary.json")
-	errFile := filepath.Join(out, "rejected.err")
-	checkpoint := filepath.Join(out, "run.ckpt")
-	// One target a link, so that no two outputs are one file.
-	victims := t.TempDir()
-	const precious = "not yours to write\n"
-	var planted []string
-	for i, p := range []string{summary + ".tmp", errFile + ".lock", errFile + ".log.lock", checkpoint + ".tmp", checkpoint + ".lock"} {
-		v := filepath.Join(victims, fmt.Sprint(i))
-		if err := os.WriteFile(v, []byte(precious), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(v, p); err != nil {
-			t.Fatal(err)
-		}
-		planted = append(planted, v)
-	}
-	l := startLoad(t, sim, "links", "--summary-json", summary, "--err-file", errFile, "--resume", checkpoint, path)
-	l.summaryPath, l.errFile = summary, errFile
-	l.wait(t, loadTimeout)
-	s := l.summary(t)
-	if l.exit != 1 || s.RowsWritten != 100 || s.rejected() != 1 {
-		t.Errorf("want exit 1, 100 written, 1 rejected; got exit %d, %v\n%s", l.exit, s, l.output())
-	}
-	rejectedWith(t, l, 51, "oops")
-	for _, v := range planted {
-		if b, err := os.ReadFile(v); err != nil || string(b) != precious {
-			t.Errorf("a planted link's target holds %q (%v), want %q", b, err, precious)
-		}
-	}
-	want := map[int]string{}
-	wantRows(want, 0, 100)
-	exactly(t, sim, "links", want)
-}
-
-// TestHostileSecrets: credentials in an object store's endpoint and the
-// cluster's password never reach any output of a run that fails.
-func TestHostileSecrets(t *testing.T) {
-	const (
-		s3Secret  = "S3cretInTheURL"
-		cqlSecret = "CqlPassw0rdGiven"
-	)
-	sim := proctest.StartSim(t, schema(1, "sec"), "--nodes", "1", "--auth", "cassandra:"+cqlSecret)
-	closed := closedPort(t)
-	dir := t.TempDir()
-	local := filepath.Join(dir, "rows.csv")
-	if err := os.WriteFile(local, append(goodRows(0, 10), "bad,row\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	url := "s3://bucket/rows.csv?region=us-east-1&endpoint=http://AKIA:" + s3Secret + "@" + closed
-	l := startLoad(t, sim, "sec", "-u", "cassandra", "-p", cqlSecret, "--resume", filepath.Join(dir, "run.ckpt"), local, url)
-	l.wait(t, loadTimeout)
-	if l.exit == 0 {
-		t.Errorf("a run with an unreachable object store exited 0\n%s", l.output())
-	}
-	outputs := map[string][]byte{"stdout": l.stdout.Bytes(), "stderr": l.stderr.Bytes()}
-	for _, d := range []string{dir, filepath.Dir(l.errFile)} {
-		_ = filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
-			if err == nil && de.Type().IsRegular() && p != local {
-				b, _ := os.ReadFile(p)
-				outputs[p] = b
-			}
-			return nil
-		})
-	}
-	for name, b := range outputs {
-		for _, secret := range []string{s3Secret, cqlSecret} {
-			if bytes.Contains(b, []byte(secret)) {
-				t.Errorf("%s holds the secret %q:\n%.2000s", name, secret, b)
-			}
-		}
-	}
-	if !strings.Contains(l.stderr.String(), "password on the command line") {
-		t.Errorf("no warning for -p on the command line:\n%s", l.output())
-	}
-}
-
-// closedPort is host:port of a TCP port nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
 
 // silentListener accepts connections and never writes to them; it is
