@@ -2,8 +2,8 @@
 GO       ?= go
 BIN      := bin
 PKGS     := ./...
-# TAGS=gcs,azure adds the gs:// and azblob:// drivers (see README, Inputs
-# in object storage); the default build reads s3:// and file://.
+# TAGS=gcs,azure adds the gs:// and azblob:// drivers (see docs/storage-and-splitting.md,
+# Inputs in object storage); the default build reads s3:// and file://.
 TAGS     ?=
 FUZZTIME ?= 10s
 # 0: cqlsim picks a free port, so the demo runs beside anything else.
@@ -57,7 +57,7 @@ bench: build
 # The CPU profile cqlload is built with (cmd/cqlload/default.pgo: the go
 # command applies profile-guided optimisation to every build of the
 # cqlload binary): the loader on make bench's datasets, twice, merged.
-# Run it again after changes to the hot path (README, Where the time goes).
+# Run it again after changes to the hot path (docs/benchmarks.md, Where the time goes).
 PGO_RUNS := 1 2
 pgo: build
 	rm -rf $(BIN)/pgo

@@ -243,8 +243,8 @@ func splitProcs(cores, n int) int { return max(1, cores/n) }
 // of a narrow-row load's CPU. The split-finding target is therefore the
 // planned run's, where one process writes the plan in one pass (its CPU
 // counted in the total) and each split checks its starts against it:
-// the way to run splits of large uncompressed files (README, Split
-// plans; deploy/kubernetes/cqlload-plan.yaml).
+// the way to run splits of large uncompressed files (docs/storage-and-splitting.md,
+// Split plans; deploy/kubernetes/cqlload-plan.yaml).
 const unplannedFinding = "each split reads the prefix before its range, (N−1)/N of the file for the last; the target is the planned run's"
 
 // splitTargets are issue 15's goals: the CPU per row of 4 processes

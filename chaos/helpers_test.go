@@ -106,7 +106,7 @@ func writeRows(t *testing.T, dir, name string, n int, r *rand.Rand) dataset {
 }
 
 // summary is cqlload's --summary-json. The names of its JSON keys, as
-// the README documents them, are checked by cmd/cqlload's tests.
+// docs/usage.md documents them, are checked by cmd/cqlload's tests.
 type summary struct{ loader.Summary }
 
 func (s summary) rejected() int64 { return s.RowsFailedParse + s.RowsFailedInsert }

@@ -13,7 +13,7 @@ import (
 	"github.com/cqlload/cqlload/split"
 )
 
-// Section groups options in --help and in the README's options table.
+// Section groups options in --help and in docs/options.md's options table.
 type Section int
 
 // The sections, in the order --help shows them.
@@ -52,7 +52,7 @@ func Sections() []Section {
 // statement's WITH clause and in CONFIGFILE or cqlshrc [copy] sections,
 // its flag, the kind of value it takes, its default, its help and how it
 // differs from cqlsh COPY FROM. OptionTable lists the loader's options;
-// SetOption, the command line's flags, --help and the README's options
+// SetOption, the command line's flags, --help and docs/options.md's options
 // table are all read from it, so an option cannot mean one thing in a
 // WITH clause and another as a flag.
 //
@@ -75,9 +75,9 @@ type Option struct {
 	// a cqlload extension (also accepted in WITH when Name is set).
 	Cqlsh bool
 	// Differs says how cqlload's option differs from cqlsh's; "" when it
-	// behaves the same. The README's table shows it.
+	// behaves the same. docs/options.md's table shows it.
 	Differs string
-	// Documented is the default as the README shows it, when the value
+	// Documented is the default as docs/options.md shows it, when the value
 	// itself would mislead there (it depends on the machine or the table).
 	Documented string
 	// Example is a command line showing the option in use; --help prints
@@ -682,7 +682,7 @@ func optionTable() []Option {
 		with(Option{Name: "RESUME", Flag: "resume", Value: "path", Section: SectionErrors,
 			Help:       "checkpoint file: records how far the run got; if it exists, what it says is done is skipped",
 			Documented: "none",
-			Differs:    "cqlload extension: exact resume after any stop, `kill -9` included (see *Resuming a stopped run*)"},
+			Differs:    "cqlload extension: exact resume after any stop, `kill -9` included (see *Resuming a stopped run* in docs/failures.md)"},
 			pathOpt(func(o *Options) *string { return &o.Resume })),
 
 		// Output.

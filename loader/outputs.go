@@ -223,7 +223,7 @@ func (e *OutputKindError) Error() string {
 
 // settleErrFile moves a default ERRFILE out of the inputs' way: loading a
 // fixed error file again with the same command (import_ks_t.err, which
-// the README promises works) takes the default error file for an input.
+// docs/failures.md promises works) takes the default error file for an input.
 // The run's error files then go to import_ks_t.retry.err (retry2, …: the
 // first name no input takes), a name that depends only on the inputs, so
 // a resumed run picks the same. A given ERRFILE is left for checkOutputs

@@ -65,7 +65,7 @@ func TestCheckOutputs(t *testing.T) {
 }
 
 // TestReloadErrorFile: the fixed error file loads again with the same
-// command, as the README promises, though with the default ERRFILE it is
+// command, as docs/failures.md promises, though with the default ERRFILE it is
 // the run's own error file: the run's rejected rows go to
 // import_ks_t.retry.err, and the input is left as it was. A given
 // ERRFILE that is the input is still refused.

@@ -14,5 +14,5 @@ func openGocloud(_ context.Context, u *url.URL, _ Config) (bucket, error) {
 	if tag == "" {
 		return nil, fmt.Errorf("no store for %s:// URLs", u.Scheme)
 	}
-	return nil, fmt.Errorf("%s:// is not in this build of cqlload: build it with -tags %s (see the README)", u.Scheme, tag)
+	return nil, fmt.Errorf("%s:// is not in this build of cqlload: build it with -tags %s (see docs/storage-and-splitting.md)", u.Scheme, tag)
 }

@@ -169,7 +169,7 @@ func (v *optValue) String() string     { return v.s }
 func (v *optValue) Set(s string) error { v.s = s; return nil }
 func (v *optValue) Type() string       { return v.kind }
 
-// documented is one flag as --help and the README show it.
+// documented is one flag as --help and docs/options.md show it.
 type documented struct {
 	loader.Option
 	flag *pflag.Flag
@@ -299,14 +299,14 @@ func printHelp(w io.Writer, docs []documented) {
 	}
 }
 
-// optionsTable renders the README's options table: a table per section,
+// optionsTable renders docs/options.md's options table: a table per section,
 // each flag with its COPY name, default, meaning and difference from
 // cqlsh.
 func optionsTable(docs []documented) string {
 	var b strings.Builder
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	for _, s := range loader.Sections() {
-		fmt.Fprintf(&b, "\n#### %s\n\n| option | flag | default | meaning | difference from cqlsh |\n|---|---|---|---|---|\n", s)
+		fmt.Fprintf(&b, "\n## %s\n\n| option | flag | default | meaning | difference from cqlsh |\n|---|---|---|---|---|\n", s)
 		for _, d := range docs {
 			if d.Section != s {
 				continue

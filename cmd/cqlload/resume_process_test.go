@@ -454,8 +454,8 @@ func (l *stopLoop) checkInterrupted(t *testing.T, n int, at stopAt, res runResul
 // ---------------------------------------------------------------------
 // What a run leaves: summary, checkpoint, error files.
 
-// summary is the --summary-json a run wrote (its keys are checked
-// against the README by TestExitStatuses).
+// summary is the --summary-json a run wrote (its keys, as docs/usage.md
+// documents them, are checked by TestExitStatuses).
 type summary struct{ loader.Summary }
 
 func (s summary) rejected() int64 {
@@ -1271,7 +1271,7 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 // ---------------------------------------------------------------------
 // 4: the nightly job.
 
-// TestResumeNightly runs the README's nightly command: a completed run,
+// TestResumeNightly runs docs/failures.md's nightly command: a completed run,
 // then new content under the same path and size is loaded, the same
 // content again is not, and a stream cannot be resumed.
 func TestResumeNightly(t *testing.T) {

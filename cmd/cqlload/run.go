@@ -547,7 +547,7 @@ func buildVersion() versionInfo {
 	return v
 }
 
-// exitStatus is what a scheduler learns from the run (see the README).
+// exitStatus is what a scheduler learns from the run (see the README's exit status table).
 func exitStatus(sum loader.Summary, runErr error) int {
 	var ae *loader.AbortError
 	var re *loader.ResumeError

@@ -458,7 +458,7 @@ func TestLoaderJob(t *testing.T) {
 		})
 	}
 
-	// cqlload's exit statuses (README, Output and exit status) and what the
+	// cqlload's exit statuses (README, Exit status) and what the
 	// Job is to do with each.
 	t.Run("exit statuses", func(t *testing.T) {
 		for _, tc := range []struct {
