@@ -149,3 +149,79 @@ func headingAnchors(page string) map[string]bool {
 	}
 	return anchors
 }
+
+// TestDocsGenerated fails when the manual page or a completion script
+// under docs/ is not what `cqlload --generate` prints (run it with
+// -update-docs to rewrite them), and checks that --generate all writes
+// the same files.
+func TestDocsGenerated(t *testing.T) {
+	for _, g := range generated {
+		path := filepath.Join("../../docs", filepath.FromSlash(g.path))
+		code, want, stderr := runCLI(t, "", "--generate", g.kind)
+		if code != exitOK {
+			t.Fatalf("--generate %s: exit %d: %s", g.kind, code, stderr)
+		}
+		got, err := os.ReadFile(path)
+		if err == nil && string(got) == want {
+			continue
+		}
+		if *updateDocs {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("docs/%s is out of date: run go test ./cmd/cqlload -run TestDocsGenerated -update-docs (or cqlload --generate all docs)", g.path)
+	}
+
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "", "--generate", "all", dir); code != exitOK {
+		t.Fatalf("--generate all: exit %d: %s", code, stderr)
+	}
+	for _, g := range generated {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(g.path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := generatedText(g.kind); string(got) != want {
+			t.Errorf("--generate all wrote another %s than --generate %s prints", g.path, g.kind)
+		}
+	}
+	for _, args := range [][]string{{"--generate"}, {"--generate", "html"}, {"--generate", "all"}} {
+		if code, _, _ := runCLI(t, "", args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
+
+// TestDocsExitStatuses: the README's exit status table and the manual
+// page list the statuses run returns, each once.
+func TestDocsExitStatuses(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table []string
+	row := regexp.MustCompile(`^\| (\d+) \|`)
+	for _, l := range strings.Split(string(b), "\n") {
+		if m := row.FindStringSubmatch(l); m != nil {
+			table = append(table, m[1])
+		}
+	}
+	var want, man []string
+	for _, code := range []int{exitOK, exitRejected, exitAborted, exitFatal, exitInterrupted, exitUsage} {
+		want = append(want, fmt.Sprint(code))
+	}
+	for _, e := range exitStatuses {
+		man = append(man, fmt.Sprint(e.code))
+	}
+	if strings.Join(table, " ") != strings.Join(want, " ") {
+		t.Errorf("README's exit status table lists %v, want %v", table, want)
+	}
+	if strings.Join(man, " ") != strings.Join(want, " ") {
+		t.Errorf("the manual page lists exit statuses %v, want %v", man, want)
+	}
+}

@@ -68,6 +68,9 @@ func cliFlags() []cliFlag {
 	opt := func(flag, short string, section loader.Section, help string) loader.Option {
 		return loader.Option{Flag: flag, Short: short, Section: section, Help: help}
 	}
+	// path marks a flag that names a file: the shell completions offer
+	// file names for it.
+	path := func(o loader.Option) loader.Option { o.Value = "path"; return o }
 	return []cliFlag{
 		{loader.Option{Flag: "hosts", Section: conn, Documented: "`127.0.0.1`",
 			Help: "comma-separated contact points, host or host:port (default 127.0.0.1; or HOST before the files)"},
@@ -80,15 +83,15 @@ func cliFlags() []cliFlag {
 			strFlag(func(c *cli) *string { return &c.username })},
 		{opt("password", "p", conn, "password (better: CQLLOAD_PASSWORD or --password-file; on the command line it gets cqlsh's warning)"),
 			strFlag(func(c *cli) *string { return &c.password })},
-		{opt("password-file", "", conn, "read the password from this file's first line (a warning if other users may read it)"),
+		{path(opt("password-file", "", conn, "read the password from this file's first line (a warning if other users may read it)")),
 			strFlag(func(c *cli) *string { return &c.passwordFile })},
 		{opt("insecure-password-without-warning", "", conn, "no warning for a password given with -p, as cqlsh's flag"),
 			boolFlag(func(c *cli) *bool { return &c.insecurePassword })},
 		{opt("ssl", "", conn, "connect with TLS"), boolFlag(func(c *cli) *bool { return &c.ssl })},
-		{opt("ssl-ca", "", conn, "CA certificate file (PEM) to verify the nodes"),
+		{path(opt("ssl-ca", "", conn, "CA certificate file (PEM) to verify the nodes")),
 			strFlag(func(c *cli) *string { return &c.sslCA })},
-		{opt("ssl-cert", "", conn, "client certificate file (PEM)"), strFlag(func(c *cli) *string { return &c.sslCert })},
-		{opt("ssl-key", "", conn, "client key file (PEM)"), strFlag(func(c *cli) *string { return &c.sslKey })},
+		{path(opt("ssl-cert", "", conn, "client certificate file (PEM)")), strFlag(func(c *cli) *string { return &c.sslCert })},
+		{path(opt("ssl-key", "", conn, "client key file (PEM)")), strFlag(func(c *cli) *string { return &c.sslKey })},
 		{opt("ssl-no-verify", "", conn, "do not verify node certificates"), boolFlag(func(c *cli) *bool { return &c.sslNoVerify })},
 		{loader.Option{Flag: "ssl-server-name", Section: conn,
 			Help:       "check every node's certificate against this name, and send it as the TLS server name",
@@ -104,13 +107,13 @@ func cliFlags() []cliFlag {
 				fs.DurationVarP(&c.requestTimeout, name, short, o.RequestTimeout, usage)
 			}},
 		{opt("dc", "", conn, "local data center: coordinators are chosen there"), strFlag(func(c *cli) *string { return &c.dc })},
-		{loader.Option{Flag: "cqlshrc", Section: conn,
+		{loader.Option{Flag: "cqlshrc", Value: "path", Section: conn,
 			Help:       "cqlsh's configuration file: [connection], [authentication], [ssl] and [copy] sections; flags win",
 			Documented: "`~/.cassandra/cqlshrc`, when it exists",
 			Example:    "cqlload 10.0.0.5 9142 -u loader --ssl --ssl-ca ca.pem --table ks.t data.csv"},
 			strFlag(func(c *cli) *string { return &c.cqlshrc })},
 
-		{loader.Option{Flag: "credentials", Section: conn,
+		{loader.Option{Flag: "credentials", Value: "path", Section: conn,
 			Help:       "cqlsh's credentials file: username and password under [PlainTextAuthProvider]; flags win, and it wins over the cqlshrc",
 			Documented: "`~/.cassandra/credentials` (or the cqlshrc's `[authentication] credentials`), when it exists"},
 			strFlag(func(c *cli) *string { return &c.credentials })},
@@ -118,7 +121,7 @@ func cliFlags() []cliFlag {
 		{loader.Option{Flag: "execute", Short: "e", Section: in, Help: "a cqlsh COPY ... FROM statement",
 			Example: `cqlload -e "COPY ks.t (id, name) FROM 'data/*.csv.gz' WITH HEADER = true"`},
 			strFlag(func(c *cli) *string { return &c.execute })},
-		{loader.Option{Flag: "file", Short: "f", Section: in, Help: "read the COPY statement (after any USE ks;) from this file, as cqlsh -f runs a script",
+		{loader.Option{Flag: "file", Short: "f", Value: "path", Section: in, Help: "read the COPY statement (after any USE ks;) from this file, as cqlsh -f runs a script",
 			Example: `cqlload -f import.cql`},
 			strFlag(func(c *cli) *string { return &c.file })},
 		{opt("table", "", in, `the table to load, as keyspace.table, named as in CQL: "MyKs"."MyTable" for names with capitals (the files follow the flags)`),
@@ -143,9 +146,9 @@ func cliFlags() []cliFlag {
 			Differs: "cqlload extension: one pass over each cut file instead of one per split"},
 			strFlag(func(c *cli) *string { return &c.writeSplitPlan })},
 
-		{opt("summary-json", "", out, "write the summary as JSON to this file (- for standard output, which then holds only the JSON)"),
+		{path(opt("summary-json", "", out, "write the summary as JSON to this file (- for standard output, which then holds only the JSON)")),
 			strFlag(func(c *cli) *string { return &c.summaryJSON })},
-		{loader.Option{Flag: "progress", Section: out, Help: "progress display: auto (a bar on a terminal, else log lines), bar, log, none"},
+		{loader.Option{Flag: "progress", Value: "auto|bar|log|none", Section: out, Help: "progress display: auto (a bar on a terminal, else log lines), bar, log, none"},
 			func(fs *pflag.FlagSet, c *cli, _ *loader.Options, name, short, usage string) {
 				fs.StringVarP(&c.progress, name, short, "auto", usage)
 			}},

@@ -45,6 +45,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "summarize" {
 		return summarize(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "--generate" { // hidden: the manual page and completions
+		return generateDocs(args[1:], stdout, stderr)
+	}
 	// Everything printed passes through one redactor: a URL's password
 	// (an input's endpoint=http://user:PASS@host) anywhere, and the
 	// run's password once it is known.
