@@ -202,14 +202,11 @@ func (rs *RecordStarts) Searched() int64 { return rs.fs.searched }
 // The costly part of a search in a file with few quotes is the scan of
 // its prefix for the last quote (see statesAt). It reads the prefix
 // boundaryScanBuffer bytes at a time, each read copied out of the page
-// cache into a buffer that stays in the core's cache for the scan: 86-95
-// ms of CPU per GB on an AMD EPYC VM, against 100-113 a MiB at a time,
-// 154-181 four MiB at a time, and 420-520 scanning it in place through
-// memory maps (of 16 or 64 MiB, the whole file, with MAP_POPULATE or
-// MADV_SEQUENTIAL alike: on that machine setting up the pages cost four
-// times the scan). Maps measured 104-163 against 150-170 for 1 MiB reads
-// on an Intel Xeon; reads that fit the cache are the choice that holds
-// on both, and a file cut short is a short read, not a SIGBUS.
+// cache into a buffer that stays in the core's cache for the scan. That
+// cost less CPU than larger reads and than memory maps (whose page
+// set-up can cost more than the scan) on the machines measured (see
+// docs/benchmarks.md), and a file cut short is a short read, not a
+// SIGBUS.
 // A file that can be streamed (the loader streams every input, local or
 // in storage) is scanned through streams of doubling blocks (see
 // RecordStarts.OpenRange); other readers through ReadAt.

@@ -38,9 +38,9 @@ import (
 // rows, until its last row has an outcome, and a few are in use at once.
 // Without a cap 5,000 rows of 1 KB made 5 MB chunks. 256 KiB still lets
 // narrow rows group by replica set into full batches and 48-byte rows
-// fill CHUNKSIZE; against 512 KiB it cut peak RSS from 58 to 47 MiB on
-// narrow rows and from 56 to 52 on 1 KB rows, where batches have 13.9
-// rows instead of 14.4. The benchmark's ceiling cuts chunks by it too.
+// fill CHUNKSIZE, and holds less memory than 512 KiB for batches barely
+// smaller (the figures are in docs/benchmarks.md). The benchmark's
+// ceiling cuts chunks by it too.
 const MaxChunkBytes = 256 << 10
 
 // AbortError says why a run stopped before loading all its input.
@@ -359,9 +359,8 @@ func (l *Loader) Run(ctx context.Context) (Summary, error) {
 	// A short queue in front of the dispatcher is enough to keep the
 	// senders busy: the dispatcher's own queues hold the backlog, and a
 	// worker adds a whole chunk's batches at a time. Each queued batch
-	// pins its chunk's input block and slabs: at MaxInFlight/4 (32) this
-	// queue kept 1.5-2.5 MiB more of RSS on 1 KB rows than at /16 (8),
-	// for the same rows/s and CPU.
+	// pins its chunk's input block and slabs: a longer queue kept more
+	// RSS on 1 KB rows for the same rows/s and CPU (docs/benchmarks.md).
 	batches := make(chan *batch, max(l.opts.MaxInFlight/16, 1))
 	ready := make(chan *batch)
 	var g errgroup.Group

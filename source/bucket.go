@@ -21,9 +21,9 @@ import (
 //
 // S3 is not reached through gocloud.dev/blob in the default build,
 // although it would serve S3 and file:// alike: its core imports gRPC and
-// OpenTelemetry, whose initialisation and globals made every load pay
-// about 5 MiB of peak RSS (the narrow benchmark: 46.4 → 40.7 MiB) and the
-// binary 15 MB, S3 or not.
+// OpenTelemetry, whose initialisation and globals every load would pay
+// for in peak RSS and binary size, S3 or not (the figures are in
+// docs/benchmarks.md).
 type bucket interface {
 	// list returns the objects whose keys start with prefix, in any
 	// order; unless recursive, not those with a '/' after the prefix.

@@ -581,10 +581,9 @@ func exitStatus(sum loader.Summary, runErr error) int {
 
 // softMemoryLimit is 44 MiB for the driver, buffers and the collector's
 // slack, plus 4 MiB per worker (a chunk, its converted slabs and batches).
-// The live heap of a default load is about 20 MiB. At 44 MiB in all the
-// collector ran 130 times per million 1 KB rows, 15% of the CPU; with
-// arenas sized to need (see loader's slabs) 48 MiB takes that to about
-// 50 runs for a peak RSS of 57 MiB, where 52 MiB would reach 63 MiB.
+// The live heap of a default load is about 20 MiB. Less headroom makes
+// the collector run often on 1 KB rows; more adds peak RSS and saves
+// little of its CPU (the figures are in docs/benchmarks.md).
 func softMemoryLimit(o loader.Options) int64 {
 	return int64(44+4*o.Workers) << 20
 }
