@@ -53,9 +53,15 @@ func TestStoppedProcess(t *testing.T) {
 			// flight when the process stops.
 			sim := startSimProc(t, "--latency", "20ms-40ms")
 			sum := filepath.Join(dir, "summary.json")
+			// The stop outlasts the request timeout and the retry
+			// window. After it, an attempt in flight has what was left
+			// of its timeout to be answered; 3 s leaves room for a
+			// machine busy with other tests (with 2 s, one counter batch
+			// of a CI run under such load waited longer and was
+			// reported unknown, as a timed-out counter update must be).
 			cmd := sim.Cmd(context.Background(), t, "--progress", "none", "--table", tc.table,
 				"--err-file", filepath.Join(dir, "err.csv"), "--summary-json", sum,
-				"--request-timeout", "2s", "--retry-window", "2s", "--ingest-rate", fmt.Sprint(tc.rate), file)
+				"--request-timeout", "3s", "--retry-window", "3s", "--ingest-rate", fmt.Sprint(tc.rate), file)
 			var out bytes.Buffer
 			done := startWriting(t, sim, cmd, &out, rows/10)
 			if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
