@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlload/cqlload/internal/nettest"
 	"github.com/cqlload/cqlload/internal/proctest"
 )
 
@@ -172,37 +173,6 @@ CREATE TABLE ks.names (k int PRIMARY KEY, "[timestamp]" text, "[ttl]" int, t tup
 	}
 }
 
-// silentListener accepts connections and never writes to them; it is
-// closed when the test ends.
-func silentListener(t *testing.T) (host, port string) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c) // held open, never answered
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	host, port, _ = net.SplitHostPort(ln.Addr().String())
-	return host, port
-}
-
 // TestHostileSilentListeners: a port that accepts connections and never
 // answers (a CQL port, a TLS port, an object store) ends the run with
 // exit 3 within its timeout plus 2 s, naming what it waited for.
@@ -214,8 +184,10 @@ func TestHostileSilentListeners(t *testing.T) {
 	if err := os.WriteFile(rows, goodRows(0, 10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	host, port := silentListener(t)
-	sh, sp := silentListener(t)
+	addr, _ := nettest.Silent(t, nil)
+	host, port, _ := net.SplitHostPort(addr)
+	storeAddr, _ := nettest.Silent(t, nil)
+	sh, sp, _ := net.SplitHostPort(storeAddr)
 	// The object store's wait is the one left when the cluster answers.
 	sim := proctest.StartSim(t, schema(1, "t"), "--nodes", "1")
 	simHost, simPort, _ := net.SplitHostPort(sim.Hosts[0])

@@ -1,15 +1,10 @@
 package loader
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"io"
-	"math/big"
 	"net"
 	"strconv"
 	"strings"
@@ -19,40 +14,9 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlload/cqlload/cqlsim"
+	"github.com/cqlload/cqlload/internal/nettest"
 	"github.com/cqlload/cqlload/schema"
 )
-
-// testCert is a self-signed certificate for 127.0.0.1 and 127.0.0.2 and a
-// pool that trusts it.
-func testCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "cqlsim"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(127, 0, 0, 2)},
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(leaf)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
-}
 
 // freePort is a port nothing listens on, on both node addresses.
 func freePort(t *testing.T) int {
@@ -71,7 +35,7 @@ func freePort(t *testing.T) int {
 // timeout, against real in-process clusters.
 func TestConnectErrors(t *testing.T) {
 	const timeout = 3 * time.Second
-	cert, pool := testCert(t)
+	cert, pool := nettest.Cert(t, "127.0.0.1", "127.0.0.2")
 	serverTLS := func(c *cqlsim.Config) {
 		c.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
@@ -259,7 +223,7 @@ func TestConnectProbe(t *testing.T) {
 // authentication included, and that the session keeps the keyspace (the
 // token-aware policy computes replicas only for the session's keyspace).
 func TestConnectWorks(t *testing.T) {
-	cert, pool := testCert(t)
+	cert, pool := nettest.Cert(t, "127.0.0.1", "127.0.0.2")
 	for _, tc := range []struct {
 		name    string
 		cluster func(*cqlsim.Config)

@@ -2,71 +2,18 @@ package loader
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/binary"
 	"io"
-	"math/big"
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cqlload/cqlload/cqlsim"
+	"github.com/cqlload/cqlload/internal/nettest"
 )
-
-// silentServer accepts connections on 127.0.0.1 and hands each to serve,
-// which may answer some of what it reads and then say nothing more. The
-// connections are held open until the test ends.
-func silentServer(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-		wg    sync.WaitGroup
-	)
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				serve(c)
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
-
-// readsForever reads what it is sent and answers nothing.
-func readsForever(c net.Conn) { _, _ = io.Copy(io.Discard, c) }
 
 // cqlUntilAuth answers a CQL client's OPTIONS with SUPPORTED and its
 // STARTUP with AUTHENTICATE, then never answers its credentials: a node
@@ -91,7 +38,7 @@ func cqlUntilAuth(c net.Conn) {
 			op = 0x03
 			answer = append(binary.BigEndian.AppendUint16(nil, uint16(len(class))), class...)
 		default: // AUTH_RESPONSE and anything else: silence
-			readsForever(c)
+			nettest.ReadForever(c)
 			return
 		}
 		frame := []byte{head[0] | 0x80, 0, head[2], head[3], op}
@@ -108,7 +55,7 @@ func cqlUntilAuth(c net.Conn) {
 // which host it waited for and what for.
 func TestConnectWaitsEnd(t *testing.T) {
 	const timeout = time.Second
-	cert, pool := testCert(t)
+	cert, pool := nettest.Cert(t, "127.0.0.1", "127.0.0.2")
 	clientTLS := func(o *Options) { o.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12} }
 	for _, tc := range []struct {
 		name   string
@@ -120,12 +67,12 @@ func TestConnectWaitsEnd(t *testing.T) {
 	}{
 		{
 			name:   "accepts, never answers OPTIONS",
-			server: func(t *testing.T) string { return silentServer(t, readsForever) },
+			server: func(t *testing.T) string { return silentServer(t, nettest.ReadForever) },
 			want:   []string{"{host} accepted the connection but sent no answer within 1s (the connect timeout) while connecting: to OPTIONS, STARTUP, authentication or a query of its system tables"},
 		},
 		{
 			name:   "accepts, never answers the TLS handshake",
-			server: func(t *testing.T) string { return silentServer(t, readsForever) },
+			server: func(t *testing.T) string { return silentServer(t, nettest.ReadForever) },
 			client: clientTLS,
 			want:   []string{"{host} accepted the connection but did not finish a TLS handshake within 1s (the connect timeout)"},
 		},
@@ -136,7 +83,7 @@ func TestConnectWaitsEnd(t *testing.T) {
 				return silentServer(t, func(c net.Conn) {
 					tc := tls.Server(c, cfg)
 					if tc.Handshake() == nil {
-						readsForever(tc)
+						nettest.ReadForever(tc)
 					}
 				})
 			},
@@ -194,38 +141,6 @@ func TestConnectWaitsEnd(t *testing.T) {
 	}
 }
 
-// certFor is a self-signed certificate for the DNS names given, and a
-// pool that trusts it.
-func certFor(t *testing.T, names ...string) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(2),
-		Subject:               pkix.Name{CommonName: names[0]},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		DNSNames:              names,
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(leaf)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
-}
-
 // TestConnectVerifiesGivenName: a node's certificate is checked against
 // the name the user gave for it, not the address it resolved to, or
 // against --ssl-server-name; a mismatch names both sides.
@@ -255,7 +170,7 @@ func TestConnectVerifiesGivenName(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cert, pool := certFor(t, tc.certNames...)
+			cert, pool := nettest.Cert(t, tc.certNames...)
 			c := startCluster(t, 1, 1, "CREATE TABLE ks.t (k int PRIMARY KEY, v text);", func(c *cqlsim.Config) {
 				c.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 			})
@@ -324,4 +239,11 @@ func TestSchemaQueriesWaitRequestTimeout(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("still waiting for the schema after 30 s")
 	}
+}
+
+// silentServer accepts connections on 127.0.0.1 and hands each to serve,
+// which may answer some of what it reads and then say nothing more.
+func silentServer(t *testing.T, serve func(net.Conn)) string {
+	addr, _ := nettest.Silent(t, serve)
+	return addr
 }

@@ -3,13 +3,13 @@ package source
 import (
 	"bytes"
 	"context"
-	"io"
 	"net"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/cqlload/cqlload/internal/nettest"
 )
 
 // s3Env points the SDK at endpoint with test credentials, and nothing of
@@ -23,45 +23,6 @@ func s3Env(t *testing.T, endpoint string) {
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	t.Setenv("AWS_PROFILE", "")
-}
-
-// silentStore accepts connections and answers nothing, not even a TLS
-// handshake; they are closed when the test ends. accepted counts them.
-func silentStore(t *testing.T) (addr string, accepted func() int) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() { _, _ = io.Copy(io.Discard, c) }()
-		}
-	}()
-	return ln.Addr().String(), func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(conns)
-	}
 }
 
 // TestS3WaitsEnd: a store that has answered nothing fails the listing at
@@ -169,4 +130,10 @@ func TestS3StallAfterAnswer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// silentStore accepts connections and answers nothing, not even a TLS
+// handshake. accepted counts them.
+func silentStore(t *testing.T) (addr string, accepted func() int) {
+	return nettest.Silent(t, nil)
 }

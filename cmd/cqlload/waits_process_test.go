@@ -2,101 +2,19 @@ package main
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"io"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/cqlload/cqlload/internal/nettest"
 	"github.com/cqlload/cqlload/internal/proctest"
 )
-
-// silentListener accepts connections and hands each to serve, which
-// answers nothing, or nothing after some step; they are closed when the
-// test ends.
-func silentListener(t *testing.T, serve func(net.Conn)) (host, port string) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go serve(c)
-		}
-	}()
-	host, port, _ = net.SplitHostPort(ln.Addr().String())
-	return host, port
-}
-
-// writeCert writes a self-signed certificate for the DNS names and its
-// key as PEM files in dir, and returns their paths and the certificate.
-func writeCert(t *testing.T, dir string, names ...string) (certFile, keyFile string, cert tls.Certificate) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: names[0]},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		DNSNames:              names,
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, "node.crt"), filepath.Join(dir, "node.key")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile, tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
 
 // runCQLLoad runs the binary with args, within limit, and gives its exit
 // status, output and how long it ran.
@@ -126,8 +44,8 @@ func runCQLLoad(t *testing.T, limit time.Duration, args ...string) (int, string,
 // --ssl against such a port waited for ever.
 func TestConnectWaitsEndProcess(t *testing.T) {
 	dir := t.TempDir()
-	certFile, _, cert := writeCert(t, dir, "localhost")
-	readsForever := func(c net.Conn) { _, _ = io.Copy(io.Discard, c) }
+	certFile, _, cert := nettest.WriteCert(t, dir, "localhost")
+	readsForever := nettest.ReadForever
 	tlsThenSilent := func(c net.Conn) {
 		tc := tls.Server(c, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		if tc.Handshake() == nil {
@@ -152,7 +70,8 @@ func TestConnectWaitsEndProcess(t *testing.T) {
 			"{addr} accepted the connection but sent no answer within 1s (the connect timeout) while connecting"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			host, port := silentListener(t, tc.serve)
+			addr, _ := nettest.Silent(t, tc.serve)
+			host, port, _ := net.SplitHostPort(addr)
 			args := append([]string{"--hosts", host, "--port", port, "--connect-timeout", "1s",
 				"--progress", "none", "--table", "ks.t"}, tc.flags...)
 			code, out, took := runCQLLoad(t, 30*time.Second, append(args, in)...)
@@ -175,7 +94,7 @@ func TestConnectWaitsEndProcess(t *testing.T) {
 // checked, rather than only suggest --ssl-no-verify.
 func TestSSLServerNameProcess(t *testing.T) {
 	dir := t.TempDir()
-	certFile, keyFile, _ := writeCert(t, dir, "db.example")
+	certFile, keyFile, _ := nettest.WriteCert(t, dir, "db.example")
 	sim := proctest.StartSim(t, plainSchema, "--nodes", "1", "--tls-cert", certFile, "--tls-key", keyFile)
 	in := filepath.Join(dir, "in.csv")
 	if err := os.WriteFile(in, []byte("1,a\n2,b\n"), 0o644); err != nil {
