@@ -255,7 +255,17 @@ const readGrace = 300 * time.Millisecond
 // checkpoint or error file, an *InputClashError when an output is an
 // input, the context's error when cancelled, and nil
 // when every row was written, rejected into an error file, or skipped.
+//
+// No secret leaves Run: a URL's password or the run's password that a
+// driver's or a store's message brings back is masked in the error's
+// message and in the summary's text (the types errors.As finds are the
+// same).
 func (l *Loader) Run(ctx context.Context) (Summary, error) {
+	sum, err := l.run(ctx)
+	return maskSummary(l.red, sum), l.red.Error(err)
+}
+
+func (l *Loader) run(ctx context.Context) (Summary, error) {
 	objects, err := source.ExpandObjectsConfig(ctx, l.opts.Files, l.opts.Stdin, l.opts.sourceConfig())
 	if err != nil {
 		return Summary{}, err

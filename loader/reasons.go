@@ -3,6 +3,8 @@ package loader
 import (
 	"regexp"
 	"sync"
+
+	"github.com/cqlload/cqlload/internal/redact"
 )
 
 // Reason is one reason rows were not written, for the summary: the
@@ -103,4 +105,29 @@ func reasonKey(reason string) string {
 		}
 		return "#"
 	})
+}
+
+// maskSummary is s with the secrets r knows masked in its text: the
+// reasons, warnings and file names that messages of the run filled in.
+func maskSummary(r *redact.Redactor, s Summary) Summary {
+	s.FirstWarning = r.String(s.FirstWarning)
+	s.Aborted = r.String(s.Aborted)
+	s.ErrFile, s.ErrLog = r.String(s.ErrFile), r.String(s.ErrLog)
+	for _, l := range []*[]string{&s.ErrFiles, &s.ErrLogs, &s.PreviousErrFiles, &s.InputsLeftOut, &s.Hints} {
+		if *l != nil {
+			m := make([]string, len(*l))
+			for i, v := range *l {
+				m[i] = r.String(v)
+			}
+			*l = m
+		}
+	}
+	if s.Reasons != nil {
+		m := make([]Reason, len(s.Reasons))
+		for i, re := range s.Reasons {
+			m[i] = Reason{Reason: r.String(re.Reason), First: r.String(re.First), Rows: re.Rows}
+		}
+		s.Reasons = m
+	}
+	return s
 }

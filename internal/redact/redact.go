@@ -124,6 +124,28 @@ func (r *Redactor) String(s string) string {
 	return s
 }
 
+// Error returns err with its message masked. errors.Is and errors.As
+// still see err and its chain: a caller that branches on an error's type
+// keeps doing so, and one that prints it prints no secret.
+func (r *Redactor) Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if masked := r.String(msg); masked != msg {
+		return &maskedError{msg: masked, err: err}
+	}
+	return err
+}
+
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e *maskedError) Error() string { return e.msg }
+func (e *maskedError) Unwrap() error { return e.err }
+
 // Bytes is String for a byte slice.
 func (r *Redactor) Bytes(b []byte) []byte { return []byte(r.String(string(b))) }
 

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -79,5 +80,48 @@ func BenchmarkString(b *testing.B) {
 	line := `data/rows.csv:12:17: parse error: column age: invalid int "x1": not a number [write timestamp 1796445047362168]`
 	for b.Loop() {
 		_ = r.String(line)
+	}
+}
+
+// typedErr is an error type a caller branches on.
+type typedErr struct{ url string }
+
+func (e *typedErr) Error() string { return "cannot read " + e.url }
+
+func TestError(t *testing.T) {
+	r := New("Pa55word")
+	for _, tc := range []struct {
+		name   string
+		err    error
+		want   string // the masked message; "" for a nil error
+		masked bool   // whether a new error stands for err
+	}{
+		{"nil", nil, "", false},
+		{"no secret", errors.New("no such table"), "no such table", false},
+		{"URL password", &typedErr{url: "s3://b/k?endpoint=http://u:S3cr3t@h:9000"}, "cannot read s3://b/k?endpoint=http://u:" + Mask + "@h:9000", true},
+		{"known secret, wrapped", fmt.Errorf("auth: %w", &typedErr{url: "Pa55word"}), "auth: cannot read " + Mask, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := r.Error(tc.err)
+			if tc.err == nil {
+				if got != nil {
+					t.Fatalf("Error(nil) = %v", got)
+				}
+				return
+			}
+			if got.Error() != tc.want {
+				t.Errorf("message %q, want %q", got.Error(), tc.want)
+			}
+			if (got != tc.err) != tc.masked {
+				t.Errorf("a new error: %v, want %v", got != tc.err, tc.masked)
+			}
+			if !errors.Is(got, tc.err) {
+				t.Error("errors.Is does not find the original error")
+			}
+			var te *typedErr
+			if errors.As(tc.err, &te) && !errors.As(got, &te) {
+				t.Error("errors.As does not find the original's type")
+			}
+		})
 	}
 }
