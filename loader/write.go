@@ -250,15 +250,24 @@ func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bo
 				return
 			}
 		}
-		if we.Invalid && len(rows) > 1 {
+		f := failedAttempt{
+			err: we, counter: b.plan.counter, rows: len(rows),
+			attempt: attempt, maxAttempts: l.opts.MaxAttempts,
+			retried: l.stalls.running(firstFailure.UnixNano(), time.Now().UnixNano()), window: l.opts.RetryWindow,
+			maxBackoff: l.opts.MaxBackoff,
+			stopping:   ctx.Err() != nil || l.stopped(),
+		}
+		if f.retried >= f.window {
+			f.silent = l.silence()
+		}
+		switch decide(f) {
+		case doSplit:
 			// Bisect: only the rows that are really bad get rejected.
 			half := len(rows) / 2
 			l.writeRows(ctx, b, rows[:half], mayBeApplied)
 			l.writeRows(ctx, b, rows[half:], mayBeApplied)
 			return
-		}
-		switch {
-		case we.MayBeApplied && b.plan.counter:
+		case doUnknown:
 			l.settleRows(b, rows, unknown, err.Error()+" (counter update may have been applied: not sent again; check the counter before loading this row again)")
 			// Updates the cluster failed or timed out count towards
 			// MAXINSERTERRORS. One cut off by the run's own stop, or by
@@ -267,27 +276,21 @@ func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bo
 			// then ends the run as silent (exit 3) once the next updates
 			// find no node, and a stop is a stop (exit 4), not too many
 			// errors (exit 2).
-			if (we.Answered || we.Saturated) && ctx.Err() == nil && !l.stopped() {
+			if (we.Answered || we.Saturated) && !f.stopping {
 				l.checkInsertErrors(len(rows), err.Error())
 			}
 			return
-		case !we.Retryable:
+		case doReject:
 			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts)", err, attempt), mayBeApplied, we.Invalid)
 			return
-		case l.opts.MaxAttempts > 0 && attempt >= l.opts.MaxAttempts:
+		case doExhausted:
 			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied, false)
 			return
-		case l.stalls.running(firstFailure.UnixNano(), time.Now().UnixNano()) >= l.opts.RetryWindow:
-			switch silent := l.silence(); atWindowEnd(silent, l.opts.RetryWindow, l.opts.MaxBackoff) {
-			case clusterIsSilent:
-				l.clusterSilent(silent)
-				l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped: no node answered (%v)", err))
-				return
-			case batchAtFault:
-				l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied, false)
-				return
-			}
-		case ctx.Err() != nil || l.stopped():
+		case doSilent:
+			l.clusterSilent(f.silent)
+			l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped: no node answered (%v)", err))
+			return
+		case doStopped:
 			l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped while this row was being retried (%v)", err))
 			return
 		}
