@@ -95,12 +95,6 @@ type inputID struct {
 	Version string `json:"version,omitempty"`
 }
 
-// ResumeError is a --resume that cannot be honoured; nothing was loaded.
-// The CLI reports it as a usage error: the command line must change.
-type ResumeError struct{ Reason string }
-
-func (e *ResumeError) Error() string { return "resume: " + e.Reason }
-
 // identify computes the inputs' identities. Inputs that can be read only
 // once (stdin, a pipe) cannot be resumed: a second run would see other
 // rows under the same chunk numbers.

@@ -550,33 +550,19 @@ func buildVersion() versionInfo {
 	return v
 }
 
-// exitStatus is what a scheduler learns from the run (see the README's exit status table).
+// exitStatus is what a scheduler learns from the run (see the README's
+// exit status table): the number of the loader's class of its outcome.
 func exitStatus(sum loader.Summary, runErr error) int {
-	var ae *loader.AbortError
-	var re *loader.ResumeError
-	var pe *loader.SplitPlanError
-	var se *loader.SplitError
-	var ie *loader.InputClashError
-	var ke *loader.OutputKindError
-	var te *loader.InputTwiceError
-	var st *loader.StampsError
-	switch {
-	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se), errors.As(runErr, &ie), errors.As(runErr, &ke), errors.As(runErr, &te), errors.As(runErr, &st):
-		return exitUsage
-	case errors.Is(runErr, context.Canceled):
-		return exitInterrupted
-	case errors.As(runErr, &ae) && !ae.Fatal:
-		return exitAborted
-	case runErr != nil:
-		return exitFatal
-	case sum.RowsFailedParse+sum.RowsFailedInsert+sum.RowsUnknown+sum.RowsNotSent > 0,
-		len(sum.ErrFiles) > 0:
-		// The second case: a resumed run that finished cleanly, or
-		// found nothing to do, while the error files hold rows of the
-		// runs before it.
-		return exitRejected
-	}
-	return exitOK
+	return exitCodes[loader.Classify(sum, runErr)]
+}
+
+var exitCodes = map[loader.Class]int{
+	loader.ClassOK:          exitOK,
+	loader.ClassRejected:    exitRejected,
+	loader.ClassAborted:     exitAborted,
+	loader.ClassFatal:       exitFatal,
+	loader.ClassInterrupted: exitInterrupted,
+	loader.ClassUsage:       exitUsage,
 }
 
 // softMemoryLimit is 44 MiB for the driver, buffers and the collector's

@@ -434,3 +434,19 @@ func TestRefusedBeforeLoading(t *testing.T) {
 		t.Errorf("probe files left: %v", probes)
 	}
 }
+
+// TestExitCodes: every class of a run's outcome has its exit status, and
+// no two share one.
+func TestExitCodes(t *testing.T) {
+	seen := map[int]loader.Class{}
+	for c := loader.ClassOK; c <= loader.ClassUsage; c++ {
+		code, ok := exitCodes[c]
+		if !ok {
+			t.Errorf("class %v has no exit status", c)
+		}
+		if other, dup := seen[code]; dup {
+			t.Errorf("classes %v and %v share exit status %d", other, c, code)
+		}
+		seen[code] = c
+	}
+}
