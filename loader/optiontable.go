@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/cqlscan"
 	"github.com/cqlload/cqlload/internal/homedir"
 	"github.com/cqlload/cqlload/split"
 )
@@ -388,18 +389,6 @@ func optionBool(v string) (bool, error) {
 	return false, fmt.Errorf("want true or false, got %q (cqlsh reads any word but true as false)", v)
 }
 
-// parseBool reads a boolean of cqlshrc's own sections, which cqlsh reads
-// with Python's ConfigParser.getboolean: yes, on and 1 are true there.
-func parseBool(v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "yes", "on", "1":
-		return true, nil
-	case "false", "no", "off", "0":
-		return false, nil
-	}
-	return false, fmt.Errorf("want true or false, got %q", v)
-}
-
 // accessor reads and writes one option's field of Options.
 type accessor struct {
 	set func(o *Options, v string) error
@@ -438,7 +427,7 @@ func optionTable() []Option {
 		with(Option{Name: "SKIPCOLS", Flag: "skip-cols", Value: "list", Section: SectionInput, Cqlsh: true,
 			Help: "comma-separated columns of the file not to load", Documented: "none",
 			Differs: "a skipped column of the column list need not be one of the table's (cqlsh refuses the statement): the way to name a file's extra column; a name matches exactly, else the one name equal but for case (two are an error); a \"double-quoted\" name may hold commas and matches only exactly"},
-			accessor{func(o *Options, v string) (err error) { o.SkipCols, err = parseNames(v); return err },
+			accessor{func(o *Options, v string) (err error) { o.SkipCols, err = cqlscan.Names(v); return err },
 				func(o *Options) string { return strings.Join(o.SkipCols, ",") }}),
 		{Name: "CONFIGFILE", Flag: "config-file", Value: "path", Section: SectionInput, Cqlsh: true,
 			Help:       "cqlshrc-style file whose [copy], [copy-from], [copy:ks.t] and [copy-from:ks.t] sections hold options",
@@ -710,3 +699,12 @@ func optionTable() []Option {
 			pathOpt(func(o *Options) *string { return &o.HistogramLog })),
 	}
 }
+
+// CopyToOnly reports whether name is a cqlsh COPY TO option, which cqlsh
+// accepts in a COPY FROM too and ignores there (a [copy] section serves
+// both).
+func CopyToOnly(name string) bool { return copyToOnly[optionKey(name)] }
+
+// SameOption reports whether a and b spell one option name: case, dashes
+// and underscores aside (max-in-flight, MAX_IN_FLIGHT, MAXINFLIGHT).
+func SameOption(a, b string) bool { return optionKey(a) == optionKey(b) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cqlload/cqlload/cqlsh"
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/loader"
 )
@@ -32,8 +33,8 @@ type cli struct {
 	help, count, verbose, version, dryRun  bool
 	dryRunRows                             int
 	cqlshrc, credentials                   string
-	creds                                  *loader.Credentials // cqlsh's credentials file, nil if none
-	red                                    *redact.Redactor    // masks secrets in all output
+	creds                                  *cqlsh.Credentials // cqlsh's credentials file, nil if none
+	red                                    *redact.Redactor   // masks secrets in all output
 	writeSplitPlan                         string
 }
 

@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/cqlload/cqlload/cqlsh"
 	"github.com/cqlload/cqlload/internal/homedir"
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/termsafe"
@@ -161,7 +162,7 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 		what, file = "cqlshrc", rcPath(rc)
 	}
 	if file != "" {
-		if err := loader.ApplyConfigFile(opts, what, file, ks, table); err != nil {
+		if err := cqlsh.ApplyConfigFile(opts, what, file, ks, table); err != nil {
 			return err
 		}
 	}
@@ -196,7 +197,7 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 // target reads what to load: a COPY statement (returned, applied later
 // with the other options) or --table and the files, with the positional
 // HOST and PORT that may precede either. portGiven reports a PORT.
-func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGiven bool, err error) {
+func (c *cli) target(opts *loader.Options) (stmt *cqlsh.CopyStatement, portGiven bool, err error) {
 	portGiven = c.fs.Lookup("port").Changed
 	setPort := func(p string) error {
 		n, err := strconv.Atoi(p)
@@ -229,7 +230,7 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 		// flag was dropped without a word.
 		return nil, false, errors.New("give the columns in the COPY statement's column list, not --columns")
 	case c.execute != "":
-		if stmt, err = loader.ParseCopy(c.execute); err != nil && c.file != "" {
+		if stmt, err = cqlsh.ParseCopy(c.execute); err != nil && c.file != "" {
 			return nil, false, fmt.Errorf("%s: %w", c.file, err)
 		} else if err != nil {
 			return nil, false, err
@@ -245,13 +246,13 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 		}
 		return stmt, portGiven, err
 	case c.table != "":
-		if opts.Keyspace, opts.Table, err = loader.ParseTable(c.table); err != nil {
+		if opts.Keyspace, opts.Table, err = cqlsh.ParseTable(c.table); err != nil {
 			return nil, false, fmt.Errorf("--table: %w", err)
 		}
 		if c.columns != "" {
 			// The COPY statement's column list parser: a quoted name may
 			// hold commas.
-			if opts.Columns, err = loader.ParseColumns(c.columns); err != nil {
+			if opts.Columns, err = cqlsh.ParseColumns(c.columns); err != nil {
 				return nil, false, fmt.Errorf("--columns: %w", err)
 			}
 		}
@@ -278,7 +279,7 @@ func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGive
 // connection sets hosts, port, credentials and TLS: flags and positional
 // arguments first, then CQLSH_HOST and CQLSH_PORT, then the cqlshrc,
 // then the defaults.
-func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven bool, stdin io.Reader, stderr io.Writer) error {
+func (c *cli) connection(opts *loader.Options, rc *cqlsh.Cqlshrc, portGiven bool, stdin io.Reader, stderr io.Writer) error {
 	if c.hosts == "" {
 		c.hosts = os.Getenv("CQLSH_HOST")
 	}
@@ -593,15 +594,15 @@ func countRows(o loader.Options) (int64, error) {
 // line did not give: host and port are applied later, since positional
 // arguments may still give them. Its [copy] sections are applied with the
 // other options. nil when there is no file.
-func readCqlshrc(c *cli, stderr io.Writer) (*loader.Cqlshrc, error) {
+func readCqlshrc(c *cli, stderr io.Writer) (*cqlsh.Cqlshrc, error) {
 	path, explicit := c.cqlshrc, c.cqlshrc != ""
 	if !explicit {
-		path = loader.DefaultCqlshrcPath()
+		path = cqlsh.DefaultCqlshrcPath()
 	}
 	if path == "" {
 		return nil, nil
 	}
-	rc, ok, err := loader.ReadCqlshrc(path)
+	rc, ok, err := cqlsh.ReadCqlshrc(path)
 	if err != nil {
 		return nil, err
 	}
@@ -649,18 +650,18 @@ func readCqlshrc(c *cli, stderr io.Writer) (*loader.Cqlshrc, error) {
 // the cqlshrc's [authentication] credentials, else
 // ~/.cassandra/credentials when it exists): its user name is taken over
 // the cqlshrc's unless -u gave one; connection takes its password.
-func (c *cli) readCredentials(rc *loader.Cqlshrc, stderr io.Writer) error {
+func (c *cli) readCredentials(rc *cqlsh.Cqlshrc, stderr io.Writer) error {
 	path, explicit := c.credentials, c.credentials != ""
 	if !explicit && rc != nil {
 		path = rc.Credentials
 	}
 	if path == "" {
-		path = loader.DefaultCredentialsPath()
+		path = cqlsh.DefaultCredentialsPath()
 	}
 	if path == "" {
 		return nil
 	}
-	cr, err := loader.ReadCredentials(homedir.Expand(path))
+	cr, err := cqlsh.ReadCredentials(homedir.Expand(path))
 	switch {
 	case err != nil:
 		return err
@@ -679,7 +680,7 @@ func (c *cli) readCredentials(rc *loader.Cqlshrc, stderr io.Writer) error {
 	return nil
 }
 
-func rcPath(rc *loader.Cqlshrc) string {
+func rcPath(rc *cqlsh.Cqlshrc) string {
 	if rc == nil {
 		return ""
 	}
@@ -701,7 +702,7 @@ func password(c cli) (pw, warning string, err error) {
 		}
 		return c.password, warning, nil
 	case c.passwordFile != "":
-		pw, warning, err = loader.ReadPasswordFile(c.passwordFile)
+		pw, warning, err = cqlsh.ReadPasswordFile(c.passwordFile)
 		if warning != "" {
 			warning = "cqlload: warning: " + warning + "\n"
 		}
