@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/cqlload/cqlload/cqlsh"
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/loader"
 )
@@ -33,8 +32,7 @@ type cli struct {
 	help, count, verbose, version, dryRun  bool
 	dryRunRows                             int
 	cqlshrc, credentials                   string
-	creds                                  *cqlsh.Credentials // cqlsh's credentials file, nil if none
-	red                                    *redact.Redactor   // masks secrets in all output
+	red                                    *redact.Redactor // masks secrets in all output
 	writeSplitPlan                         string
 }
 

@@ -231,27 +231,6 @@ func TestExitStatuses(t *testing.T) {
 	}
 }
 
-func TestPasswordSources(t *testing.T) {
-	dir := t.TempDir()
-	pf := filepath.Join(dir, "pw")
-	os.WriteFile(pf, []byte("fromfile\nignored\n"), 0o600)
-	t.Setenv("CQLLOAD_PASSWORD", "fromenv")
-	tests := []struct {
-		c    cli
-		want string
-	}{
-		{cli{password: "flag"}, "flag"},
-		{cli{passwordFile: pf}, "fromfile"},
-		{cli{}, "fromenv"},
-	}
-	for _, tt := range tests {
-		got, _, err := password(tt.c)
-		if err != nil || got != tt.want {
-			t.Errorf("password(%+v) = %q, %v; want %q", tt.c, got, err, tt.want)
-		}
-	}
-}
-
 // TestPasswordWarnings: a password on the command line gets cqlsh's
 // warning unless --insecure-password-without-warning is given, and a
 // --password-file every user may read gets one too; the other sources do
