@@ -123,9 +123,8 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 	changed := func(name string) bool { return c.fs.Lookup(name).Changed }
 	cfg := cqlsh.Config{
 		Execute: c.execute, Script: c.file, Table: c.table, Columns: c.columns, Args: c.fs.Args(), Keyspace: c.keyspace,
-		Hosts: c.hosts, Username: c.username, Password: c.password, PasswordFile: c.passwordFile,
-		NoPasswordWarning: c.insecurePassword,
-		SSL:               c.ssl, SSLNoVerify: c.sslNoVerify, SSLCA: c.sslCA, SSLCert: c.sslCert, SSLKey: c.sslKey, SSLServerName: c.sslServerName,
+		Hosts: c.hosts, Username: c.username, Password: c.password, PasswordFile: c.passwordFile, NoPasswordWarning: c.insecurePassword,
+		SSL: c.ssl, SSLNoVerify: c.sslNoVerify, SSLCA: c.sslCA, SSLCert: c.sslCert, SSLKey: c.sslKey, SSLServerName: c.sslServerName,
 		DC: c.dc, Cqlshrc: c.cqlshrc, Credentials: c.credentials,
 		Prompt: func(user string) (string, error) { return askPassword(stdin, stderr, user) },
 		Warn: func(w string) {
