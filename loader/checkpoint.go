@@ -95,12 +95,6 @@ type inputID struct {
 	Version string `json:"version,omitempty"`
 }
 
-// ResumeError is a --resume that cannot be honoured; nothing was loaded.
-// The CLI reports it as a usage error: the command line must change.
-type ResumeError struct{ Reason string }
-
-func (e *ResumeError) Error() string { return "resume: " + e.Reason }
-
 // identify computes the inputs' identities. Inputs that can be read only
 // once (stdin, a pipe) cannot be resumed: a second run would see other
 // rows under the same chunk numbers.
@@ -168,43 +162,82 @@ func identifyAt(name string, ra io.ReaderAt, size int64) (inputID, error) {
 	return inputID{Path: name, Size: size, Hash: hex.EncodeToString(h.Sum(nil)[:16])}, nil
 }
 
-// shapeOptions are the options that decide how the input is cut into
-// chunks and what a row becomes: a resumed run must use the same ones.
+// shapeOptions are what decides how the input is cut into chunks and
+// what a row becomes: a resumed run must use the same ones. They are the
+// table, the columns, the chunks' byte cap and every option of
+// OptionTable whose Kind is KindShape, and ERRFILE (where the rejected
+// rows the checkpoint settled are). The options checkpoints have always
+// recorded keep their keys and forms (recordedShape); any other shape
+// option is recorded under its name as a flag gives it, when it is not
+// at its default, so that checkpoints, split plans and split loads' identities
+// of runs at the defaults stay the same when a shape option is added.
 func shapeOptions(o *Options, chunkBytes int) map[string]string {
-	d := o.Dialect
-	f := o.Formats
-	tz := "UTC"
-	if f.TimeZone != nil {
-		tz = f.TimeZone.String()
-	}
 	m := map[string]string{
-		"table":          o.Keyspace + "." + o.Table,
-		"columns":        strings.Join(o.Columns, ","),
-		"skipcols":       strings.Join(o.SkipCols, ","),
-		"chunksize":      strconv.Itoa(o.ChunkSize),
-		"chunkbytes":     strconv.Itoa(chunkBytes),
-		"header":         strconv.FormatBool(d.Header),
-		"delimiter":      string(d.Delimiter),
-		"quote":          string(d.Quote),
-		"escape":         string(d.Escape),
-		"skiprows":       strconv.Itoa(d.SkipRows),
-		"maxrows":        strconv.Itoa(d.MaxRows),
-		"encoding":       d.Encoding,
-		"maxrecordbytes": strconv.Itoa(d.MaxRecordBytes),
-		"null":           o.Null,
-		"nullmode":       strconv.Itoa(int(o.NullMode)),
-		"ttl":            strconv.Itoa(o.TTL),
-		"formats":        fmt.Sprintf("%q %q %q %q %v %s", f.DecimalSep, f.ThousandsSep, f.BoolStyle, f.DateTimeFormat, f.CqlshEscapes, tz),
-		"errfile":        absPath(o.ErrFile),
-		"split":          fmt.Sprintf("%d/%d", o.SplitIndex, max(o.SplitCount, 1)),
-		"splitsize":      strconv.FormatInt(o.SplitSize, 10),
+		"table":      o.Keyspace + "." + o.Table,
+		"columns":    strings.Join(o.Columns, ","),
+		"chunkbytes": strconv.Itoa(chunkBytes),
+		"errfile":    absPath(o.ErrFile),
 	}
-	if o.SplitCount > 1 {
-		// A checkpoint of another way of planning splits covers other
-		// ranges: it must not be resumed.
-		m["splitplan"] = split.PlanVersion
+	recorded := map[string]bool{}
+	for _, r := range recordedShape {
+		if v, ok := r.value(o); ok {
+			m[r.key] = v
+		}
+		for _, name := range r.options {
+			recorded[name] = true
+		}
+	}
+	var defaults *Options
+	for _, opt := range optionTable() {
+		if opt.Kind != KindShape || recorded[opt.Name] {
+			continue
+		}
+		if defaults == nil {
+			d := DefaultOptions()
+			defaults = &d
+		}
+		if v := opt.Get(o); v != opt.Get(defaults) {
+			m[optionKey(opt.Name)] = v
+		}
 	}
 	return m
+}
+
+// recordedShape are the shape options checkpoints have recorded since
+// their format 2, each under its key and in its form then: formats holds
+// six options.
+var recordedShape = []struct {
+	key     string
+	options []string // their names in OptionTable
+	value   func(o *Options) (string, bool)
+}{
+	{"skipcols", []string{"SKIPCOLS"}, func(o *Options) (string, bool) { return strings.Join(o.SkipCols, ","), true }},
+	{"chunksize", []string{"CHUNKSIZE"}, func(o *Options) (string, bool) { return strconv.Itoa(o.ChunkSize), true }},
+	{"header", []string{"HEADER"}, func(o *Options) (string, bool) { return strconv.FormatBool(o.Dialect.Header), true }},
+	{"delimiter", []string{"DELIMITER"}, func(o *Options) (string, bool) { return string(o.Dialect.Delimiter), true }},
+	{"quote", []string{"QUOTE"}, func(o *Options) (string, bool) { return string(o.Dialect.Quote), true }},
+	{"escape", []string{"ESCAPE"}, func(o *Options) (string, bool) { return string(o.Dialect.Escape), true }},
+	{"skiprows", []string{"SKIPROWS"}, func(o *Options) (string, bool) { return strconv.Itoa(o.Dialect.SkipRows), true }},
+	{"maxrows", []string{"MAXROWS"}, func(o *Options) (string, bool) { return strconv.Itoa(o.Dialect.MaxRows), true }},
+	{"encoding", []string{"ENCODING"}, func(o *Options) (string, bool) { return o.Dialect.Encoding, true }},
+	{"maxrecordbytes", []string{"MAXRECORDBYTES"}, func(o *Options) (string, bool) { return strconv.Itoa(o.Dialect.MaxRecordBytes), true }},
+	{"null", []string{"NULL"}, func(o *Options) (string, bool) { return o.Null, true }},
+	{"nullmode", []string{"NULLMODE"}, func(o *Options) (string, bool) { return strconv.Itoa(int(o.NullMode)), true }},
+	{"ttl", []string{"TTL"}, func(o *Options) (string, bool) { return strconv.Itoa(o.TTL), true }},
+	{"formats", []string{"DECIMALSEP", "THOUSANDSSEP", "BOOLSTYLE", "DATETIMEFORMAT", "CQLSHESCAPES", "TIMEZONE"}, func(o *Options) (string, bool) {
+		f := o.Formats
+		tz := "UTC"
+		if f.TimeZone != nil {
+			tz = f.TimeZone.String()
+		}
+		return fmt.Sprintf("%q %q %q %q %v %s", f.DecimalSep, f.ThousandsSep, f.BoolStyle, f.DateTimeFormat, f.CqlshEscapes, tz), true
+	}},
+	{"split", []string{"SPLIT"}, func(o *Options) (string, bool) { return fmt.Sprintf("%d/%d", o.SplitIndex, max(o.SplitCount, 1)), true }},
+	{"splitsize", []string{"SPLITSIZE"}, func(o *Options) (string, bool) { return strconv.FormatInt(o.SplitSize, 10), true }},
+	// A checkpoint of another way of planning splits covers other
+	// ranges: it must not be resumed. (A split plan's starts are checked
+	// against the inputs: any plan that fits gives the same ranges.)
+	{"splitplan", []string{"SPLIT"}, func(o *Options) (string, bool) { return split.PlanVersion, o.SplitCount > 1 }},
 }
 
 // resumeAction is what a run does about its checkpoint.

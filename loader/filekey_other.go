@@ -7,6 +7,3 @@ import "os"
 // fileKey has no key here: checkInputsOnce compares files of one size
 // with os.SameFile instead.
 func fileKey(os.FileInfo) (any, bool) { return nil, false }
-
-// ownedByOther cannot tell here: only the file's mode is checked.
-func ownedByOther(os.FileInfo) bool { return false }

@@ -16,9 +16,3 @@ func fileKey(fi os.FileInfo) (any, bool) {
 	}
 	return [2]uint64{uint64(st.Dev), uint64(st.Ino)}, true
 }
-
-// ownedByOther reports whether another user owns the file fi describes.
-func ownedByOther(fi os.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) != os.Getuid()
-}

@@ -120,19 +120,6 @@ func leaveOutOwn(objects []source.Object, o *Options, errFile string, isDefault 
 	return kept, leftOut, nil
 }
 
-// InputTwiceError is a file among the inputs twice: named twice, under
-// two names (a link, another spelling), or listed by two globs (counts.csv
-// *.csv). cqlsh loads such a file twice, which for a counter table
-// applies its increments twice; nothing was loaded.
-type InputTwiceError struct{ First, Second string }
-
-func (e *InputTwiceError) Error() string {
-	if e.First == e.Second {
-		return fmt.Sprintf("%s is given twice: each input is loaded once, so name it once (--repeat reads the input again on purpose)", e.First)
-	}
-	return fmt.Sprintf("%s and %s are the same file: each input is loaded once, so name it once (--repeat reads the input again on purpose)", e.First, e.Second)
-}
-
 // checkInputsOnce refuses a file that is among the inputs twice: local
 // files (file:// URLs too) by identity (by device and inode where there
 // are such, else among files of one size), objects in storage by URL.

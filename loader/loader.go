@@ -43,17 +43,6 @@ import (
 // ceiling cuts chunks by it too.
 const MaxChunkBytes = 256 << 10
 
-// AbortError says why a run stopped before loading all its input.
-type AbortError struct {
-	Reason string
-	// Fatal: the run could not go on (the cluster stopped answering, the
-	// input is damaged, an error file could not be written), as opposed
-	// to a limit (MAXPARSEERRORS, MAXINSERTERRORS) that was crossed.
-	Fatal bool
-}
-
-func (e *AbortError) Error() string { return "aborted: " + e.Reason }
-
 // Loader runs one load. It is not reusable.
 type Loader struct {
 	opts    Options

@@ -26,21 +26,6 @@ import (
 // a stale lock file never blocks the next run. A run removes its lock
 // files when it ends.
 
-// LockedError is a checkpoint or error file another run holds. Nothing
-// was loaded; the same command succeeds once that run has ended.
-type LockedError struct {
-	Path   string // the checkpoint or error file
-	Holder string // what the holder wrote in the lock file: pid, host, start
-}
-
-func (e *LockedError) Error() string {
-	holder := ""
-	if e.Holder != "" {
-		holder = " (" + e.Holder + ")"
-	}
-	return fmt.Sprintf("%s is in use by another cqlload run%s: two runs must not share a checkpoint or an error file; wait for that run to end, or give this one its own --resume and ERRFILE", e.Path, holder)
-}
-
 // outputLocks are the locks a run holds.
 type outputLocks []*os.File
 

@@ -52,10 +52,10 @@ type Options struct {
 
 	// What to load. Keyspace and Table are the names as stored, which
 	// case matters in: "events", or "MyEvents" for a table created as
-	// "MyEvents" in double quotes. ParseCopy and ParseTable read them as
+	// "MyEvents" in double quotes. cqlsh.ParseCopy and cqlsh.ParseTable read them as
 	// CQL does, lower-casing names not in double quotes.
 	Keyspace, Table string
-	Columns         []string // the COPY column list, as CQL identifiers (see ParseColumns); empty means all, in cqlsh's order (or by header name)
+	Columns         []string // the COPY column list, as CQL identifiers (see cqlsh.ParseColumns); empty means all, in cqlsh's order (or by header name)
 	Files           []string // cqlsh FROM specs: lists, globs, directories, "-" or "STDIN"
 	// StoreConnectTimeout bounds each connection to an object store
 	// holding inputs: the dial and the TLS handshake. Default 10s;

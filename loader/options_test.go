@@ -149,15 +149,6 @@ func TestCharEscapes(t *testing.T) {
 			t.Errorf("SetOption(%s, %q) gave %q, want %q", tt.option, tt.value, got, tt.want)
 		}
 	}
-	// In a COPY statement, as typed at cqlsh's prompt.
-	cs, err := ParseCopy(`COPY ks.t FROM 'x.tsv' WITH DELIMITER = '\t' AND HEADER = true`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := DefaultOptions()
-	if err := cs.Apply(&o, ""); err != nil || o.Dialect.Delimiter != '\t' {
-		t.Errorf("WITH DELIMITER = '\\t': err %v, delimiter %q", err, o.Dialect.Delimiter)
-	}
 }
 
 func TestParseBytes(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/cqlscan"
 	"github.com/cqlload/cqlload/internal/homedir"
 	"github.com/cqlload/cqlload/split"
 )
@@ -83,10 +84,49 @@ type Option struct {
 	// Example is a command line showing the option in use; --help prints
 	// the first of each section.
 	Example string
+	// Kind says what the option changes, and so whether a resumed run
+	// may change it. Every option of OptionTable has one.
+	Kind Kind
 
 	aliases []string // further names accepted in WITH (lower case)
 	set     func(o *Options, v string) error
 	get     func(o *Options) string
+}
+
+// Kind is what an option changes.
+type Kind int
+
+const (
+	// KindUnset: not classified; TestOptionKinds fails on it.
+	KindUnset Kind = iota
+	// KindShape: how the input is cut into records and chunks, which
+	// records are rows (of this split), or what a row becomes. The
+	// checkpoint records these options (and the split load's identity
+	// hashes them): --resume refuses a run that changes one, since it
+	// would settle rows parsed otherwise.
+	KindShape
+	// KindRun: how the rows are sent (connection, pace, batching,
+	// retries, limits) or how the input is reached: SPLITPLAN too (a
+	// plan that fits gives the ranges the split would find), and
+	// CONFIGFILE (the options it sets each have their own kind). A
+	// resumed run may change them.
+	KindRun
+	// KindOutput: what the run reports and where. (The checkpoint
+	// records ERRFILE nonetheless, as the file that holds the rows it
+	// settled as rejected.)
+	KindOutput
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindShape:
+		return "shape"
+	case KindRun:
+		return "run"
+	case KindOutput:
+		return "output"
+	}
+	return "unset"
 }
 
 // Default renders the option's default value as a flag would take it;
@@ -388,18 +428,6 @@ func optionBool(v string) (bool, error) {
 	return false, fmt.Errorf("want true or false, got %q (cqlsh reads any word but true as false)", v)
 }
 
-// parseBool reads a boolean of cqlshrc's own sections, which cqlsh reads
-// with Python's ConfigParser.getboolean: yes, on and 1 are true there.
-func parseBool(v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "yes", "on", "1":
-		return true, nil
-	case "false", "no", "off", "0":
-		return false, nil
-	}
-	return false, fmt.Errorf("want true or false, got %q", v)
-}
-
 // accessor reads and writes one option's field of Options.
 type accessor struct {
 	set func(o *Options, v string) error
@@ -417,7 +445,7 @@ func with(opt Option, a accessor) Option {
 func optionTable() []Option {
 	return []Option{
 		// Connection.
-		with(Option{Name: "CONSISTENCY", Flag: "consistency", Value: "level", Section: SectionConnection,
+		with(Option{Name: "CONSISTENCY", Kind: KindRun, Flag: "consistency", Value: "level", Section: SectionConnection,
 			Help:    "write consistency level",
 			Differs: "cqlload extension: cqlsh takes it from its CONSISTENCY command, which cqlload reads too before the COPY (`-e \"CONSISTENCY QUORUM; COPY …\"`); default LOCAL_ONE (cqlsh: ONE), so that a client in one data center writes to its own",
 			Example: "cqlload --consistency QUORUM --table ks.t data.csv"},
@@ -427,40 +455,40 @@ func optionTable() []Option {
 			}, func(o *Options) string { return o.Consistency.String() }}),
 
 		// Input.
-		with(Option{Name: "MAXROWS", Flag: "max-rows", Value: "int", Section: SectionInput, Cqlsh: true,
+		with(Option{Name: "MAXROWS", Kind: KindShape, Flag: "max-rows", Value: "int", Section: SectionInput, Cqlsh: true,
 			Help:    "records read per file at most; -1 = all",
 			Differs: "one input: counts the skipped rows, as in cqlsh; several: counted **per file**, after SKIPROWS",
 			Example: "cqlload --table ks.t --skip-rows 1 --max-rows 1000 data.csv"},
 			intOpt(func(o *Options) *int { return &o.Dialect.MaxRows })),
-		with(Option{Name: "SKIPROWS", Flag: "skip-rows", Value: "int", Section: SectionInput, Cqlsh: true,
+		with(Option{Name: "SKIPROWS", Kind: KindShape, Flag: "skip-rows", Value: "int", Section: SectionInput, Cqlsh: true,
 			Help: "records skipped at the start of each file", Differs: "counted **per file**; a negative count is an error (cqlsh skips none)"},
 			intOpt(func(o *Options) *int { return &o.Dialect.SkipRows })),
-		with(Option{Name: "SKIPCOLS", Flag: "skip-cols", Value: "list", Section: SectionInput, Cqlsh: true,
+		with(Option{Name: "SKIPCOLS", Kind: KindShape, Flag: "skip-cols", Value: "list", Section: SectionInput, Cqlsh: true,
 			Help: "comma-separated columns of the file not to load", Documented: "none",
 			Differs: "a skipped column of the column list need not be one of the table's (cqlsh refuses the statement): the way to name a file's extra column; a name matches exactly, else the one name equal but for case (two are an error); a \"double-quoted\" name may hold commas and matches only exactly"},
-			accessor{func(o *Options, v string) (err error) { o.SkipCols, err = parseNames(v); return err },
+			accessor{func(o *Options, v string) (err error) { o.SkipCols, err = cqlscan.Names(v); return err },
 				func(o *Options) string { return strings.Join(o.SkipCols, ",") }}),
-		{Name: "CONFIGFILE", Flag: "config-file", Value: "path", Section: SectionInput, Cqlsh: true,
+		{Name: "CONFIGFILE", Kind: KindRun, Flag: "config-file", Value: "path", Section: SectionInput, Cqlsh: true,
 			Help:       "cqlshrc-style file whose [copy], [copy-from], [copy:ks.t] and [copy-from:ks.t] sections hold options",
 			Documented: "none",
 			Differs:    "a file that cannot be read is an error (cqlsh ignores it): the options it was to set would silently not apply"},
-		with(Option{Name: "FLUSHINTERVAL", Flag: "flush-interval", Value: "duration", Section: SectionInput,
+		with(Option{Name: "FLUSHINTERVAL", Kind: KindRun, Flag: "flush-interval", Value: "duration", Section: SectionInput,
 			Help:    "a stream (stdin, a pipe) silent this long has the rows read so far sent; 0 waits for full chunks",
 			Differs: "cqlload extension: a slow producer's rows are written (uncompressed streams)"},
 			durationOpt(func(o *Options) *time.Duration { return &o.FlushInterval })),
-		with(Option{Name: "STORECONNECTTIMEOUT", Flag: "store-connect-timeout", Value: "duration", Section: SectionInput,
+		with(Option{Name: "STORECONNECTTIMEOUT", Kind: KindRun, Flag: "store-connect-timeout", Value: "duration", Section: SectionInput,
 			Help:    "longest a connection to an object store (s3://) may take: the dial and the TLS handshake",
 			Differs: "cqlload extension"},
 			durationOpt(func(o *Options) *time.Duration { return &o.StoreConnectTimeout })),
-		with(Option{Name: "STORETIMEOUT", Flag: "store-timeout", Value: "duration", Section: SectionInput,
+		with(Option{Name: "STORETIMEOUT", Kind: KindRun, Flag: "store-timeout", Value: "duration", Section: SectionInput,
 			Help:    "longest a request to an object store waits for a byte (its response's headers, or the next byte of a body being read); a store that has answered nothing yet fails at once, a later stall is retried from the byte reached",
 			Differs: "cqlload extension"},
 			durationOpt(func(o *Options) *time.Duration { return &o.StoreTimeout })),
-		with(Option{Name: "REPEAT", Flag: "repeat", Value: "int", Section: SectionInput,
+		with(Option{Name: "REPEAT", Kind: KindShape, Flag: "repeat", Value: "int", Section: SectionInput,
 			Help:    "read the input this many times, keys unchanged: a file makes a sustained load (not with --resume)",
 			Differs: "cqlload extension, for load testing"},
 			intOpt(func(o *Options) *int { return &o.Repeat })),
-		with(Option{Name: "SPLIT", Flag: "split", Value: "I/N", Section: SectionInput,
+		with(Option{Name: "SPLIT", Kind: KindShape, Flag: "split", Value: "I/N", Section: SectionInput,
 			Help:       "load split I (from 0) of N of the inputs: N runs with the same inputs load every record exactly once (Kubernetes: $(JOB_COMPLETION_INDEX)/N)",
 			Documented: "none: all",
 			Differs:    "cqlload extension: files, and byte ranges of uncompressed ones, dealt by size; the error file gets the split's index",
@@ -478,36 +506,36 @@ func optionTable() []Option {
 				}
 				return fmt.Sprintf("%d/%d", o.SplitIndex, o.SplitCount)
 			}}),
-		with(Option{Name: "SPLITSIZE", Flag: "split-size", Value: "bytes", Section: SectionInput,
+		with(Option{Name: "SPLITSIZE", Kind: KindShape, Flag: "split-size", Value: "bytes", Section: SectionInput,
 			Help:    "with --split, the size up to which an uncompressed file goes to one split whole; larger ones are cut where the splits' shares meet, so that the splits' bytes balance (compressed files go whole)",
 			Differs: "cqlload extension"},
 			bytesOpt(func(o *Options) *int64 { return &o.SplitSize })),
-		with(Option{Name: "SPLITPLAN", Flag: "split-plan", Value: "path", Section: SectionInput,
+		with(Option{Name: "SPLITPLAN", Kind: KindRun, Flag: "split-plan", Value: "path", Section: SectionInput,
 			Help:    "with --split, take the record starts at the cuts from this split plan (written by --write-split-plan with the same inputs and options) instead of searching each cut file's prefix for them",
 			Differs: "cqlload extension: in a file without quotes the split holding its last range otherwise reads (N-1)/N of it first"},
 			textOpt(func(o *Options) *string { return &o.SplitPlan })),
-		with(Option{Name: "VERIFYBUFFER", Flag: "verify-buffer", Value: "bytes", Section: SectionInput,
+		with(Option{Name: "VERIFYBUFFER", Kind: KindRun, Flag: "verify-buffer", Value: "bytes", Section: SectionInput,
 			Help:    "compressed bytes of a gzip member or zstd frame checked before its rows are sent; 0 = none",
 			Differs: "cqlload extension: a damaged file stores no altered row; rows of a larger member that then fails are named suspect in the error log"},
 			bytesOpt(func(o *Options) *int { return &o.VerifyBuffer })),
 
 		// CSV dialect.
-		with(Option{Name: "HEADER", Flag: "header", Value: "true|false", Section: SectionDialect, Cqlsh: true,
+		with(Option{Name: "HEADER", Kind: KindShape, Flag: "header", Value: "true|false", Section: SectionDialect, Cqlsh: true,
 			Help:    "the first line of each file holds column names",
 			Differs: "with no column list, fields map to columns **by header name** (cqlsh maps by position); a word but true or false is an error (cqlsh reads it as false)",
 			Example: "cqlload --table ks.t --header true --delimiter '\\t' data.tsv"},
 			boolOpt(func(o *Options) *bool { return &o.Dialect.Header })),
-		with(Option{Name: "DELIMITER", Flag: "delimiter", Value: "char", Section: SectionDialect, Cqlsh: true,
+		with(Option{Name: "DELIMITER", Kind: KindShape, Flag: "delimiter", Value: "char", Section: SectionDialect, Cqlsh: true,
 			Help: "field delimiter", Differs: "`'\\t'` (also `'\\\\t'`, as shells may pass it on) is a tab; one ASCII character (cqlsh takes any one character, `§` too): fields are found by byte"},
 			charOpt(func(o *Options) *byte { return &o.Dialect.Delimiter }, false)),
-		with(Option{Name: "QUOTE", Flag: "quote", Value: "char", Section: SectionDialect, Cqlsh: true,
+		with(Option{Name: "QUOTE", Kind: KindShape, Flag: "quote", Value: "char", Section: SectionDialect, Cqlsh: true,
 			Help: "quote character", Differs: "`'\\t'` is a tab"},
 			charOpt(func(o *Options) *byte { return &o.Dialect.Quote }, false)),
-		with(Option{Name: "ESCAPE", Flag: "escape", Value: "char", Section: SectionDialect, Cqlsh: true,
+		with(Option{Name: "ESCAPE", Kind: KindShape, Flag: "escape", Value: "char", Section: SectionDialect, Cqlsh: true,
 			Help:    "escape character inside quoted fields; empty for none",
 			Differs: "`ESCAPE = ''` turns escaping off: use it for plain RFC 4180 files whose data holds backslashes; `'\\\\'` is one backslash"},
 			charOpt(func(o *Options) *byte { return &o.Dialect.Escape }, true)),
-		with(Option{Name: "ENCODING", Flag: "encoding", Value: "text", Section: SectionDialect, Cqlsh: true,
+		with(Option{Name: "ENCODING", Kind: KindShape, Flag: "encoding", Value: "text", Section: SectionDialect, Cqlsh: true,
 			Help:    "input encoding: utf-8, latin-1, utf-16, utf-16le, utf-16be",
 			Differs: "applies to input (cqlsh: COPY TO only)"},
 			accessor{func(o *Options, v string) error { o.Dialect.Encoding = v; return nil },
@@ -517,7 +545,7 @@ func optionTable() []Option {
 					}
 					return o.Dialect.Encoding
 				}}),
-		with(Option{Name: "MAXRECORDBYTES", Flag: "max-record-bytes", Value: "bytes", Section: SectionDialect,
+		with(Option{Name: "MAXRECORDBYTES", Kind: KindShape, Flag: "max-record-bytes", Value: "bytes", Section: SectionDialect,
 			Help:    "a record longer than this (in UTF-8, as decoded from ENCODING) is rejected whole, its first --max-error-record-bytes in the error file",
 			Differs: "cqlload extension (cqlsh reads any length into memory)"},
 			accessor{bytesOpt(func(o *Options) *int { return &o.Dialect.MaxRecordBytes }).set,
@@ -529,7 +557,7 @@ func optionTable() []Option {
 				}}),
 
 		// Values.
-		with(Option{Name: "NULL", Flag: "null", Value: "text", Section: SectionValues, Cqlsh: true,
+		with(Option{Name: "NULL", Kind: KindShape, Flag: "null", Value: "text", Section: SectionValues, Cqlsh: true,
 			aliases:    []string{"nullval"},
 			Help:       "the text of a null value, quoted or not",
 			Documented: "empty",
@@ -537,7 +565,7 @@ func optionTable() []Option {
 			Example:    "cqlload --table ks.t --null NULL --datetime-format '%d/%m/%Y %H:%M' data.csv"},
 			accessor{func(o *Options, v string) error { o.Null, o.Formats.NullMarker = v, v; return nil },
 				func(o *Options) string { return o.Null }}),
-		with(Option{Name: "NULLMODE", Flag: "null-mode", Value: "null|unset", Section: SectionValues,
+		with(Option{Name: "NULLMODE", Kind: KindShape, Flag: "null-mode", Value: "null|unset", Section: SectionValues,
 			Help:    "null: write nulls (tombstones) as cqlsh does; unset: leave those columns unset",
 			Differs: "cqlload extension: `unset` writes no tombstones and keeps an existing value"},
 			accessor{func(o *Options, v string) error {
@@ -556,10 +584,10 @@ func optionTable() []Option {
 				}
 				return "null"
 			}}),
-		with(Option{Name: "DATETIMEFORMAT", Flag: "datetime-format", Value: "text", Section: SectionValues, Cqlsh: true,
+		with(Option{Name: "DATETIMEFORMAT", Kind: KindShape, Flag: "datetime-format", Value: "text", Section: SectionValues, Cqlsh: true,
 			Help: "timestamp format, strftime syntax as in cqlsh", Differs: "every CQL timestamp literal is accepted too"},
 			textOpt(func(o *Options) *string { return &o.Formats.DateTimeFormat })),
-		with(Option{Name: "TIMEZONE", Flag: "timezone", Value: "zone", Section: SectionValues,
+		with(Option{Name: "TIMEZONE", Kind: KindShape, Flag: "timezone", Value: "zone", Section: SectionValues,
 			Help:    "time zone of timestamps that carry none",
 			Differs: "cqlload extension (cqlsh uses UTC, or $TZ for display only)"},
 			accessor{func(o *Options, v string) error {
@@ -575,14 +603,14 @@ func optionTable() []Option {
 				}
 				return o.Formats.TimeZone.String()
 			}}),
-		with(Option{Name: "DECIMALSEP", Flag: "decimal-sep", Value: "text", Section: SectionValues, Cqlsh: true,
+		with(Option{Name: "DECIMALSEP", Kind: KindShape, Flag: "decimal-sep", Value: "text", Section: SectionValues, Cqlsh: true,
 			Help: "decimal separator"},
 			textOpt(func(o *Options) *string { return &o.Formats.DecimalSep })),
-		with(Option{Name: "THOUSANDSSEP", Flag: "thousands-sep", Value: "text", Section: SectionValues, Cqlsh: true,
+		with(Option{Name: "THOUSANDSSEP", Kind: KindShape, Flag: "thousands-sep", Value: "text", Section: SectionValues, Cqlsh: true,
 			Help: "thousands separator", Documented: "none",
 			Differs: "dropped only between digits (cqlsh drops it anywhere: `.1` is 1 and `1..2` is 12 there, errors here)"},
 			textOpt(func(o *Options) *string { return &o.Formats.ThousandsSep })),
-		with(Option{Name: "BOOLSTYLE", Flag: "bool-style", Value: "text", Section: SectionValues, Cqlsh: true,
+		with(Option{Name: "BOOLSTYLE", Kind: KindShape, Flag: "bool-style", Value: "text", Section: SectionValues, Cqlsh: true,
 			Help: "true and false words, comma separated", Differs: "any other value is an error (cqlsh stores false)"},
 			accessor{func(o *Options, v string) error {
 				// Two words, as cqlsh's check_options insists: with a
@@ -594,54 +622,54 @@ func optionTable() []Option {
 				o.Formats.BoolStyle = [2]string{strings.TrimSpace(t), strings.TrimSpace(f)}
 				return nil
 			}, func(o *Options) string { return o.Formats.BoolStyle[0] + "," + o.Formats.BoolStyle[1] }}),
-		with(Option{Name: "CQLSHESCAPES", Flag: "cqlsh-escapes", Value: "true|false", Section: SectionValues,
+		with(Option{Name: "CQLSHESCAPES", Kind: KindShape, Flag: "cqlsh-escapes", Value: "true|false", Section: SectionValues,
 			Help:    "the input was written by cqlsh COPY TO: undo its backslash escapes inside text (\\\\, \\n, \\xHH)",
 			Differs: "cqlload extension: cqlsh COPY FROM stores those escapes as they are"},
 			boolOpt(func(o *Options) *bool { return &o.Formats.CqlshEscapes })),
-		with(Option{Name: "TTL", Flag: "ttl", Value: "int", Section: SectionValues, Cqlsh: true,
+		with(Option{Name: "TTL", Kind: KindShape, Flag: "ttl", Value: "int", Section: SectionValues, Cqlsh: true,
 			Help: "time to live of written rows in seconds; -1 = none"},
 			intOpt(func(o *Options) *int { return &o.TTL })),
 
 		// Batching and rate.
-		with(Option{Name: "NUMPROCESSES", Flag: "workers", Value: "int", Section: SectionBatching, Cqlsh: true,
+		with(Option{Name: "NUMPROCESSES", Kind: KindRun, Flag: "workers", Value: "int", Section: SectionBatching, Cqlsh: true,
 			Help: "parse/convert workers", Documented: "CPU count",
 			Differs: "goroutines (cqlsh: CPUs − 1 processes, at most 16)",
 			Example: "cqlload --table ks.t --ingest-rate 50000 --max-in-flight 64 data.csv"},
 			intOpt(func(o *Options) *int { return &o.Workers })),
-		with(Option{Name: "CHUNKSIZE", Flag: "chunk-size", Value: "int", Section: SectionBatching, Cqlsh: true,
+		with(Option{Name: "CHUNKSIZE", Kind: KindShape, Flag: "chunk-size", Value: "int", Section: SectionBatching, Cqlsh: true,
 			Help: "records per chunk handed to a worker"},
 			intOpt(func(o *Options) *int { return &o.ChunkSize })),
-		with(Option{Name: "INGESTRATE", Flag: "ingest-rate", Value: "int", Section: SectionBatching, Cqlsh: true,
+		with(Option{Name: "INGESTRATE", Kind: KindRun, Flag: "ingest-rate", Value: "int", Section: SectionBatching, Cqlsh: true,
 			Help: "rows per second at most; 0 = unlimited", Documented: "0 = unlimited",
 			Differs: "cqlsh's default is 100000 rows/s; an explicit value is honoured"},
 			intOpt(func(o *Options) *int { return &o.IngestRate })),
-		with(Option{Name: "MINBATCHSIZE", Flag: "min-batch-size", Value: "int", Section: SectionBatching, Cqlsh: true,
+		with(Option{Name: "MINBATCHSIZE", Kind: KindRun, Flag: "min-batch-size", Value: "int", Section: SectionBatching, Cqlsh: true,
 			Help:    "a partition with at least this many rows gets batches of its own",
 			Differs: "given alone above MAXBATCHSIZE's default, it raises MAXBATCHSIZE to it"},
 			intOpt(func(o *Options) *int { return &o.MinBatchSize })),
-		with(Option{Name: "MAXBATCHSIZE", Flag: "max-batch-size", Value: "int", Section: SectionBatching, Cqlsh: true,
+		with(Option{Name: "MAXBATCHSIZE", Kind: KindRun, Flag: "max-batch-size", Value: "int", Section: SectionBatching, Cqlsh: true,
 			Help:    "rows per batch at most",
 			Differs: "given alone below MINBATCHSIZE's default (`MAXBATCHSIZE = 1`), it lowers MINBATCHSIZE to it; only both given and contradictory are an error"},
 			intOpt(func(o *Options) *int { return &o.MaxBatchSize })),
-		with(Option{Name: "MAXBATCHBYTES", Flag: "max-batch-bytes", Value: "bytes", Section: SectionBatching,
+		with(Option{Name: "MAXBATCHBYTES", Kind: KindRun, Flag: "max-batch-bytes", Value: "bytes", Section: SectionBatching,
 			Help:    "serialized value bytes per batch at most",
 			Differs: "cqlload extension: keeps multi-partition batches under Cassandra's 50 KiB failure threshold"},
 			bytesOpt(func(o *Options) *int { return &o.MaxBatchBytes })),
-		with(Option{Name: "MAXINFLIGHT", Flag: "max-in-flight", Value: "int", Section: SectionBatching,
+		with(Option{Name: "MAXINFLIGHT", Kind: KindRun, Flag: "max-in-flight", Value: "int", Section: SectionBatching,
 			Help:    "requests awaiting one node at once at most (the ceiling of the adaptive limit)",
 			Differs: "cqlload extension (cqlsh: one request per worker process)"},
 			intOpt(func(o *Options) *int { return &o.MaxInFlight })),
-		with(Option{Name: "ADAPTIVE", Flag: "adaptive", Value: "true|false", Section: SectionBatching,
+		with(Option{Name: "ADAPTIVE", Kind: KindRun, Flag: "adaptive", Value: "true|false", Section: SectionBatching,
 			Help:    "each node's limit on requests in flight follows its latency, up to --max-in-flight, and a node that sheds or times out requests is paced at the rate it takes; false: fixed at --max-in-flight, nothing paced",
 			Differs: "cqlload extension: cqlsh and DSBulk keep a fixed concurrency"},
 			boolOpt(func(o *Options) *bool { return &o.Adaptive })),
-		with(Option{Name: "DURATION", Flag: "duration", Value: "duration", Section: SectionBatching,
+		with(Option{Name: "DURATION", Kind: KindRun, Flag: "duration", Value: "duration", Section: SectionBatching,
 			Help:       "stop sending after this long: an orderly end (exit 0), the rows left counted as rows_not_sent_by_duration; 0 = no limit",
 			Documented: "0 = no limit",
 			Differs:    "cqlload extension, for load testing (not with --resume)",
 			Example:    "cqlload --table ks.t --repeat 100 --duration 10m --ingest-rate 50000 --histogram-log run.hlog data.csv"},
 			durationOpt(func(o *Options) *time.Duration { return &o.Duration })),
-		{Name: "PREPAREDSTATEMENTS", Value: "true|false", Section: SectionBatching, Cqlsh: true,
+		{Name: "PREPAREDSTATEMENTS", Kind: KindRun, Value: "true|false", Section: SectionBatching, Cqlsh: true,
 			Help: "bind prepared statements", Documented: "true",
 			Differs: "`false` is refused: cqlload always binds prepared statements",
 			set: func(_ *Options, v string) error {
@@ -655,38 +683,38 @@ func optionTable() []Option {
 			}},
 
 		// Errors and resume.
-		with(Option{Name: "MAXATTEMPTS", Flag: "max-attempts", Value: "int", Section: SectionErrors, Cqlsh: true,
+		with(Option{Name: "MAXATTEMPTS", Kind: KindRun, Flag: "max-attempts", Value: "int", Section: SectionErrors, Cqlsh: true,
 			Help:       "attempts per batch for retryable errors at most; 0 = as many as --retry-window allows",
 			Documented: "0 = bounded by `--retry-window`",
 			Differs:    "cqlsh's 5 attempts last under a second, so a node restart rejected rows; an explicit value is honoured",
 			Example:    "cqlload --table ks.t --resume load.ckpt --err-file load.err data.csv.gz"},
 			intOpt(func(o *Options) *int { return &o.MaxAttempts })),
-		with(Option{Name: "RETRYWINDOW", Flag: "retry-window", Value: "duration", Section: SectionErrors,
+		with(Option{Name: "RETRYWINDOW", Kind: KindRun, Flag: "retry-window", Value: "duration", Section: SectionErrors,
 			Help:    "how long a failing batch is retried, and how long the run waits while no node answers",
 			Differs: "cqlload extension"},
 			durationOpt(func(o *Options) *time.Duration { return &o.RetryWindow })),
-		with(Option{Name: "MAXPARSEERRORS", Flag: "max-parse-errors", Value: "int", Section: SectionErrors, Cqlsh: true,
+		with(Option{Name: "MAXPARSEERRORS", Kind: KindRun, Flag: "max-parse-errors", Value: "int", Section: SectionErrors, Cqlsh: true,
 			Help: "abort after this many rows fail to parse; -1 = no limit"},
 			intOpt(func(o *Options) *int { return &o.MaxParseErrors })),
-		with(Option{Name: "MAXINSERTERRORS", Flag: "max-insert-errors", Value: "int", Section: SectionErrors, Cqlsh: true,
+		with(Option{Name: "MAXINSERTERRORS", Kind: KindRun, Flag: "max-insert-errors", Value: "int", Section: SectionErrors, Cqlsh: true,
 			Help: "abort after this many rows fail to insert or are left unknown (timed out); -1 = no limit"},
 			intOpt(func(o *Options) *int { return &o.MaxInsertErrors })),
-		with(Option{Name: "ERRFILE", Flag: "err-file", Value: "path", Section: SectionErrors, Cqlsh: true,
+		with(Option{Name: "ERRFILE", Kind: KindOutput, Flag: "err-file", Value: "path", Section: SectionErrors, Cqlsh: true,
 			Help: "file receiving rejected rows (default import_<ks>_<table>.err)", Documented: "`import_<ks>_<table>.err`",
 			Differs: "plus `ERRFILE.log` with file, line, column and reason; `ERRFILE.2`, … for inputs with other headers; replaced by a fresh run"},
 			pathOpt(func(o *Options) *string { return &o.ErrFile })),
-		with(Option{Name: "MAXERRORRECORDBYTES", Flag: "max-error-record-bytes", Value: "bytes", Section: SectionErrors,
+		with(Option{Name: "MAXERRORRECORDBYTES", Kind: KindOutput, Flag: "max-error-record-bytes", Value: "bytes", Section: SectionErrors,
 			Help:    "of a record longer than --max-record-bytes, the error file keeps this many bytes and a marker of the cut; -1 = the whole record, kept in a temporary file ($TMPDIR) until written",
 			Differs: "cqlload extension (cqlsh reads any length into memory)"},
 			bytesOpt(func(o *Options) *int64 { return &o.MaxErrorRecordBytes })),
-		with(Option{Name: "RESUME", Flag: "resume", Value: "path", Section: SectionErrors,
+		with(Option{Name: "RESUME", Kind: KindOutput, Flag: "resume", Value: "path", Section: SectionErrors,
 			Help:       "checkpoint file: records how far the run got; if it exists, what it says is done is skipped",
 			Documented: "none",
 			Differs:    "cqlload extension: exact resume after any stop, `kill -9` included (see *Resuming a stopped run* in docs/failures.md)"},
 			pathOpt(func(o *Options) *string { return &o.Resume })),
 
 		// Output.
-		with(Option{Name: "REPORTFREQUENCY", Flag: "report-frequency", Value: "seconds", Section: SectionOutput, Cqlsh: true,
+		with(Option{Name: "REPORTFREQUENCY", Kind: KindOutput, Flag: "report-frequency", Value: "seconds", Section: SectionOutput, Cqlsh: true,
 			Help:    "seconds between progress reports",
 			Differs: "log lines (off a terminal) come every 5 s unless it is given",
 			Example: "cqlload --table ks.t --progress log --summary-json - data.csv > summary.json"},
@@ -698,15 +726,24 @@ func optionTable() []Option {
 				o.ReportFrequency = time.Duration(f * float64(time.Second))
 				return nil
 			}, func(o *Options) string { return strconv.FormatFloat(o.ReportFrequency.Seconds(), 'f', -1, 64) }}),
-		with(Option{Name: "RATEFILE", Flag: "rate-file", Value: "path", Section: SectionOutput, Cqlsh: true,
+		with(Option{Name: "RATEFILE", Kind: KindOutput, Flag: "rate-file", Value: "path", Section: SectionOutput, Cqlsh: true,
 			Help:       "file to append progress lines to, every REPORTFREQUENCY",
 			Documented: "none",
 			Differs:    "each line adds the interval's figures to cqlsh's three: rows/s, requests/s, latency p50/p95/p99/max, errors, retries, in-flight limit (a `#` header names the columns)"},
 			pathOpt(func(o *Options) *string { return &o.RateFile })),
-		with(Option{Name: "HISTOGRAMLOG", Flag: "histogram-log", Value: "path", Section: SectionOutput,
+		with(Option{Name: "HISTOGRAMLOG", Kind: KindOutput, Flag: "histogram-log", Value: "path", Section: SectionOutput,
 			Help:       "write request latencies (µs) to this file in HdrHistogram's interval log format, one histogram a second",
 			Documented: "none",
 			Differs:    "cqlload extension: compare runs with HdrHistogram's tools (HistogramLogAnalyzer, hdr-plot)"},
 			pathOpt(func(o *Options) *string { return &o.HistogramLog })),
 	}
 }
+
+// CopyToOnly reports whether name is a cqlsh COPY TO option, which cqlsh
+// accepts in a COPY FROM too and ignores there (a [copy] section serves
+// both).
+func CopyToOnly(name string) bool { return copyToOnly[optionKey(name)] }
+
+// SameOption reports whether a and b spell one option name: case, dashes
+// and underscores aside (max-in-flight, MAX_IN_FLIGHT, MAXINFLIGHT).
+func SameOption(a, b string) bool { return optionKey(a) == optionKey(b) }

@@ -19,18 +19,6 @@ import (
 // before anything is moved or written, Run refuses outputs that are
 // inputs, by path and by file identity (a link, another spelling).
 
-// InputClashError is a file the run would write or remove that is one of
-// its inputs. Nothing was read, written or removed.
-type InputClashError struct {
-	What   string // the option naming the output: ERRFILE, --resume, …
-	Output string // the file the run would write or remove
-	Input  string // the input it is
-}
-
-func (e *InputClashError) Error() string {
-	return fmt.Sprintf("%s would write or remove %s, which is the input %s: give the %s another path", e.What, e.Output, e.Input, e.What)
-}
-
 // Output is a file the caller of a run writes, named by the option that
 // gives it (Options.OtherOutputs).
 type Output struct{ Option, Path string }
@@ -111,19 +99,6 @@ func checkOutputs(objects []source.Object, outs []outputFile) error {
 	return nil
 }
 
-// OutputClashError is two outputs of a run that are one file: the one
-// written last would replace or interleave with the other (a summary
-// given ERRFILE's path took the rejected rows' place). Nothing was
-// written.
-type OutputClashError struct {
-	What, Path           string
-	OtherWhat, OtherPath string
-}
-
-func (e *OutputClashError) Error() string {
-	return fmt.Sprintf("%s %s and %s %s are the same file, which each would write over the other: give them different paths", e.What, e.Path, e.OtherWhat, e.OtherPath)
-}
-
 // checkDistinct refuses two outputs of different options that are one
 // file, by path (or one of ERRFILE's numbered paths) or as the same
 // file when both exist. Outputs written as they are, a device, a pipe
@@ -194,31 +169,6 @@ func checkReplaceable(outs []outputFile) error {
 		return &OutputKindError{What: out.what, Path: out.path, Mode: st.Mode()}
 	}
 	return nil
-}
-
-// OutputKindError is an output path that is not a regular file (a
-// device, a directory, a pipe) where the run removes or replaces files.
-type OutputKindError struct {
-	What, Path string
-	Mode       os.FileMode
-	// Descriptor: Path names one of the process's descriptors
-	// (/dev/stdout), whatever file it leads to.
-	Descriptor bool
-}
-
-func (e *OutputKindError) Error() string {
-	kind := "not a regular file"
-	switch {
-	case e.Descriptor:
-		kind = "a descriptor of this process"
-	case e.Mode.IsDir():
-		kind = "a directory"
-	case e.Mode&os.ModeDevice != 0:
-		kind = "a device"
-	case e.Mode&os.ModeNamedPipe != 0:
-		kind = "a named pipe"
-	}
-	return fmt.Sprintf("%s %s is %s: cqlload removes, truncates and replaces such files, so it must name a file (or nothing yet)", e.What, e.Path, kind)
 }
 
 // settleErrFile moves a default ERRFILE out of the inputs' way: loading a

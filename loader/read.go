@@ -272,20 +272,6 @@ func (l *Loader) longHeaderChunk(cr *chunkRecord) {
 // does not fit the table.
 const headerRef = `the file's header does not fit the table (see its "header" line above)`
 
-// HeaderError is a file whose header does not fit the table: a name it
-// does not have, a name twice, a key column missing. The file's rows are
-// rejected; the other files load.
-type HeaderError struct {
-	File string
-	Err  error
-}
-
-func (e *HeaderError) Error() string {
-	return "the file's header does not fit the table: " + e.Err.Error()
-}
-
-func (e *HeaderError) Unwrap() error { return e.Err }
-
 // rejectEach calls rej with every record of cr's chunk as a reject for
 // reason, where it is and its bytes filled in.
 func (l *Loader) rejectEach(cr *chunkRecord, reason string, rej func(reject)) {

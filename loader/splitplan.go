@@ -178,18 +178,6 @@ func planSplits(objects []source.Object, o *Options) (splitPlanFile, SplitPlanSt
 	return p, st, nil
 }
 
-// SplitPlanError is a split plan (--split-plan) that does not fit the
-// run: missing, unreadable as a plan, made for other splits, options or
-// inputs, or with a start the file's bytes contradict. Nothing was
-// loaded; a retry fails the same way until the plan is written again.
-// The CLI reports it as a usage error.
-type SplitPlanError struct {
-	Path   string
-	Reason string
-}
-
-func (e *SplitPlanError) Error() string { return "--split-plan " + e.Path + ": " + e.Reason }
-
 // splitPlan is a split plan read and checked against a run's inputs.
 type splitPlan struct {
 	path   string

@@ -67,13 +67,6 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 	return out, searched, nil
 }
 
-// SplitError is a --split the inputs cannot be split by: a stream.
-// (An input given twice is an InputTwiceError, for every run.) Nothing was loaded; a retry fails the same way, so
-// the CLI reports it as a usage error.
-type SplitError struct{ Reason string }
-
-func (e *SplitError) Error() string { return "--split: " + e.Reason }
-
 // layoutSplits checks that objects can be split and deals them to the
 // splits (package split): every split's units, and the objects by name.
 // closeFiles closes the local files it opened for the searches' reads;

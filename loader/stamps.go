@@ -38,14 +38,6 @@ import (
 // the optional "[in FILE]" of a numbered error file.
 var stampMark = regexp.MustCompile(` \[write timestamp ([0-9]+)\](?: \[in (.+)\])?$`)
 
-// StampsError is an error file whose rows do not match the timestamps its
-// log records; nothing was loaded. The CLI reports it as a usage error.
-type StampsError struct{ File, Log, Reason string }
-
-func (e *StampsError) Error() string {
-	return fmt.Sprintf("%s: %s; its log %s gives each row's write timestamp by position, so it must list exactly the file's rows: remove the log lines of rows removed from the file, or move the log away to stamp every row from this run's start", e.File, e.Reason, e.Log)
-}
-
 // recordedStamps finds the write timestamps that the logs beside the
 // inputs record for them, keyed by input name: an input that is an error
 // file (ERRFILE, or its numbered ERRFILE.2, …) next to its ERRFILE.log.

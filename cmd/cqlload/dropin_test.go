@@ -109,51 +109,6 @@ func TestCqlshDropIn(t *testing.T) {
 	}
 }
 
-// TestPositionalHost: the flag form's HOST [PORT] rule never takes a file
-// for a host.
-func TestPositionalHost(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	for _, f := range []string{"10.0.0.9", "dbhost", "9143", "data.csv"} {
-		if err := os.WriteFile(f, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Mkdir("exports", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		pos        []string
-		host, port string
-		files      []string
-	}{
-		{[]string{"10.0.0.5", "9142", "f.csv"}, "10.0.0.5", "9142", []string{"f.csv"}},
-		{[]string{"10.0.0.5", "f.csv"}, "10.0.0.5", "", []string{"f.csv"}},
-		{[]string{"db1.example.com", "f.csv", "g.csv"}, "db1.example.com", "", []string{"f.csv", "g.csv"}},
-		{[]string{"localhost", "9042", "-"}, "localhost", "9042", []string{"-"}},
-		{[]string{"::1", "9042", "f.csv"}, "::1", "9042", []string{"f.csv"}},
-		{[]string{"10.0.0.5", "9142"}, "10.0.0.5", "9142", []string{}},
-		{[]string{"10.0.0.5", "9142", "f.csv"}[:1], "", "", []string{"10.0.0.5"}},    // a lone argument is a file
-		{[]string{"10.0.0.9", "f.csv"}, "", "", []string{"10.0.0.9", "f.csv"}},       // an existing file
-		{[]string{"dbhost", "f.csv"}, "", "", []string{"dbhost", "f.csv"}},           // an existing file
-		{[]string{"exports", "f.csv"}, "", "", []string{"exports", "f.csv"}},         // a directory
-		{[]string{"data.*", "f.csv"}, "", "", []string{"data.*", "f.csv"}},           // a glob
-		{[]string{"missing.csv", "f.csv"}, "", "", []string{"missing.csv", "f.csv"}}, // a data file name
-		{[]string{"missing.csv.gz", "f.csv"}, "", "", []string{"missing.csv.gz", "f.csv"}},
-		{[]string{"in/a.csv", "f.csv"}, "", "", []string{"in/a.csv", "f.csv"}}, // a path
-		{[]string{"-", "f.csv"}, "", "", []string{"-", "f.csv"}},
-		{[]string{"STDIN", "f.csv"}, "", "", []string{"STDIN", "f.csv"}},
-		{[]string{"a.csv,b.csv", "f.csv"}, "", "", []string{"a.csv,b.csv", "f.csv"}},       // a list
-		{[]string{"10.0.0.5", "9143", "f.csv"}, "10.0.0.5", "", []string{"9143", "f.csv"}}, // an existing file named like a port
-	}
-	for _, tt := range tests {
-		host, port, files := positionalHost(tt.pos)
-		if host != tt.host || port != tt.port || strings.Join(files, "|") != strings.Join(tt.files, "|") {
-			t.Errorf("positionalHost(%q) = %q, %q, %q; want %q, %q, %q", tt.pos, host, port, files, tt.host, tt.port, tt.files)
-		}
-	}
-}
-
 // TestSummaryJSONOnStdout: with --summary-json -, standard output is one
 // JSON object and the lines for people go to standard error.
 func TestSummaryJSONOnStdout(t *testing.T) {

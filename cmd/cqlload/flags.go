@@ -32,8 +32,7 @@ type cli struct {
 	help, count, verbose, version, dryRun  bool
 	dryRunRows                             int
 	cqlshrc, credentials                   string
-	creds                                  *loader.Credentials // cqlsh's credentials file, nil if none
-	red                                    *redact.Redactor    // masks secrets in all output
+	red                                    *redact.Redactor // masks secrets in all output
 	writeSplitPlan                         string
 }
 

@@ -2,27 +2,22 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"golang.org/x/term"
 
-	"github.com/cqlload/cqlload/internal/homedir"
+	"github.com/cqlload/cqlload/cqlsh"
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/internal/wholefile"
@@ -121,67 +116,49 @@ func usageError(stderr io.Writer, err error) int {
 	return exitUsage
 }
 
-// options settles the load's options from the command line, the cqlshrc
-// and the COPY statement, and validates them. Precedence, low to high:
-// defaults, CONFIGFILE's [copy] sections (or else the cqlshrc's), WITH,
-// flags.
+// options settles the load's options from the command line, the cqlshrc,
+// the credentials file and the COPY statement (cqlsh.Config), and
+// validates them.
 func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) error {
-	rc, err := readCqlshrc(c, stderr)
-	if err != nil {
-		return err
+	changed := func(name string) bool { return c.fs.Lookup(name).Changed }
+	cfg := cqlsh.Config{
+		Execute: c.execute, Script: c.file, Table: c.table, Columns: c.columns, Args: c.fs.Args(), Keyspace: c.keyspace,
+		Hosts: c.hosts, Username: c.username, Password: c.password, PasswordFile: c.passwordFile, NoPasswordWarning: c.insecurePassword,
+		SSL: c.ssl, SSLNoVerify: c.sslNoVerify, SSLCA: c.sslCA, SSLCert: c.sslCert, SSLKey: c.sslKey, SSLServerName: c.sslServerName,
+		DC: c.dc, Cqlshrc: c.cqlshrc, Credentials: c.credentials,
+		Prompt: func(user string) (string, error) { return askPassword(stdin, stderr, user) },
+		Warn: func(w string) {
+			if w == cqlsh.CommandLinePasswordWarning {
+				fmt.Fprint(stderr, w) // cqlsh's, as cqlsh prints it
+				return
+			}
+			fmt.Fprintf(stderr, "cqlload: warning: %s\n", w)
+		},
 	}
-	if err := c.readCredentials(rc, stderr); err != nil {
-		return err
+	// A flag left at its default is not given: the cqlshrc, the
+	// environment or the statement may set it.
+	if changed("port") {
+		cfg.Port = c.port
 	}
-	stmt, portGiven, err := c.target(opts)
-	if err != nil {
-		return err
+	if changed("connect-timeout") {
+		cfg.ConnectTimeout = c.connectTimeout
 	}
-	configFile := c.vals["config-file"].s
-	if stmt != nil && !c.fs.Lookup("config-file").Changed {
-		configFile = stmt.ConfigFile()
+	if changed("request-timeout") {
+		cfg.RequestTimeout = c.requestTimeout
 	}
-	ks, table := opts.Keyspace, opts.Table
-	if stmt != nil {
-		ks, table = stmt.Keyspace, stmt.Table
-		if ks == "" {
-			ks = c.keyspace
-		}
+	if changed("config-file") {
+		cfg.ConfigFile = c.vals["config-file"].s
 	}
-	// cqlsh's COPY takes the timestamps' display format as DATETIMEFORMAT's
-	// default.
-	if rc != nil && rc.TimeFormat != "" {
-		if err := opts.SetOption("datetimeformat", rc.TimeFormat); err != nil {
-			return fmt.Errorf("cqlshrc %s [ui] time_format: %w", rc.Path, err)
-		}
-	}
-	// As cqlsh: CONFIGFILE's sections, or else the cqlshrc's; never both.
-	what, file := "CONFIGFILE", configFile
-	if file == "" {
-		what, file = "cqlshrc", rcPath(rc)
-	}
-	if file != "" {
-		if err := loader.ApplyConfigFile(opts, what, file, ks, table); err != nil {
-			return err
-		}
-	}
-	if stmt != nil {
-		if err := stmt.Apply(opts, c.keyspace); err != nil {
-			return err
-		}
-	}
-	var errs []error
 	for _, opt := range loader.OptionTable() {
-		if v := c.vals[opt.Flag]; v != nil && opt.Settable() && c.fs.Lookup(opt.Flag).Changed {
-			errs = append(errs, opts.SetOption(opt.Flag, v.s))
+		if v := c.vals[opt.Flag]; v != nil && opt.Settable() && changed(opt.Flag) {
+			cfg.Flags = append(cfg.Flags, [2]string{opt.Flag, v.s})
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	resolved, err := cfg.Resolve()
+	if err != nil {
 		return err
 	}
-	if err := c.connection(opts, rc, portGiven, stdin, stderr); err != nil {
-		return err
-	}
+	*opts = resolved
 	opts.DryRun = c.dryRun
 	if c.dryRun && c.dryRunRows > 0 && (opts.Dialect.MaxRows < 0 || c.dryRunRows < opts.Dialect.MaxRows) {
 		opts.Dialect.MaxRows = c.dryRunRows
@@ -193,153 +170,17 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 	return opts.Validate()
 }
 
-// target reads what to load: a COPY statement (returned, applied later
-// with the other options) or --table and the files, with the positional
-// HOST and PORT that may precede either. portGiven reports a PORT.
-func (c *cli) target(opts *loader.Options) (stmt *loader.CopyStatement, portGiven bool, err error) {
-	portGiven = c.fs.Lookup("port").Changed
-	setPort := func(p string) error {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return fmt.Errorf("port %q is not a number", p)
-		}
-		c.port, portGiven = n, true
-		return nil
+// askPassword asks for user's password, without echo, as cqlsh does,
+// when someone is at the terminal; "" otherwise.
+func askPassword(stdin io.Reader, stderr io.Writer, user string) (string, error) {
+	f, ok := stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return "", nil
 	}
-	pos := c.fs.Args()
-	if c.file != "" {
-		// cqlsh -f: the script is the statement -e would give.
-		if c.execute != "" {
-			return nil, false, errors.New("give either -e COPY ... or -f FILE, not both")
-		}
-		data, err := wholefile.Read(c.file, "-f script", wholefile.MaxScript)
-		if err != nil {
-			return nil, false, fmt.Errorf("-f: %w", err)
-		}
-		// As cqlsh, a script may start with a UTF-8 byte order mark.
-		if c.execute = strings.TrimPrefix(string(data), "\ufeff"); strings.TrimSpace(c.execute) == "" {
-			return nil, false, fmt.Errorf("-f %s: the file holds no COPY statement", c.file)
-		}
-	}
-	switch {
-	case c.execute != "" && c.table != "":
-		return nil, false, errors.New("give either -e COPY ... or --table, not both")
-	case c.execute != "" && c.columns != "":
-		// The statement's column list (or its absence) decides: the
-		// flag was dropped without a word.
-		return nil, false, errors.New("give the columns in the COPY statement's column list, not --columns")
-	case c.execute != "":
-		if stmt, err = loader.ParseCopy(c.execute); err != nil && c.file != "" {
-			return nil, false, fmt.Errorf("%s: %w", c.file, err)
-		} else if err != nil {
-			return nil, false, err
-		}
-		if len(pos) > 2 {
-			return nil, false, fmt.Errorf("unexpected arguments %v (only HOST and PORT may precede -e)", pos[2:])
-		}
-		if len(pos) >= 1 {
-			c.hosts = pos[0]
-		}
-		if len(pos) == 2 {
-			err = setPort(pos[1])
-		}
-		return stmt, portGiven, err
-	case c.table != "":
-		if opts.Keyspace, opts.Table, err = loader.ParseTable(c.table); err != nil {
-			return nil, false, fmt.Errorf("--table: %w", err)
-		}
-		if c.columns != "" {
-			// The COPY statement's column list parser: a quoted name may
-			// hold commas.
-			if opts.Columns, err = loader.ParseColumns(c.columns); err != nil {
-				return nil, false, fmt.Errorf("--columns: %w", err)
-			}
-		}
-		if c.hosts == "" {
-			host, port, rest := positionalHost(pos)
-			if host != "" {
-				c.hosts, pos = host, rest
-			}
-			if port != "" {
-				if err := setPort(port); err != nil {
-					return nil, false, err
-				}
-			}
-		}
-		if len(pos) == 0 {
-			return nil, false, errors.New("no input files given")
-		}
-		opts.Files = pos
-		return nil, portGiven, nil
-	}
-	return nil, false, errors.New(`nothing to do: give -e "COPY ..." or --table ks.table and files`)
-}
-
-// connection sets hosts, port, credentials and TLS: flags and positional
-// arguments first, then CQLSH_HOST and CQLSH_PORT, then the cqlshrc,
-// then the defaults.
-func (c *cli) connection(opts *loader.Options, rc *loader.Cqlshrc, portGiven bool, stdin io.Reader, stderr io.Writer) error {
-	if c.hosts == "" {
-		c.hosts = os.Getenv("CQLSH_HOST")
-	}
-	if p := os.Getenv("CQLSH_PORT"); p != "" && !portGiven {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 || n > 65535 {
-			return fmt.Errorf("CQLSH_PORT %q is not a port", p)
-		}
-		c.port, portGiven = n, true
-	}
-	if rc != nil && c.hosts == "" {
-		c.hosts = rc.Hostname
-	}
-	if rc != nil && !portGiven && rc.Port > 0 {
-		c.port = rc.Port
-	}
-	if c.hosts == "" {
-		c.hosts = "127.0.0.1"
-	}
-	for _, h := range strings.Split(c.hosts, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			opts.Hosts = append(opts.Hosts, h)
-		}
-	}
-	opts.Port = c.port
-	opts.Username = c.username
-	opts.ConnectTimeout, opts.RequestTimeout = c.connectTimeout, c.requestTimeout
-	opts.LocalDC = c.dc
-	pw, warning, err := password(*c)
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(stderr, warning)
-	if cr := c.creds; pw == "" && cr != nil && (cr.Username == "" || c.username == cr.Username) {
-		pw = cr.Password
-	}
-	if pw == "" && rc != nil && c.username == rc.Username {
-		pw = rc.Password
-	}
-	if pw == "" && c.username != "" {
-		// As cqlsh: a user name without a password asks for it, without
-		// echo, when someone is at the terminal.
-		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			fmt.Fprintf(stderr, "Password for %s: ", c.username)
-			b, err := term.ReadPassword(int(f.Fd()))
-			fmt.Fprintln(stderr)
-			if err != nil {
-				return fmt.Errorf("reading the password: %w", err)
-			}
-			pw = string(b)
-		}
-	}
-	opts.Password = pw
-	if c.ssl || c.sslCA != "" || c.sslCert != "" || c.sslServerName != "" {
-		t, err := tlsConfig(*c)
-		if err != nil {
-			return err
-		}
-		opts.TLS = t
-	}
-	return nil
+	fmt.Fprintf(stderr, "Password for %s: ", user)
+	b, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(stderr)
+	return string(b), err
 }
 
 // load runs the load with its progress display, then prints the summary
@@ -453,55 +294,6 @@ func reportEvery(o *loader.Options, mode string) time.Duration {
 	return o.ReportFrequency
 }
 
-// dataExtensions end names that are files, never hosts.
-var dataExtensions = map[string]bool{"csv": true, "tsv": true, "txt": true, "dat": true, "gz": true, "zst": true, "zstd": true}
-
-// positionalHost splits the flag form's arguments into HOST, PORT and
-// the input files. pos[0] is a host only if more arguments follow, it
-// names no existing file, directory or glob match, and it looks like a
-// host (an IP address, or a host name whose last label is no data file
-// extension); pos[1] is then a port if it is a number and no existing
-// file. Otherwise host and port are "" and files is pos.
-func positionalHost(pos []string) (host, port string, files []string) {
-	if len(pos) < 2 || !looksLikeHost(pos[0]) || pathExists(pos[0]) {
-		return "", "", pos
-	}
-	host, files = pos[0], pos[1:]
-	if _, err := strconv.Atoi(files[0]); err == nil && !pathExists(files[0]) {
-		port, files = files[0], files[1:]
-	}
-	return host, port, files
-}
-
-func pathExists(p string) bool {
-	if _, err := os.Stat(p); err == nil {
-		return true
-	}
-	m, _ := filepath.Glob(p)
-	return len(m) > 0
-}
-
-func looksLikeHost(s string) bool {
-	if s == "" || s == "-" || strings.EqualFold(s, "stdin") || strings.ContainsAny(s, "/\\*?[],~ ") {
-		return net.ParseIP(strings.Trim(s, "[]")) != nil && !strings.Contains(s, "/")
-	}
-	if net.ParseIP(s) != nil {
-		return true
-	}
-	labels := strings.Split(s, ".")
-	for _, l := range labels {
-		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
-			return false
-		}
-		for _, r := range l {
-			if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-				return false
-			}
-		}
-	}
-	return len(labels) == 1 || !dataExtensions[strings.ToLower(labels[len(labels)-1])]
-}
-
 // versionInfo names the build: the module version, the commit, the Go
 // release and the CQL driver's module version; "devel" when unknown.
 type versionInfo struct {
@@ -550,33 +342,19 @@ func buildVersion() versionInfo {
 	return v
 }
 
-// exitStatus is what a scheduler learns from the run (see the README's exit status table).
+// exitStatus is what a scheduler learns from the run (see the README's
+// exit status table): the number of the loader's class of its outcome.
 func exitStatus(sum loader.Summary, runErr error) int {
-	var ae *loader.AbortError
-	var re *loader.ResumeError
-	var pe *loader.SplitPlanError
-	var se *loader.SplitError
-	var ie *loader.InputClashError
-	var ke *loader.OutputKindError
-	var te *loader.InputTwiceError
-	var st *loader.StampsError
-	switch {
-	case errors.As(runErr, &re), errors.As(runErr, &pe), errors.As(runErr, &se), errors.As(runErr, &ie), errors.As(runErr, &ke), errors.As(runErr, &te), errors.As(runErr, &st):
-		return exitUsage
-	case errors.Is(runErr, context.Canceled):
-		return exitInterrupted
-	case errors.As(runErr, &ae) && !ae.Fatal:
-		return exitAborted
-	case runErr != nil:
-		return exitFatal
-	case sum.RowsFailedParse+sum.RowsFailedInsert+sum.RowsUnknown+sum.RowsNotSent > 0,
-		len(sum.ErrFiles) > 0:
-		// The second case: a resumed run that finished cleanly, or
-		// found nothing to do, while the error files hold rows of the
-		// runs before it.
-		return exitRejected
-	}
-	return exitOK
+	return exitCodes[loader.Classify(sum, runErr)]
+}
+
+var exitCodes = map[loader.Class]int{
+	loader.ClassOK:          exitOK,
+	loader.ClassRejected:    exitRejected,
+	loader.ClassAborted:     exitAborted,
+	loader.ClassFatal:       exitFatal,
+	loader.ClassInterrupted: exitInterrupted,
+	loader.ClassUsage:       exitUsage,
 }
 
 // softMemoryLimit is 44 MiB for the driver, buffers and the collector's
@@ -600,159 +378,6 @@ func countRows(o loader.Options) (int64, error) {
 		return 0, err
 	}
 	return n, nil
-}
-
-// readCqlshrc reads the cqlsh configuration file (--cqlshrc, else
-// ~/.cassandra/cqlshrc when it exists) and takes from it what the command
-// line did not give: host and port are applied later, since positional
-// arguments may still give them. Its [copy] sections are applied with the
-// other options. nil when there is no file.
-func readCqlshrc(c *cli, stderr io.Writer) (*loader.Cqlshrc, error) {
-	path, explicit := c.cqlshrc, c.cqlshrc != ""
-	if !explicit {
-		path = loader.DefaultCqlshrcPath()
-	}
-	if path == "" {
-		return nil, nil
-	}
-	rc, ok, err := loader.ReadCqlshrc(path)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		if explicit {
-			return nil, fmt.Errorf("--cqlshrc %s: no such file", path)
-		}
-		return nil, nil
-	}
-	for _, w := range rc.Warnings {
-		fmt.Fprintf(stderr, "cqlload: warning: %s\n", w)
-	}
-	unset := func(name string) bool { return !c.fs.Lookup(name).Changed }
-	if unset("username") && rc.Username != "" {
-		c.username = rc.Username
-	}
-	if unset("keyspace") && rc.Keyspace != "" {
-		c.keyspace = rc.Keyspace
-	}
-	if unset("ssl") && rc.SSL {
-		c.ssl = true
-	}
-	if unset("connect-timeout") && rc.ConnectTimeout > 0 {
-		c.connectTimeout = rc.ConnectTimeout
-	}
-	if unset("request-timeout") && rc.RequestTimeout > 0 {
-		c.requestTimeout = rc.RequestTimeout
-	}
-	if unset("ssl-ca") && rc.CertFile != "" {
-		c.sslCA = rc.CertFile
-	}
-	if unset("ssl-no-verify") && rc.Validate != nil && !*rc.Validate {
-		c.sslNoVerify = true
-	}
-	if unset("ssl-cert") && rc.UserCert != "" {
-		c.sslCert = rc.UserCert
-	}
-	if unset("ssl-key") && rc.UserKey != "" {
-		c.sslKey = rc.UserKey
-	}
-	return rc, nil
-}
-
-// readCredentials reads cqlsh's credentials file (--credentials, else
-// the cqlshrc's [authentication] credentials, else
-// ~/.cassandra/credentials when it exists): its user name is taken over
-// the cqlshrc's unless -u gave one; connection takes its password.
-func (c *cli) readCredentials(rc *loader.Cqlshrc, stderr io.Writer) error {
-	path, explicit := c.credentials, c.credentials != ""
-	if !explicit && rc != nil {
-		path = rc.Credentials
-	}
-	if path == "" {
-		path = loader.DefaultCredentialsPath()
-	}
-	if path == "" {
-		return nil
-	}
-	cr, err := loader.ReadCredentials(homedir.Expand(path))
-	switch {
-	case err != nil:
-		return err
-	case cr == nil && explicit:
-		return fmt.Errorf("--credentials %s: no such file", path)
-	case cr == nil:
-		return nil
-	case cr.Warning != "":
-		fmt.Fprintf(stderr, "cqlload: warning: %s\n", cr.Warning)
-		return nil
-	}
-	c.creds = cr
-	if !c.fs.Lookup("username").Changed && cr.Username != "" {
-		c.username = cr.Username
-	}
-	return nil
-}
-
-func rcPath(rc *loader.Cqlshrc) string {
-	if rc == nil {
-		return ""
-	}
-	return rc.Path
-}
-
-// cmdlinePasswordWarning is cqlsh's, word for word: a password on the
-// command line is in the shell's history and, while the run lasts, in
-// every user's ps output.
-const cmdlinePasswordWarning = "Warning: Using a password on the command line interface can be insecure.\nRecommendation: use the credentials file to securely provide the password.\n"
-
-// password returns the password of -p, --password-file or
-// CQLLOAD_PASSWORD, in that order, and the warning to print, if any.
-func password(c cli) (pw, warning string, err error) {
-	switch {
-	case c.password != "":
-		if !c.insecurePassword {
-			warning = cmdlinePasswordWarning
-		}
-		return c.password, warning, nil
-	case c.passwordFile != "":
-		pw, warning, err = loader.ReadPasswordFile(c.passwordFile)
-		if warning != "" {
-			warning = "cqlload: warning: " + warning + "\n"
-		}
-		return pw, warning, err
-	}
-	return os.Getenv("CQLLOAD_PASSWORD"), "", nil
-}
-
-func tlsConfig(c cli) (*tls.Config, error) {
-	t := &tls.Config{InsecureSkipVerify: c.sslNoVerify, ServerName: c.sslServerName, MinVersion: tls.VersionTLS12}
-	if c.sslCA != "" {
-		pem, err := wholefile.Read(c.sslCA, "--ssl-ca file", wholefile.MaxPEM)
-		if err != nil {
-			return nil, fmt.Errorf("--ssl-ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--ssl-ca %s: no PEM certificate found", c.sslCA)
-		}
-		t.RootCAs = pool
-	}
-	if c.sslCert != "" || c.sslKey != "" {
-		certPEM, err := wholefile.Read(c.sslCert, "--ssl-cert file", wholefile.MaxPEM)
-		if err != nil {
-			return nil, fmt.Errorf("--ssl-cert: %w", err)
-		}
-		keyPEM, err := wholefile.Read(c.sslKey, "--ssl-key file", wholefile.MaxPEM)
-		if err != nil {
-			return nil, fmt.Errorf("--ssl-key: %w", err)
-		}
-		cert, err := tls.X509KeyPair(certPEM, keyPEM)
-		if err != nil {
-			return nil, fmt.Errorf("--ssl-cert/--ssl-key: %w", err)
-		}
-		t.Certificates = []tls.Certificate{cert}
-	}
-	return t, nil
 }
 
 // errLogs names the logs of a summary's error files: one for a run, one

@@ -231,27 +231,6 @@ func TestExitStatuses(t *testing.T) {
 	}
 }
 
-func TestPasswordSources(t *testing.T) {
-	dir := t.TempDir()
-	pf := filepath.Join(dir, "pw")
-	os.WriteFile(pf, []byte("fromfile\nignored\n"), 0o600)
-	t.Setenv("CQLLOAD_PASSWORD", "fromenv")
-	tests := []struct {
-		c    cli
-		want string
-	}{
-		{cli{password: "flag"}, "flag"},
-		{cli{passwordFile: pf}, "fromfile"},
-		{cli{}, "fromenv"},
-	}
-	for _, tt := range tests {
-		got, _, err := password(tt.c)
-		if err != nil || got != tt.want {
-			t.Errorf("password(%+v) = %q, %v; want %q", tt.c, got, err, tt.want)
-		}
-	}
-}
-
 // TestPasswordWarnings: a password on the command line gets cqlsh's
 // warning unless --insecure-password-without-warning is given, and a
 // --password-file every user may read gets one too; the other sources do
@@ -432,5 +411,21 @@ func TestRefusedBeforeLoading(t *testing.T) {
 	}
 	if probes, _ := filepath.Glob(filepath.Join(dir, ".cqlload-probe-*")); len(probes) != 0 {
 		t.Errorf("probe files left: %v", probes)
+	}
+}
+
+// TestExitCodes: every class of a run's outcome has its exit status, and
+// no two share one.
+func TestExitCodes(t *testing.T) {
+	seen := map[int]loader.Class{}
+	for c := loader.ClassOK; c <= loader.ClassUsage; c++ {
+		code, ok := exitCodes[c]
+		if !ok {
+			t.Errorf("class %v has no exit status", c)
+		}
+		if other, dup := seen[code]; dup {
+			t.Errorf("classes %v and %v share exit status %d", other, c, code)
+		}
+		seen[code] = c
 	}
 }

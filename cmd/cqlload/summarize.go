@@ -2,14 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/pflag"
 
 	"github.com/cqlload/cqlload/internal/redact"
@@ -146,150 +143,23 @@ func checkSplits(parts []jsonSummary, names []string) error {
 	return nil
 }
 
-// addLimits adds a run's in-flight limits to the runs' so far, host by
-// host: the runs' processes each kept their own limit towards a node, so
-// together they allowed the sum (and paced it at the sum of their rates).
-// Hosts keep the order in which they first appear.
-func addLimits(sum, run []loader.HostLimit) []loader.HostLimit {
-	for _, h := range run {
-		i := slices.IndexFunc(sum, func(s loader.HostLimit) bool { return s.Host == h.Host })
-		if i < 0 {
-			sum = append(sum, h)
-			continue
-		}
-		sum[i].Limit += h.Limit
-		sum[i].InFlight += h.InFlight
-		sum[i].Paced += h.Paced
-		sum[i].Requests += h.Requests
-	}
-	return sum
-}
-
-// mergeSummaries adds up the runs' summaries; names label errors.
+// mergeSummaries adds up the runs' summaries (loader.MergeSummaries);
+// the exit status is the worst of the runs'. names label errors.
 func mergeSummaries(parts []jsonSummary, names []string) (jsonSummary, error) {
 	var m jsonSummary
-	var hist *hdrhistogram.Histogram
+	sums := make([]loader.Summary, len(parts))
 	worst := 0
 	for i, p := range parts {
-		s := p.Summary
-		if got := s.RowsWritten + s.RowsSkipped + s.RowsFailedParse + s.RowsFailedInsert + s.RowsUnknown + s.RowsNotSent; got != s.RowsRead {
-			return m, fmt.Errorf("%s: rows read %d, but its outcomes add up to %d: not a cqlload summary, or damaged", names[i], s.RowsRead, got)
-		}
-		t := &m.Summary
-		t.RowsRead += s.RowsRead
-		t.RowsWritten += s.RowsWritten
-		t.RowsSkipped += s.RowsSkipped
-		t.RowsFailedParse += s.RowsFailedParse
-		t.RowsFailedInsert += s.RowsFailedInsert
-		t.RowsUnknown += s.RowsUnknown
-		t.RowsNotSent += s.RowsNotSent
-		t.RowsResumed += s.RowsResumed
-		t.RowsDryRun += s.RowsDryRun
-		t.RowsNotSentByDuration += s.RowsNotSentByDuration
-		t.BytesDone += s.BytesDone
-		if t.BytesTotal >= 0 {
-			if s.BytesTotal < 0 {
-				t.BytesTotal = -1
-			} else {
-				t.BytesTotal += s.BytesTotal
-			}
-		}
-		t.Retries += s.Retries
-		t.Requests += s.Requests
-		t.ErrorResponses += s.ErrorResponses
-		t.Warnings += s.Warnings
-		if t.FirstWarning == "" {
-			t.FirstWarning = s.FirstWarning
-		}
-		if s.Split != nil {
-			// Splits share their inputs; a summary written before
-			// SplitOf.Files counts what its split read.
-			t.Files = max(t.Files, s.Split.Files, s.Files)
-		} else {
-			t.Files += s.Files
-		}
-		t.BatchRowsMax = max(t.BatchRowsMax, s.BatchRowsMax)
-		t.BatchBytesMax = max(t.BatchBytesMax, s.BatchBytesMax)
-		t.ErrFiles = append(t.ErrFiles, s.ErrFiles...)
-		if t.ErrLog == "" {
-			t.ErrLog = s.ErrLog
-		}
-		logs := s.ErrLogs
-		if len(logs) == 0 && s.ErrLog != "" {
-			logs = []string{s.ErrLog} // a summary written before err_logs
-		}
-		for _, l := range logs {
-			if !slices.Contains(t.ErrLogs, l) {
-				t.ErrLogs = append(t.ErrLogs, l)
-			}
-		}
-		if s.Aborted != "" {
-			t.Aborted = strings.TrimPrefix(t.Aborted+"; ", "; ") + names[i] + ": " + s.Aborted
-		}
-		for _, h := range s.Hints {
-			if !slices.Contains(t.Hints, h) {
-				t.Hints = append(t.Hints, h)
-			}
-		}
-		// Splits list the same directories: each file once.
-		for _, f := range s.InputsLeftOut {
-			if !slices.Contains(t.InputsLeftOut, f) {
-				t.InputsLeftOut = append(t.InputsLeftOut, f)
-			}
-		}
-		t.PreviousErrFiles = append(t.PreviousErrFiles, s.PreviousErrFiles...)
-		t.Reasons, t.OtherReasonRows = loader.MergeReasons([][]loader.Reason{t.Reasons, s.Reasons}, []int64{t.OtherReasonRows, s.OtherReasonRows})
-		t.Limits = addLimits(t.Limits, s.Limits)
-		// All the runs' or none: adaptive and dry only if every run was.
-		t.Adaptive = s.Adaptive && (i == 0 || t.Adaptive)
-		t.DryRun = s.DryRun && (i == 0 || t.DryRun)
-		if t.StartedAt.IsZero() || s.StartedAt.Before(t.StartedAt) {
-			t.StartedAt = s.StartedAt
-		}
-		if s.EndedAt.After(t.EndedAt) {
-			t.EndedAt = s.EndedAt
-		}
-		if s.LatencyHistogram == "" {
-			if s.Requests > 0 {
-				return m, fmt.Errorf("%s: no latency histogram (written by an older cqlload?)", names[i])
-			}
-		} else {
-			h, err := hdrhistogram.Decode([]byte(s.LatencyHistogram))
-			if err != nil {
-				return m, fmt.Errorf("%s: latency histogram: %w", names[i], err)
-			}
-			if hist == nil {
-				hist = h
-			} else if dropped := hist.Merge(h); dropped > 0 {
-				return m, fmt.Errorf("%s: %d latencies outside the histogram's range", names[i], dropped)
-			}
-		}
+		sums[i] = p.Summary
 		if severity(p.ExitStatus) > severity(worst) {
 			worst = p.ExitStatus
 		}
 		m.Version = p.Version
 	}
-	if len(parts) == 0 {
-		return m, errors.New("no summaries")
+	s, err := loader.MergeSummaries(sums, names)
+	if err != nil {
+		return m, err
 	}
-	t := &m.Summary
-	t.Elapsed = t.EndedAt.Sub(t.StartedAt)
-	t.ElapsedS = t.Elapsed.Seconds()
-	if t.ElapsedS > 0 {
-		t.RowsPerSec = float64(t.RowsWritten) / t.ElapsedS
-	}
-	if t.Requests > 0 {
-		t.RowsPerBatch = float64(t.RowsWritten) / float64(t.Requests)
-	}
-	if n := t.Requests + t.ErrorResponses; n > 0 {
-		t.ErrorShare = float64(t.ErrorResponses) / float64(n)
-	}
-	if hist != nil {
-		t.Latency = loader.LatencyOf(hist)
-		if b, err := hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-			t.LatencyHistogram = string(b)
-		}
-	}
-	m.ExitStatus = worst
+	m.Summary, m.ExitStatus = s, worst
 	return m, nil
 }

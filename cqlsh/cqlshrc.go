@@ -1,4 +1,4 @@
-package loader
+package cqlsh
 
 import (
 	"bytes"
@@ -133,4 +133,16 @@ func ReadCqlshrc(path string) (rc *Cqlshrc, ok bool, err error) {
 		return nil, false, fmt.Errorf("cqlshrc %s: %w", path, err)
 	}
 	return rc, true, nil
+}
+
+// parseBool reads a boolean of cqlshrc's own sections, which cqlsh reads
+// with Python's ConfigParser.getboolean: yes, on and 1 are true there.
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("want true or false, got %q", v)
 }

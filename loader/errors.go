@@ -1,0 +1,250 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Class is what the outcome of a run means to whoever started it: a
+// scheduler retries an interrupted run, mends the command line of a
+// refused one, and reads the error file of one that rejected rows.
+// Classify decides it; cqlload's exit statuses are its numbers.
+type Class int
+
+const (
+	// ClassOK: every row was written, or skipped by an option.
+	ClassOK Class = iota
+	// ClassRejected: the run finished, but some rows were rejected, not
+	// sent or may not have been applied (they are in the error files),
+	// or a resumed run's error files hold rows of the runs before it.
+	ClassRejected
+	// ClassAborted: MAXPARSEERRORS or MAXINSERTERRORS was crossed.
+	ClassAborted
+	// ClassFatal: the run could not go on: cluster unreachable or
+	// silent, schema mismatch, damaged input, outputs held by another run.
+	ClassFatal
+	// ClassInterrupted: the run's context was canceled (a signal, a
+	// closed output); --resume loads the rest.
+	ClassInterrupted
+	// ClassUsage: the run was refused before it loaded anything, and a
+	// retry fails the same way until the command changes: a --resume that
+	// cannot be honoured, a split plan that does not fit, an output that
+	// is an input.
+	ClassUsage
+)
+
+var classNames = [...]string{"ok", "rejected", "aborted", "fatal", "interrupted", "usage"}
+
+func (c Class) String() string {
+	if c < 0 || int(c) >= len(classNames) {
+		return fmt.Sprintf("Class(%d)", int(c))
+	}
+	return classNames[c]
+}
+
+// classed is an error that knows its class. An error type of the loader
+// that is not ClassFatal says so beside its declaration.
+type classed interface{ class() Class }
+
+// Classify is the class of a run's outcome: the summary and error that
+// Run (or WriteSplitPlan) returned. It is the one place that decides it.
+// A refusal (ClassUsage) anywhere in err's tree wins over an
+// interruption, which wins over the other errors.
+func Classify(sum Summary, err error) Class {
+	switch {
+	case hasClass(err, ClassUsage):
+		return ClassUsage
+	case errors.Is(err, context.Canceled):
+		return ClassInterrupted
+	case err != nil:
+		var c classed
+		if errors.As(err, &c) {
+			return c.class()
+		}
+		return ClassFatal
+	case sum.RowsFailedParse+sum.RowsFailedInsert+sum.RowsUnknown+sum.RowsNotSent > 0,
+		len(sum.ErrFiles) > 0:
+		// The second case: a resumed run that finished cleanly, or
+		// found nothing to do, while the error files hold rows of the
+		// runs before it.
+		return ClassRejected
+	}
+	return ClassOK
+}
+
+// hasClass reports whether an error of class want is anywhere in err's
+// tree (errors.Is's walk, for a class instead of a value).
+func hasClass(err error, want Class) bool {
+	if err == nil {
+		return false
+	}
+	if c, ok := err.(classed); ok && c.class() == want {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return hasClass(u.Unwrap(), want)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if hasClass(e, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// AbortError says why a run stopped before loading all its input.
+type AbortError struct {
+	Reason string
+	// Fatal: the run could not go on (the cluster stopped answering, the
+	// input is damaged, an error file could not be written), as opposed
+	// to a limit (MAXPARSEERRORS, MAXINSERTERRORS) that was crossed.
+	Fatal bool
+}
+
+func (e *AbortError) Error() string { return "aborted: " + e.Reason }
+
+// ResumeError is a --resume that cannot be honoured; nothing was loaded.
+// The CLI reports it as a usage error: the command line must change.
+type ResumeError struct{ Reason string }
+
+func (e *ResumeError) Error() string { return "resume: " + e.Reason }
+
+// SplitPlanError is a split plan (--split-plan) that does not fit the
+// run: missing, unreadable as a plan, made for other splits, options or
+// inputs, or with a start the file's bytes contradict. Nothing was
+// loaded; a retry fails the same way until the plan is written again.
+// The CLI reports it as a usage error.
+type SplitPlanError struct {
+	Path   string
+	Reason string
+}
+
+func (e *SplitPlanError) Error() string { return "--split-plan " + e.Path + ": " + e.Reason }
+
+// SplitError is a --split the inputs cannot be split by: a stream.
+// (An input given twice is an InputTwiceError, for every run.) Nothing was loaded; a retry fails the same way, so
+// the CLI reports it as a usage error.
+type SplitError struct{ Reason string }
+
+func (e *SplitError) Error() string { return "--split: " + e.Reason }
+
+// InputClashError is a file the run would write or remove that is one of
+// its inputs. Nothing was read, written or removed.
+type InputClashError struct {
+	What   string // the option naming the output: ERRFILE, --resume, …
+	Output string // the file the run would write or remove
+	Input  string // the input it is
+}
+
+func (e *InputClashError) Error() string {
+	return fmt.Sprintf("%s would write or remove %s, which is the input %s: give the %s another path", e.What, e.Output, e.Input, e.What)
+}
+
+// OutputKindError is an output path that is not a regular file (a
+// device, a directory, a pipe) where the run removes or replaces files.
+type OutputKindError struct {
+	What, Path string
+	Mode       os.FileMode
+	// Descriptor: Path names one of the process's descriptors
+	// (/dev/stdout), whatever file it leads to.
+	Descriptor bool
+}
+
+func (e *OutputKindError) Error() string {
+	kind := "not a regular file"
+	switch {
+	case e.Descriptor:
+		kind = "a descriptor of this process"
+	case e.Mode.IsDir():
+		kind = "a directory"
+	case e.Mode&os.ModeDevice != 0:
+		kind = "a device"
+	case e.Mode&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	}
+	return fmt.Sprintf("%s %s is %s: cqlload removes, truncates and replaces such files, so it must name a file (or nothing yet)", e.What, e.Path, kind)
+}
+
+// InputTwiceError is a file among the inputs twice: named twice, under
+// two names (a link, another spelling), or listed by two globs (counts.csv
+// *.csv). cqlsh loads such a file twice, which for a counter table
+// applies its increments twice; nothing was loaded.
+type InputTwiceError struct{ First, Second string }
+
+func (e *InputTwiceError) Error() string {
+	if e.First == e.Second {
+		return fmt.Sprintf("%s is given twice: each input is loaded once, so name it once (--repeat reads the input again on purpose)", e.First)
+	}
+	return fmt.Sprintf("%s and %s are the same file: each input is loaded once, so name it once (--repeat reads the input again on purpose)", e.First, e.Second)
+}
+
+// StampsError is an error file whose rows do not match the timestamps its
+// log records; nothing was loaded. The CLI reports it as a usage error.
+type StampsError struct{ File, Log, Reason string }
+
+func (e *StampsError) Error() string {
+	return fmt.Sprintf("%s: %s; its log %s gives each row's write timestamp by position, so it must list exactly the file's rows: remove the log lines of rows removed from the file, or move the log away to stamp every row from this run's start", e.File, e.Reason, e.Log)
+}
+
+// LockedError is a checkpoint or error file another run holds. Nothing
+// was loaded; the same command succeeds once that run has ended.
+type LockedError struct {
+	Path   string // the checkpoint or error file
+	Holder string // what the holder wrote in the lock file: pid, host, start
+}
+
+func (e *LockedError) Error() string {
+	holder := ""
+	if e.Holder != "" {
+		holder = " (" + e.Holder + ")"
+	}
+	return fmt.Sprintf("%s is in use by another cqlload run%s: two runs must not share a checkpoint or an error file; wait for that run to end, or give this one its own --resume and ERRFILE", e.Path, holder)
+}
+
+// OutputClashError is two outputs of a run that are one file: the one
+// written last would replace or interleave with the other (a summary
+// given ERRFILE's path took the rejected rows' place). Nothing was
+// written.
+type OutputClashError struct {
+	What, Path           string
+	OtherWhat, OtherPath string
+}
+
+func (e *OutputClashError) Error() string {
+	return fmt.Sprintf("%s %s and %s %s are the same file, which each would write over the other: give them different paths", e.What, e.Path, e.OtherWhat, e.OtherPath)
+}
+
+// HeaderError is a file whose header does not fit the table: a name it
+// does not have, a name twice, a key column missing. The file's rows are
+// rejected; the other files load.
+type HeaderError struct {
+	File string
+	Err  error
+}
+
+func (e *HeaderError) Error() string {
+	return "the file's header does not fit the table: " + e.Err.Error()
+}
+
+func (e *HeaderError) Unwrap() error { return e.Err }
+
+// The classes of the error types above that are not ClassFatal. A
+// WriteError (write.go) is a row's outcome, never a run's.
+func (e *AbortError) class() Class {
+	if e.Fatal {
+		return ClassFatal
+	}
+	return ClassAborted
+}
+
+func (*ResumeError) class() Class     { return ClassUsage }
+func (*SplitPlanError) class() Class  { return ClassUsage }
+func (*SplitError) class() Class      { return ClassUsage }
+func (*InputClashError) class() Class { return ClassUsage }
+func (*OutputKindError) class() Class { return ClassUsage }
+func (*InputTwiceError) class() Class { return ClassUsage }
+func (*StampsError) class() Class     { return ClassUsage }
