@@ -50,9 +50,12 @@ type Config struct {
 	// the same user, else what Prompt answers.
 	Password, PasswordFile string
 	NoPasswordWarning      bool
-	// TLS, with the cqlshrc's [ssl] certfile, userkey, usercert and
-	// validate where these are empty.
-	SSL, SSLNoVerify                      bool
+	// TLS, with the cqlshrc's [ssl] certfile, userkey and usercert
+	// where these are empty. SSLNoVerify nil is the cqlshrc's [ssl]
+	// validate (else verify); given, it wins either way: a flag that
+	// asks for verification is never overruled by a file.
+	SSL                                   bool
+	SSLNoVerify                           *bool
 	SSLCA, SSLCert, SSLKey, SSLServerName string
 	// ConnectTimeout and RequestTimeout: 0 is the cqlshrc's, else the
 	// loader's default.
@@ -221,8 +224,9 @@ func (r *resolver) readCqlshrc() (*Cqlshrc, error) {
 	if r.SSLCA == "" {
 		r.SSLCA = rc.CertFile
 	}
-	if rc.Validate != nil && !*rc.Validate {
-		r.SSLNoVerify = true
+	if r.SSLNoVerify == nil && rc.Validate != nil {
+		noVerify := !*rc.Validate
+		r.SSLNoVerify = &noVerify
 	}
 	if r.SSLCert == "" {
 		r.SSLCert = rc.UserCert
@@ -434,7 +438,7 @@ func (r *resolver) password() (string, error) {
 }
 
 func (r *resolver) tlsConfig() (*tls.Config, error) {
-	t := &tls.Config{InsecureSkipVerify: r.SSLNoVerify, ServerName: r.SSLServerName, MinVersion: tls.VersionTLS12}
+	t := &tls.Config{InsecureSkipVerify: r.SSLNoVerify != nil && *r.SSLNoVerify, ServerName: r.SSLServerName, MinVersion: tls.VersionTLS12}
 	if r.SSLCA != "" {
 		pem, err := wholefile.Read(r.SSLCA, "--ssl-ca file", wholefile.MaxPEM)
 		if err != nil {

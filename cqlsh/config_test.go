@@ -145,3 +145,47 @@ func TestResolvePrecedence(t *testing.T) {
 }
 
 func join(a ...any) string { return strings.TrimSuffix(fmt.Sprintln(a...), "\n") }
+
+// TestSSLVerifyPrecedence: the cqlshrc's [ssl] validate decides only
+// when SSLNoVerify is not given; a caller that asks for verification
+// gets it whatever the file says.
+func TestSSLVerifyPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	yes, no := true, false
+	for _, tc := range []struct {
+		name     string
+		validate string // the cqlshrc's [ssl] validate; "" for none
+		noVerify *bool
+		want     bool // InsecureSkipVerify
+	}{
+		{"neither", "", nil, false},
+		{"file off", "false", nil, true},
+		{"file on", "true", nil, false},
+		{"file off, verification asked for", "false", &no, false},
+		{"file on, verification turned off", "true", &yes, true},
+		{"no file, turned off", "", &yes, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := filepath.Join(t.TempDir(), "cqlshrc")
+			content := "[connection]\nssl = true\n"
+			if tc.validate != "" {
+				content += "[ssl]\nvalidate = " + tc.validate + "\n"
+			}
+			if err := os.WriteFile(rc, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			o, err := Config{Table: "ks.t", Args: []string{"x.csv"}, Cqlshrc: rc, SSLNoVerify: tc.noVerify,
+				Getenv: func(string) string { return "" }}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.TLS == nil {
+				t.Fatal("no TLS configuration for ssl = true")
+			}
+			if o.TLS.InsecureSkipVerify != tc.want {
+				t.Errorf("InsecureSkipVerify %v, want %v", o.TLS.InsecureSkipVerify, tc.want)
+			}
+		})
+	}
+}

@@ -124,7 +124,7 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 	cfg := cqlsh.Config{
 		Execute: c.execute, Script: c.file, Table: c.table, Columns: c.columns, Args: c.fs.Args(), Keyspace: c.keyspace,
 		Hosts: c.hosts, Username: c.username, Password: c.password, PasswordFile: c.passwordFile, NoPasswordWarning: c.insecurePassword,
-		SSL: c.ssl, SSLNoVerify: c.sslNoVerify, SSLCA: c.sslCA, SSLCert: c.sslCert, SSLKey: c.sslKey, SSLServerName: c.sslServerName,
+		SSL: c.ssl, SSLCA: c.sslCA, SSLCert: c.sslCert, SSLKey: c.sslKey, SSLServerName: c.sslServerName,
 		DC: c.dc, Cqlshrc: c.cqlshrc, Credentials: c.credentials,
 		Prompt: func(user string) (string, error) { return askPassword(stdin, stderr, user) },
 		Warn: func(w string) {
@@ -137,6 +137,9 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 	}
 	// A flag left at its default is not given: the cqlshrc, the
 	// environment or the statement may set it.
+	if changed("ssl-no-verify") {
+		cfg.SSLNoVerify = &c.sslNoVerify
+	}
 	if changed("port") {
 		cfg.Port = c.port
 	}
