@@ -1085,8 +1085,11 @@ func TestResumeAfterMaxInsertErrors(t *testing.T) {
 	if s.RowsFailedInsert != 0 || s.RowsNotSent != 0 {
 		t.Errorf("resumed: %d failed inserts, %d not sent, want none", s.RowsFailedInsert, s.RowsNotSent)
 	}
-	if sent := sim.RowsWritten(t) - before; sent != s.RowsWritten {
-		t.Errorf("resumed: the simulator wrote %d rows, the summary says %d", sent, s.RowsWritten)
+	// The simulator counts every write it applied: an idempotent insert
+	// sent again after a timeout counts twice, so on a busy machine it
+	// may count more than the summary's rows, never fewer.
+	if sent := sim.RowsWritten(t) - before; sent < s.RowsWritten {
+		t.Errorf("resumed: the simulator wrote %d rows, fewer than the %d the summary says", sent, s.RowsWritten)
 	}
 	rows := files.read(t, nil)
 	byLine := onceEach(t, rows)[in.path]
@@ -1306,8 +1309,11 @@ func TestResumeNightly(t *testing.T) {
 		if res.code != exitOK || s.NothingToDo || s.RowsWritten != rows {
 			t.Fatalf("%s: exit %d, %d rows written, nothing_to_do %v; want exit 0 and %d rows\n%s%s", what, res.code, s.RowsWritten, s.NothingToDo, rows, res.stdout, res.stderr)
 		}
-		if d := sim.RowsWritten(t) - before; d != rows {
-			t.Errorf("%s: the simulator wrote %d rows, want %d", what, d, rows)
+		// Every row was sent: the simulator wrote them all, some twice
+		// where an idempotent insert was sent again after a timeout
+		// (the table holds each once, checked below).
+		if d := sim.RowsWritten(t) - before; d < rows {
+			t.Errorf("%s: the simulator wrote %d rows, want at least %d", what, d, rows)
 		}
 		table := readKV(t, sess)
 		for k, v := range wantLoaded {
