@@ -113,3 +113,12 @@ func TestTransientFaults(t *testing.T) {
 		})
 	}
 }
+
+// nodes returns the control path of every node with suffix.
+func nodes(n int, suffix string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("/nodes/%d/%s", i+1, suffix)
+	}
+	return out
+}
