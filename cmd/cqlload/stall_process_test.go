@@ -25,7 +25,7 @@ import (
 // counter updates left unknown although applied), and the cluster was
 // taken for silent for the length of the stop (exit 3).
 func TestStoppedProcess(t *testing.T) {
-	t.Parallel() // mostly the stops' waits
+	t.Parallel()   // mostly the stops' waits
 	rows := 30_000 // make check: 150,000
 	if full {
 		rows = 150_000
