@@ -426,7 +426,13 @@ func TestRequestOverFrameLimit(t *testing.T) {
 	})
 	o := testOptions(t, c, "b", path)
 	o.Dialect.MaxRecordBytes = 64 << 20
-	o.RetryWindow = 3 * time.Second
+	// Writing 17 MiB can outlast the first attempts' timeouts (learnt
+	// from small batches) on a busy machine: the request is sent again
+	// with its timeout doubled until one attempt has its answer. With
+	// 3 s here, a race build beside other work ran out of window first
+	// (1 retry, the row unknown). Where the machine is quiet the first
+	// attempt has the answer.
+	o.RetryWindow = 30 * time.Second
 	s, err := runLoad(t, o)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
