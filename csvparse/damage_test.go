@@ -121,9 +121,9 @@ func checkAgainst(t *testing.T, name string, orig outcome, got outcome, file str
 }
 
 func TestDamagedCompressedInput(t *testing.T) {
-	// Every byte of the compressed file is damaged in turn: 100 records
+	// Every byte of the compressed file is damaged in turn: 60 records
 	// in make test, 300 in make check.
-	records := 100
+	records := 60
 	if full {
 		records = 300
 	}
