@@ -765,7 +765,7 @@ func TestRateFile(t *testing.T) {
 // are done, while unquoted text is bound straight from those blocks and
 // retries keep batches in flight; every value must arrive as written.
 func TestLongTextAcrossRecycledBlocks(t *testing.T) {
-	rows := 6_000 // about 18 MB of 1 MiB blocks; make check: 12,000
+	rows := 4_000 // about 12 MB of 1 MiB blocks; make check: 12,000
 	if full {
 		rows = 12_000
 	}
