@@ -31,8 +31,8 @@ install:
 # Unit and end-to-end tests (the latter start cqlsim in-process), with the
 # race detector, and a representative process test of each feature
 # (resume after kill -9 and SIGINT, splits, object storage, counters, a
-# node stopped mid-load, hostile input) on small inputs. About 4 minutes
-# on 2 cores (docs/development.md).
+# node stopped mid-load, hostile input) on small inputs. About 4.5
+# minutes on 2 cores (docs/development.md).
 test:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 	cd deploy/kubernetes && $(GO) test -count=1 ./...
@@ -40,7 +40,8 @@ test:
 # Everything, as CI runs it: the tests built with the tag check (make
 # test's, plus the long process and chaos tests in *_check_test.go files
 # and the full sizes and cases of the others), the split test at the
-# issue's size (test-large) and every fuzz target for FUZZTIME.
+# issue's size (test-large) and every fuzz target for FUZZTIME. About
+# 17 minutes on 2 cores with FUZZTIME=5s, as CI runs it.
 check:
 	$(GO) test -race -count=1 -timeout 30m -tags check $(PKGS)
 	cd deploy/kubernetes && $(GO) test -count=1 ./...
