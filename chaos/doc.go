@@ -1,5 +1,8 @@
-// Package chaos holds process-level fault tests of cqlload (make chaos,
-// part of make test). Each test starts a real cqlsim process in store
+// Package chaos holds process-level fault tests of cqlload (make chaos;
+// make test runs a node stopped mid-load, one frozen replica, signals,
+// damaged and hostile input; make check adds the silent clusters and
+// the transient faults, in the files built with the tag check, and the
+// full sizes). Each test starts a real cqlsim process in store
 // mode, runs the real cqlload binary against it, and injects faults from
 // outside through cqlsim's HTTP control requests while the load runs:
 // nodes stopped, paused and frozen all at once, write timeouts, a signal

@@ -289,15 +289,6 @@ func control(t *testing.T, sim *proctest.Sim, paths ...string) {
 	}
 }
 
-// nodes returns the control path of every node with suffix.
-func nodes(n int, suffix string) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("/nodes/%d/%s", i+1, suffix)
-	}
-	return out
-}
-
 // readTable reads SELECT k, v of ks.table, page by page.
 func readTable(t *testing.T, sess *gocql.Session, table string) map[int]string {
 	t.Helper()

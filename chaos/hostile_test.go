@@ -177,6 +177,7 @@ CREATE TABLE ks.names (k int PRIMARY KEY, "[timestamp]" text, "[ttl]" int, t tup
 // answers (a CQL port, a TLS port, an object store) ends the run with
 // exit 3 within its timeout plus 2 s, naming what it waited for.
 func TestHostileSilentListeners(t *testing.T) {
+	t.Parallel() // waits out timeouts: beside TestOneFrozenReplica's pause
 	const timeout = 3 * time.Second
 	b := proctest.Build(t)
 	dir := t.TempDir()
@@ -204,6 +205,7 @@ func TestHostileSilentListeners(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each waits out its timeout
 			cmd := exec.Command(b.CQLLoad, c.args...)
 			cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=hostile", "AWS_SECRET_ACCESS_KEY=hostile", "AWS_EC2_METADATA_DISABLED=true")
 			var out bytes.Buffer

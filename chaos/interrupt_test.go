@@ -137,7 +137,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	}
 }
 
-// TestInterruptWithNodePaused: a single SIGINT ends the run within 2 s
+// TestInterruptWithNodePaused: a single SIGINT ends the run within 5 s
 // even when the cluster answers nothing (closing the driver's session
 // used to wait on the paused node for as long as it lasted).
 func TestInterruptWithNodePaused(t *testing.T) {
@@ -155,8 +155,12 @@ func TestInterruptWithNodePaused(t *testing.T) {
 	l.wait(t, 10*time.Second)
 	took := l.end.Sub(sent)
 	t.Logf("exit %d %.2f s after SIGINT", l.exit, took.Seconds())
-	if l.exit != 4 || took > 2*time.Second {
-		t.Fatalf("want exit 4 within 2 s of SIGINT; got %d after %.2f s\n%s", l.exit, took.Seconds(), l.output())
+	// The requests in flight have 1 s; then the run settles the rest
+	// (here some 13,000 rows to the error file and its log). A busy
+	// machine took 2.8 s for it all; the bug this guards against waited
+	// for as long as the node stayed paused (here until the test ends).
+	if l.exit != 4 || took > 5*time.Second {
+		t.Fatalf("want exit 4 within 5 s of SIGINT; got %d after %.2f s\n%s", l.exit, took.Seconds(), l.output())
 	}
 	s := l.summary(t)
 	checkAccounting(t, s)

@@ -130,6 +130,7 @@ func TestSummaryAppendedToLog(t *testing.T) {
 // with 4 when none comes. It said it was settling the rows in flight and
 // went on waiting, for ever, until a second signal.
 func TestSignalWhileSummaryWaits(t *testing.T) {
+	t.Parallel() // waits out its grace beside the other waiting tests
 	sim := startSimProc(t)
 	for _, tc := range []struct {
 		name   string
@@ -195,6 +196,7 @@ func TestSignalWhileSummaryWaits(t *testing.T) {
 // fails (exit 3, the report named) after the grace instead of waiting
 // for ever, as it did, deaf to a SIGTERM.
 func TestRateFileToPipe(t *testing.T) {
+	t.Parallel() // waits out its grace beside the other waiting tests
 	sim := startSimProc(t)
 	for _, tc := range []struct {
 		name   string

@@ -903,18 +903,29 @@ func checkKV(t *testing.T, in *kvInput, table map[int32]string, byLine map[int]e
 // ---------------------------------------------------------------------
 // 1 and 2: kill -9 and SIGINT, then --resume until a run completes.
 
+// make test runs the first case with 6 kills; make check both, with 12.
 func TestResumeAfterKill(t *testing.T) {
-	testResumeAfterStops(t, syscall.SIGKILL, []stopCase{
-		{name: "chunks of 1000", rows: 36_000, bad: 50, chunk: 1000, rate: 12000, stops: 12},
-		{name: "chunks of 500, 16 in flight", rows: 30_000, bad: 50, chunk: 500, rate: 12000, stops: 12, args: []string{"--max-in-flight", "16"}},
-	})
+	cases := []stopCase{
+		{name: "chunks of 1000", rows: 18_000, bad: 50, chunk: 1000, rate: 12000, stops: 6},
+	}
+	if full {
+		cases = []stopCase{
+			{name: "chunks of 1000", rows: 36_000, bad: 50, chunk: 1000, rate: 12000, stops: 12},
+			{name: "chunks of 500, 16 in flight", rows: 30_000, bad: 50, chunk: 500, rate: 12000, stops: 12, args: []string{"--max-in-flight", "16"}},
+		}
+	}
+	testResumeAfterStops(t, syscall.SIGKILL, cases)
 }
 
 // Each interrupting signal: SIGINT (Ctrl-C), SIGTERM (a scheduler,
 // Kubernetes), SIGHUP (the terminal closed).
 func TestResumeAfterInterrupt(t *testing.T) {
+	rows := 18_000 // make check: 36,000
+	if full {
+		rows = 36_000
+	}
 	testResumeAfterStops(t, syscall.SIGINT, []stopCase{
-		{name: "chunks of 1000", rows: 36_000, bad: 50, chunk: 1000, rate: 12000, stops: 6,
+		{name: "chunks of 1000", rows: rows, bad: 50, chunk: 1000, rate: 12000, stops: 6,
 			sigs: []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}},
 	})
 }
@@ -932,8 +943,9 @@ type stopCase struct {
 
 func testResumeAfterStops(t *testing.T, sig syscall.Signal, cases []stopCase) {
 	rng := seededRNG(t)
-	total, ran := 0, 0
+	total, ran, planned := 0, 0, 0
 	for _, tc := range cases {
+		planned += tc.stops
 		t.Run(tc.name, func(t *testing.T) {
 			ran++
 			sim := startSimProc(t)
@@ -1005,8 +1017,10 @@ func testResumeAfterStops(t *testing.T, sig syscall.Signal, cases []stopCase) {
 		})
 	}
 	t.Logf("%d stop points in all", total)
-	if sig == syscall.SIGKILL && ran == len(cases) && total < 20 {
-		t.Errorf("only %d kill points, want at least 20", total)
+	// Five in six of the planned kills must land (20 of 24 in make
+	// check): a stop later than the run's end is no stop.
+	if want := planned * 5 / 6; sig == syscall.SIGKILL && ran == len(cases) && total < want {
+		t.Errorf("only %d kill points, want at least %d", total, want)
 	}
 }
 
@@ -1085,8 +1099,11 @@ func TestResumeAfterMaxInsertErrors(t *testing.T) {
 	if s.RowsFailedInsert != 0 || s.RowsNotSent != 0 {
 		t.Errorf("resumed: %d failed inserts, %d not sent, want none", s.RowsFailedInsert, s.RowsNotSent)
 	}
-	if sent := sim.RowsWritten(t) - before; sent != s.RowsWritten {
-		t.Errorf("resumed: the simulator wrote %d rows, the summary says %d", sent, s.RowsWritten)
+	// The simulator counts every write it applied: an idempotent insert
+	// sent again after a timeout counts twice, so on a busy machine it
+	// may count more than the summary's rows, never fewer.
+	if sent := sim.RowsWritten(t) - before; sent < s.RowsWritten {
+		t.Errorf("resumed: the simulator wrote %d rows, fewer than the %d the summary says", sent, s.RowsWritten)
 	}
 	rows := files.read(t, nil)
 	byLine := onceEach(t, rows)[in.path]
@@ -1121,6 +1138,14 @@ func TestResumeCounters(t *testing.T) {
 		{name: "kill -9, chunks of 1000", chunk: 1000, inFlight: 32, sigs: []syscall.Signal{syscall.SIGKILL}, stops: 12, rows: 60_000, keys: 2_000},
 		{name: "kill -9, chunks of 2000", chunk: 2000, inFlight: 16, sigs: []syscall.Signal{syscall.SIGKILL}, stops: 12, rows: 60_000, keys: 2_000},
 		{name: "kill -9 and SIGINT", chunk: 1000, inFlight: 32, sigs: []syscall.Signal{syscall.SIGKILL, syscall.SIGINT}, stops: 12, rows: 60_000, keys: 2_000},
+	}
+	if !full { // make test: both signals, on a third of the rows
+		cases = cases[2:]
+		cases[0].rows = 20_000
+	}
+	planned := 0 // kills
+	for _, tc := range cases {
+		planned += (tc.stops + len(tc.sigs) - 1) / len(tc.sigs)
 	}
 	const rate, maxBatch = 12000, 20
 	rng := seededRNG(t)
@@ -1251,8 +1276,10 @@ func TestResumeCounters(t *testing.T) {
 		})
 	}
 	t.Logf("%d kill points in all; counters + unknown rows = increments exactly in %d of %d cases", kills, exact, ran)
-	if ran == len(cases) && kills < 20 {
-		t.Errorf("only %d kill points, want at least 20", kills)
+	// Two in three of the planned kills must land (20 of 30 in make
+	// check).
+	if want := planned * 2 / 3; ran == len(cases) && kills < want {
+		t.Errorf("only %d kill points, want at least %d", kills, want)
 	}
 }
 
@@ -1306,8 +1333,11 @@ func TestResumeNightly(t *testing.T) {
 		if res.code != exitOK || s.NothingToDo || s.RowsWritten != rows {
 			t.Fatalf("%s: exit %d, %d rows written, nothing_to_do %v; want exit 0 and %d rows\n%s%s", what, res.code, s.RowsWritten, s.NothingToDo, rows, res.stdout, res.stderr)
 		}
-		if d := sim.RowsWritten(t) - before; d != rows {
-			t.Errorf("%s: the simulator wrote %d rows, want %d", what, d, rows)
+		// Every row was sent: the simulator wrote them all, some twice
+		// where an idempotent insert was sent again after a timeout
+		// (the table holds each once, checked below).
+		if d := sim.RowsWritten(t) - before; d < rows {
+			t.Errorf("%s: the simulator wrote %d rows, want at least %d", what, d, rows)
 		}
 		table := readKV(t, sess)
 		for k, v := range wantLoaded {

@@ -25,7 +25,12 @@ import (
 // counter updates left unknown although applied), and the cluster was
 // taken for silent for the length of the stop (exit 3).
 func TestStoppedProcess(t *testing.T) {
-	const rows, keys = 150_000, 1000
+	t.Parallel()   // mostly the stops' waits
+	rows := 30_000 // make check: 150,000
+	if full {
+		rows = 150_000
+	}
+	const keys = 1000
 	const stop = 5 * time.Second
 	for _, tc := range []struct {
 		name, table string
@@ -36,6 +41,7 @@ func TestStoppedProcess(t *testing.T) {
 		{"inserts at INGESTRATE", "ks.t", 30_000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each its own cluster; a stopped process waits
 			dir := t.TempDir()
 			var in strings.Builder
 			for i := range rows {
@@ -63,7 +69,7 @@ func TestStoppedProcess(t *testing.T) {
 				"--err-file", filepath.Join(dir, "err.csv"), "--summary-json", sum,
 				"--request-timeout", "3s", "--retry-window", "3s", "--ingest-rate", fmt.Sprint(tc.rate), file)
 			var out bytes.Buffer
-			done := startWriting(t, sim, cmd, &out, rows/10)
+			done := startWriting(t, sim, cmd, &out, int64(rows/10))
 			if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +83,7 @@ func TestStoppedProcess(t *testing.T) {
 			}
 			s := readSummary(t, sum)
 			checkCounts(t, s, rows, true)
-			if s.RowsWritten != rows || s.RowsUnknown != 0 {
+			if s.RowsWritten != int64(rows) || s.RowsUnknown != 0 {
 				t.Errorf("%d rows written and %d unknown, want all %d written", s.RowsWritten, s.RowsUnknown, rows)
 			}
 			t.Logf("the run took %.1f s", s.ElapsedS)
@@ -99,7 +105,7 @@ func TestStoppedProcess(t *testing.T) {
 			for _, n := range readCounters(t, session) {
 				total += n
 			}
-			if total != rows {
+			if total != int64(rows) {
 				t.Errorf("the counters add up to %d, want %d: an update was applied twice or not at all", total, rows)
 			}
 		})

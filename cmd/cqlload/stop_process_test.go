@@ -24,6 +24,7 @@ import (
 // loads the rest with every counter exact. Go's default would have ended
 // the process at its next progress line, as kill -9 does.
 func TestOutputClosed(t *testing.T) {
+	t.Parallel() // paced runs: beside the other waiting tests
 	for _, tc := range []struct {
 		name      string
 		bothPiped bool // stdout too, as 2>&1 does; else only stderr, stdout to a file
@@ -32,6 +33,7 @@ func TestOutputClosed(t *testing.T) {
 		{"stderr", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each its own cluster
 			sim := startSimProc(t)
 			sess := sim.Session(t)
 			dir := t.TempDir()

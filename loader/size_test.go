@@ -1,0 +1,7 @@
+//go:build !check
+
+package loader
+
+// full is false in make test and true in make check (the build tag
+// check): it chooses the tests' full sizes.
+const full = false
