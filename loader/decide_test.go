@@ -40,7 +40,7 @@ func TestDecide(t *testing.T) {
 		{"MAXATTEMPTS 0 bounds nothing", with(base(overloaded), func(f *failedAttempt) { f.attempt, f.maxAttempts = 500, 0 }), doRetry},
 		{"the window closed, the cluster answers others", with(base(refused), func(f *failedAttempt) { f.retried, f.silent = window, 0 }), doExhausted},
 		{"the window closed, no node answered for a window", with(base(refused), func(f *failedAttempt) { f.retried, f.silent = window, window }), doSilent},
-		{"the window closed, the cluster went quiet since", with(base(refused), func(f *failedAttempt) { f.retried, f.silent = window, 40 * time.Second }), doRetry},
+		{"the window closed, the cluster went quiet since", with(base(refused), func(f *failedAttempt) { f.retried, f.silent = window, 40*time.Second }), doRetry},
 		{"the window's verdict comes before the stop", with(base(refused), func(f *failedAttempt) { f.retried, f.silent, f.stopping = window, 0, true }), doExhausted},
 		{"stopping", with(base(overloaded), func(f *failedAttempt) { f.stopping = true }), doStopped},
 		{"a lost connection is retried", base(refused), doRetry},
