@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,11 +87,14 @@ func (t *tracker) failed(err error, answered bool) {
 }
 
 // silence says, for a run about to stop because no write succeeded for
-// idle, what the cluster did and its last words: whether any node
-// answered (with errors only) in that time, and the last error a node
-// answered with, then the last error of any kind if it differs (the
-// driver's own, such as no connection left to try, says nothing of what
-// the nodes answered).
+// idle, what the cluster did and its last words: whether nodes went on
+// answering (with errors only) until late in that time, and the last
+// error a node answered with, then the last error of any kind if it
+// differs (the driver's own, such as no connection left to try, says
+// nothing of what the nodes answered). Nodes that answered errors at
+// the start and then nothing for half of it or more went quiet: a
+// cluster stopped node by node answers Unavailable while the last ones
+// stop, and was called one that answers only with errors.
 func (t *tracker) silence(idle time.Duration, now time.Time) (what, why string) {
 	what, why = "no node answered", "no request was answered"
 	last := t.lastErr.Load()
@@ -98,7 +102,10 @@ func (t *tracker) silence(idle time.Duration, now time.Time) (what, why string) 
 		why = "last error: " + *last
 	}
 	answer := t.lastAnswer.Load()
-	if answer == nil || now.Sub(time.Unix(0, t.lastErrAnswer.Load())) >= idle {
+	if quiet := now.Sub(time.Unix(0, t.lastErrAnswer.Load())); answer == nil || quiet >= idle/2 {
+		if answer != nil && quiet < idle {
+			why = fmt.Sprintf("the last answer, %s ago: %s; %s", quiet.Round(100*time.Millisecond), *answer, why)
+		}
 		return what, why
 	}
 	// Answered, but only with errors: Unavailable for a consistency
