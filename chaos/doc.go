@@ -13,8 +13,9 @@
 // row by row.
 //
 // hostile_test.go is the hostile-input suite: names that look like
-// cqlload's own, an endless input, and listeners that accept and never
-// answer (see its comment for the other classes' process tests).
+// cqlload's own, an endless input, and an object store that accepts
+// connections and never answers (see its comment for the other classes'
+// process tests).
 //
 // Fault times and positions are drawn from a seed that each test logs;
 // go test ./chaos/ -args -chaos.seed=N replays a run.

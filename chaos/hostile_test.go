@@ -27,10 +27,10 @@ import (
 // timeout plus 2 s.
 //
 // Here: names that look like bind names or differ only in case, /dev/zero
-// as input, and silent listeners (a CQL port, a TLS port, an object
-// store). The other classes' process tests are cmd/cqlload's, beside the
-// helpers they share: TestLineOfDelimiters and TestEndlessRecord (memory
-// and disk), TestPlantedLinksProcess (side files), TestSecretsNeverWritten
+// as input, and a silent object store. The other classes' process tests
+// are cmd/cqlload's, beside the helpers they share: TestLineOfDelimiters
+// and TestEndlessRecord (memory and disk), TestConnectWaitsEndProcess
+// (silent CQL and TLS ports), TestPlantedLinksProcess (side files), TestSecretsNeverWritten
 // (secrets in URLs and on the command line), TestNoControlBytesFromNames
 // (escape sequences in names), TestWholeFilesBounded (files read whole),
 // TestManyHeadersFewDescriptors and TestTypoHeaderReasonOnTerminal.
@@ -173,9 +173,10 @@ CREATE TABLE ks.names (k int PRIMARY KEY, "[timestamp]" text, "[ttl]" int, t tup
 	}
 }
 
-// TestHostileSilentListeners: a port that accepts connections and never
-// answers (a CQL port, a TLS port, an object store) ends the run with
-// exit 3 within its timeout plus 2 s, naming what it waited for.
+// TestHostileSilentListeners: an object store that accepts connections
+// and never answers ends the run with exit 3 within its timeout plus 2 s,
+// naming what it waited for. (A silent CQL port, with and without TLS, is
+// cmd/cqlload's TestConnectWaitsEndProcess.)
 func TestHostileSilentListeners(t *testing.T) {
 	t.Parallel() // waits out timeouts: beside TestOneFrozenReplica's pause
 	const timeout = 3 * time.Second
@@ -185,8 +186,6 @@ func TestHostileSilentListeners(t *testing.T) {
 	if err := os.WriteFile(rows, goodRows(0, 10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr, _ := nettest.Silent(t, nil)
-	host, port, _ := net.SplitHostPort(addr)
 	storeAddr, _ := nettest.Silent(t, nil)
 	sh, sp, _ := net.SplitHostPort(storeAddr)
 	// The object store's wait is the one left when the cluster answers.
@@ -198,8 +197,6 @@ func TestHostileSilentListeners(t *testing.T) {
 		silent string // the address the error must name
 		args   []string
 	}{
-		{"cql startup", net.JoinHostPort(host, port), []string{"--hosts", host, "--port", port, "--connect-timeout", secs, "--table", "ks.t", rows}},
-		{"tls handshake", net.JoinHostPort(host, port), []string{"--hosts", host, "--port", port, "--ssl", "--ssl-no-verify", "--connect-timeout", secs, "--table", "ks.t", rows}},
 		{"object store", net.JoinHostPort(sh, sp), []string{"--hosts", simHost, "--port", simPort, "--connect-timeout", secs, "--store-timeout", secs, "--table", "ks.t",
 			"s3://bucket/rows.csv?region=us-east-1&endpoint=http://" + net.JoinHostPort(sh, sp)}},
 	}

@@ -84,14 +84,7 @@ func TestHeaderTooLongRejectsFile(t *testing.T) {
 		"b.csv": "k,\"" + strings.Repeat("v", 2000) + "\"\n3,c\n4,d\n",
 		"c.csv": "k,v\n5,e\n",
 	}
-	var paths []string
-	for _, name := range []string{"a.csv", "b.csv", "c.csv"} {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
+	paths := writeFiles(t, dir, files, "a.csv", "b.csv", "c.csv")
 	o := testOptions(t, c, "b", paths...)
 	o.Dialect.Header = true
 	o.Dialect.MaxRecordBytes = 1024
@@ -123,14 +116,7 @@ func TestHeaderOfManyFields(t *testing.T) {
 		"a.csv": "k,v\n1,a\n2,b\n",
 		"b.csv": "k,v" + strings.Repeat(",", 100000) + "\n3,c\n4,d\n",
 	}
-	var paths []string
-	for _, name := range []string{"a.csv", "b.csv"} {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
+	paths := writeFiles(t, dir, files, "a.csv", "b.csv")
 	o := testOptions(t, c, "b", paths...)
 	o.Dialect.Header = true
 	s, err := runLoad(t, o)
@@ -149,4 +135,19 @@ func TestHeaderOfManyFields(t *testing.T) {
 	if strings.Count(string(log), want) != 1 || strings.Count(string(log), "parse error: "+headerRef) != 2 {
 		t.Errorf("error log:\n%.2000s\nwant once %q and two rows referring to it", log, want)
 	}
+}
+
+// writeFiles writes files[name] into dir for each name, in order, and
+// returns their paths.
+func writeFiles(t *testing.T, dir string, files map[string]string, names ...string) []string {
+	t.Helper()
+	var paths []string
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
 }

@@ -45,11 +45,10 @@ func runCQLLoad(t *testing.T, limit time.Duration, args ...string) (int, string,
 func TestConnectWaitsEndProcess(t *testing.T) {
 	dir := t.TempDir()
 	certFile, _, cert := nettest.WriteCert(t, dir, "localhost")
-	readsForever := nettest.ReadForever
 	tlsThenSilent := func(c net.Conn) {
 		tc := tls.Server(c, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		if tc.Handshake() == nil {
-			readsForever(tc)
+			nettest.ReadForever(tc)
 		}
 	}
 	in := filepath.Join(dir, "in.csv")
@@ -62,9 +61,9 @@ func TestConnectWaitsEndProcess(t *testing.T) {
 		flags []string
 		want  string
 	}{
-		{"silent, plain", readsForever, nil,
+		{"silent, plain", nettest.ReadForever, nil,
 			"{addr} accepted the connection but sent no answer within 1s (the connect timeout) while connecting"},
-		{"silent, --ssl", readsForever, []string{"--ssl", "--ssl-ca", certFile},
+		{"silent, --ssl", nettest.ReadForever, []string{"--ssl", "--ssl-ca", certFile},
 			"{addr} accepted the connection but did not finish a TLS handshake within 1s (the connect timeout)"},
 		{"TLS then silent, --ssl", tlsThenSilent, []string{"--ssl", "--ssl-ca", certFile, "--ssl-server-name", "localhost"},
 			"{addr} accepted the connection but sent no answer within 1s (the connect timeout) while connecting"},
