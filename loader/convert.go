@@ -396,7 +396,7 @@ func (l *Loader) rejectParse(cr *chunkRecord, idx int, where, reason string, raw
 func (l *Loader) rejectParseRecord(cr *chunkRecord, r reject) {
 	n := l.ledger.reject(cr, rejectedParse, r, false)
 	if max := l.opts.MaxParseErrors; max >= 0 && n > int64(max) {
-		l.abort(fmt.Sprintf("too many parse errors: more than MAXPARSEERRORS = %d", max), false)
+		l.life.abort(fmt.Sprintf("too many parse errors: more than MAXPARSEERRORS = %d", max), false, draining)
 	}
 }
 

@@ -349,7 +349,7 @@ func (d *dispatcher) wake() (due time.Time) {
 // pump sends every queued batch whose limiter has room, round robin over
 // the hosts so that none waits behind another's backlog.
 func (d *dispatcher) pump() {
-	stopped := d.l.stopped()
+	stopped := d.l.life.stopped()
 	for moved := true; moved && d.queued > 0; {
 		moved = false
 		for range d.order {

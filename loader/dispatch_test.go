@@ -43,7 +43,7 @@ func TestFinishing(t *testing.T) {
 // the stop signal. It returns the Loader, the channel batches are
 // submitted on, and the one the senders take them from.
 func startDispatch(maxInFlight, queueCap int) (*Loader, chan<- *batch, <-chan *batch) {
-	l := &Loader{stopping: make(chan struct{})}
+	l := &Loader{life: newLifecycle()}
 	l.limits = newHostLimits(&Options{MaxInFlight: maxInFlight}, new(stallClock))
 	in, out := make(chan *batch), make(chan *batch)
 	l.dispatch = newDispatcher(l, in, out, queueCap)
@@ -152,7 +152,7 @@ func TestDispatcherStop(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	wait := runSenders(t, l, out, 3, 0)
-	l.stop()
+	l.life.advance(stopping)
 	// The permit stays taken (a request the node holds); what wakes the
 	// dispatcher is another host's returned permit.
 	l.dispatch.released()

@@ -92,19 +92,12 @@ type Loader struct {
 	// refused as invalid (schemacheck.go).
 	schemaCheck schemaCheck
 
-	abortOnce sync.Once
-	abortErr  atomic.Pointer[AbortError]
+	// life decides how the run ends: aborts, interrupts, --duration
+	// (lifecycle.go).
+	life *lifecycle
 	// insertErrors: rows of this run that could not be written, failed
 	// or unknown, for MAXINSERTERRORS (write.go checkInsertErrors).
 	insertErrors atomic.Int64
-	// stopping is closed when no new request may be sent (the run was
-	// interrupted or aborted): queued batches become "not sent" and
-	// retries stop waiting.
-	stopping     chan struct{}
-	stopOnce     sync.Once
-	durationOver atomic.Bool // --duration ended the run (orderly: not an abort)
-	stopRead     context.CancelFunc
-	cancelSends  context.CancelFunc // cancels requests in flight
 	busy         atomic.Int64       // batches being sent or retried
 	lastActivity atomic.Int64       // unix ns: a request succeeded, or none was outstanding
 	files        int
@@ -203,7 +196,7 @@ func New(opts Options) (*Loader, error) {
 			return nil, fmt.Errorf("%s %s: %w", out.what, out.path, err)
 		}
 	}
-	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile, opts.Dialect), stopping: make(chan struct{}), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
+	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile, opts.Dialect), life: newLifecycle(), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
 	l.red = Redactor(&opts)
 	l.errs.red = l.red
 	l.ledger = newLedger(l.errs)
@@ -211,8 +204,7 @@ func New(opts Options) (*Loader, error) {
 	l.ledger.stamp = l.stampOf
 	l.ledger.fail = func(err error) {
 		// Rows whose outcome cannot be recorded must not be sent.
-		l.abort(err.Error(), true)
-		l.stop()
+		l.life.abort(err.Error(), true, stopping)
 	}
 	// A chunk's slabs come back when it settles, often several at once.
 	// New ones are made only when none is idle, so the list never raises
@@ -337,18 +329,8 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	}
 	l.lastActivity.Store(time.Now().UnixNano())
 
-	readCtx, stopRead := context.WithCancel(ctx)
-	defer stopRead()
-	l.stopRead = stopRead
-	sendCtx, cancelSends := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelSends()
-	l.cancelSends = cancelSends
-	stopOnInterrupt := context.AfterFunc(ctx, l.interrupted)
-	defer stopOnInterrupt()
-	if l.opts.Duration > 0 {
-		t := time.AfterFunc(l.opts.Duration, l.durationEnded)
-		defer t.Stop()
-	}
+	readCtx, sendCtx, endLife := l.life.start(ctx, l.opts.Duration)
+	defer endLife()
 
 	// The stages: read → convert (and batch) → write; the ledger settles.
 	// Unbuffered: the reader holds the next chunk ready, and reading a
@@ -421,25 +403,15 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	if runErr != nil {
 		return sum, runErr
 	}
-	if a := l.abortErr.Load(); a != nil {
-		sum.Aborted = a.Reason
-		return sum, a
-	}
-	if err := ctx.Err(); err != nil {
-		sum.Aborted = "interrupted"
-		if cause := context.Cause(ctx); cause != err {
-			sum.Aborted = cause.Error() // what cancelled it, e.g. the CLI's signal
-		}
-		return sum, err
-	}
-	return sum, nil
+	sum.Aborted, err = l.life.outcome(ctx)
+	return sum, err
 }
 
 // closeLedger writes the final checkpoint, then the rows a resumed run
 // loads again (after it, beyond the lengths it records), and closes the
 // error files.
 func (l *Loader) closeLedger(ctx context.Context) error {
-	complete := l.abortErr.Load() == nil && ctx.Err() == nil &&
+	complete := l.life.complete(ctx) &&
 		l.ledger.notSent.Load() == 0 && (l.table.Counter || l.ledger.unknown.Load() == 0)
 	var errs []error
 	if cp := l.ledger.cp; cp != nil {

@@ -163,7 +163,7 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 					err = errors.Join(err, werr)
 				}
 			}
-			l.abort(fmt.Sprintf("input: %v", err), true)
+			l.life.abort(fmt.Sprintf("input: %v", err), true, draining)
 			return nil
 		}
 		if enter(c) {
@@ -222,7 +222,7 @@ func (o *ownBytes) of(c *csvparse.Chunk, size int64) int64 {
 // notSentChunk accounts for a chunk that was read but will not be
 // converted: every record goes to the error file as not sent.
 func (l *Loader) notSentChunk(cr *chunkRecord) {
-	if l.durationOver.Load() {
+	if l.life.skipping() {
 		// --duration ended the run: skipped, not failed.
 		rd := csvparse.NewReader(cr.chunk, l.opts.Dialect)
 		rd.MaxFields = 1 // only counted: fields are not looked at
@@ -299,50 +299,6 @@ func (l *Loader) rejectEach(cr *chunkRecord, reason string, rej func(reject)) {
 	}
 }
 
-// abort stops reading; the rows already read are still sent. The first
-// reason wins. Callers that must stop sending too call stop.
-func (l *Loader) abort(reason string, fatal bool) {
-	l.abortOnce.Do(func() {
-		l.abortErr.Store(&AbortError{Reason: reason, Fatal: fatal})
-		if l.stopRead != nil {
-			l.stopRead()
-		}
-	})
-}
-
-// stop ends sending: batches not yet sent become "not sent", and
-// retries waiting for their next attempt give up.
-func (l *Loader) stop() {
-	l.stopOnce.Do(func() { close(l.stopping) })
-}
-
-func (l *Loader) stopped() bool {
-	select {
-	case <-l.stopping:
-		return true
-	default:
-		return false
-	}
-}
-
-// interrupted runs when the run's context is cancelled (SIGINT, SIGTERM):
-// nothing new is sent, and the requests in flight get drainTimeout to be
-// answered, so that their rows settle as written, not unknown.
-func (l *Loader) interrupted() {
-	l.stop()
-	time.AfterFunc(drainTimeout, l.cancelSends)
-}
-
-// durationEnded ends a run at --duration in order: nothing more is read
-// and no new request is sent; requests in flight, and the retries of
-// those that failed, run to their end as in any run, so that their rows
-// are written or rejected, not unknown; the rows left are skipped
-// (RowsNotSentByDuration).
-func (l *Loader) durationEnded() {
-	l.durationOver.Store(true)
-	l.stopRead()
-}
-
 // repeatSources lists the inputs n times over, for --repeat; a stream
 // cannot be read again.
 func repeatSources(sources []csvparse.Source, n int) ([]csvparse.Source, error) {
@@ -394,7 +350,5 @@ func (l *Loader) silence() time.Duration {
 // judge by atWindowEnd.
 func (l *Loader) clusterSilent(idle time.Duration) {
 	what, why := l.tracker.silence(idle, time.Now())
-	l.abort(fmt.Sprintf("%s for %s (--retry-window %s): %s", what, idle.Round(time.Second), l.opts.RetryWindow, why), true)
-	l.stop()
-	l.cancelSends()
+	l.life.abort(fmt.Sprintf("%s for %s (--retry-window %s): %s", what, idle.Round(time.Second), l.opts.RetryWindow, why), true, cancelled)
 }

@@ -69,7 +69,7 @@ func (l *Loader) report(path string, period time.Duration, header func(io.Writer
 	ivs := l.Intervals()
 	fail := func(err error) {
 		if err != nil {
-			l.abort(fmt.Sprintf("report file %s: %v", path, err), true)
+			l.life.abort(fmt.Sprintf("report file %s: %v", path, err), true, draining)
 		}
 	}
 	quit, opened, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
@@ -83,7 +83,7 @@ func (l *Loader) report(path string, period time.Duration, header func(io.Writer
 			f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		}
 		if err != nil {
-			l.abort(fmt.Sprintf("report file: %v", err), true)
+			l.life.abort(fmt.Sprintf("report file: %v", err), true, draining)
 			return
 		}
 		close(opened)
@@ -112,7 +112,7 @@ func (l *Loader) report(path string, period time.Duration, header func(io.Writer
 			<-done
 		case <-done: // the open failed, and said so
 		case <-t.C:
-			l.abort(fmt.Sprintf("report file %s: no process opened it for reading by the end of the run (a named pipe): its report is lost", path), true)
+			l.life.abort(fmt.Sprintf("report file %s: no process opened it for reading by the end of the run (a named pipe): its report is lost", path), true, draining)
 		}
 	}
 }

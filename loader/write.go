@@ -102,13 +102,13 @@ func (l *Loader) send(ctx *attempts, b *batch) {
 		l.ledger.notSentDryRun(b.rec, len(b.rows))
 		return
 	}
-	if l.durationOver.Load() {
+	if l.life.skipping() {
 		// --duration ended the run: what is not sent yet is skipped.
 		l.releasePermit(b, 0, limit.Ignore)
 		l.ledger.notSentByDuration(b.rec, len(b.rows))
 		return
 	}
-	if l.stopped() {
+	if l.life.stopped() {
 		l.releasePermit(b, 0, limit.Ignore)
 		l.settleRows(b, b.rows, notSent, "the run stopped before this row was sent")
 		return
@@ -154,7 +154,7 @@ func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bo
 				due = d
 			}
 		}
-		if l.stopped() && attempt > 1 {
+		if l.life.stopped() && attempt > 1 {
 			l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent again")
 			return
 		}
@@ -244,8 +244,7 @@ func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bo
 		}
 		if we.Invalid {
 			if gone := l.tableGone(ctx, b.plan); gone != "" {
-				l.abort(gone, true)
-				l.stop()
+				l.life.abort(gone, true, stopping)
 				l.giveUp(b, rows, mayBeApplied, "the run stopped: "+gone)
 				return
 			}
@@ -255,7 +254,7 @@ func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bo
 			attempt: attempt, maxAttempts: l.opts.MaxAttempts,
 			retried: l.stalls.running(firstFailure.UnixNano(), time.Now().UnixNano()), window: l.opts.RetryWindow,
 			maxBackoff: l.opts.MaxBackoff,
-			stopping:   ctx.Err() != nil || l.stopped(),
+			stopping:   ctx.Err() != nil || l.life.stopped(),
 		}
 		if f.retried >= f.window {
 			f.silent = l.silence()
@@ -396,8 +395,7 @@ func (l *Loader) checkInsertErrors(n int, last string) {
 	if errs := l.insertErrors.Add(int64(n)); max < 0 || errs <= int64(max) {
 		return
 	}
-	l.abort(fmt.Sprintf("too many insert errors: more than MAXINSERTERRORS = %d rows failed or unknown (last: %s)", max, last), false)
-	l.stop()
+	l.life.abort(fmt.Sprintf("too many insert errors: more than MAXINSERTERRORS = %d rows failed or unknown (last: %s)", max, last), false, stopping)
 }
 
 // settleRows gives rows one outcome with one reason.
@@ -416,7 +414,7 @@ func (l *Loader) sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	case <-ctx.Done():
-	case <-l.stopping:
+	case <-l.life.stoppingDone():
 	}
 	return false
 }
