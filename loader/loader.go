@@ -98,8 +98,8 @@ type Loader struct {
 	// insertErrors: rows of this run that could not be written, failed
 	// or unknown, for MAXINSERTERRORS (write.go checkInsertErrors).
 	insertErrors atomic.Int64
-	busy         atomic.Int64       // batches being sent or retried
-	lastActivity atomic.Int64       // unix ns: a request succeeded, or none was outstanding
+	busy         atomic.Int64 // batches being sent or retried
+	lastActivity atomic.Int64 // unix ns: a request succeeded, or none was outstanding
 	files        int
 	split        *SplitOf // which split of which load, with --split
 	keptErrFiles []string // an earlier run's error files, renamed (errFiles.keep)
