@@ -56,7 +56,7 @@ test-short:
 # (make test runs N = 3 on 2 MB, make check's tests both on 6 MB), and 4
 # processes with a split plan. About 4 minutes on 2 cores; part of check.
 test-large:
-	CQLLOAD_SPLIT_ROWS=6000000 $(GO) test -count=1 -timeout 20m -tags check -run '^TestSplitProcesses$$' ./cmd/cqlload
+	$(GO) test -count=1 -timeout 20m -tags 'check large' -run '^TestSplitProcesses$$' ./cmd/cqlload
 
 # Process-level fault tests, all of them (make test runs a part, make
 # check all): real cqlload and cqlsim processes, faults driven through
@@ -96,6 +96,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags check $(PKGS)
+	$(GO) vet -tags 'check large' ./cmd/cqlload
 	@# The release's other systems: their code and tests must build there too.
 	GOOS=darwin $(GO) vet $(PKGS)
 	GOOS=windows $(GO) vet $(PKGS)

@@ -1,6 +1,8 @@
-//go:build check
+//go:build check && !large
 
 package main
 
 // full: see size_test.go.
 const full = true
+
+const splitRows = 150_000

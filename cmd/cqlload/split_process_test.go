@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ import (
 // quotes and backslash-escaped quotes at every offset, two small files and
 // a gzip file, all with a header. It returns the files and the value each
 // key must end up with.
-func splitInputs(t *testing.T, dir string, bigRows int) ([]string, map[int64]string) {
+func splitInputs(t *testing.T, dir string, splitRows int) ([]string, map[int64]string) {
 	t.Helper()
 	want := map[int64]string{}
 	r := rand.New(rand.NewPCG(7, 11))
@@ -83,7 +82,7 @@ func splitInputs(t *testing.T, dir string, bigRows int) ([]string, map[int64]str
 		return path
 	}
 	files := []string{
-		write("big.csv", bigRows, false),
+		write("big.csv", splitRows, false),
 		write("small-1.csv", 500, false),
 		write("small-2.csv", 1, false),
 		write("zipped.csv.gz", 3000, true),
@@ -98,23 +97,10 @@ func splitInputs(t *testing.T, dir string, bigRows int) ([]string, map[int64]str
 // cqlload summarize of the runs' summaries accounts for every record. The
 // large file is cut into many ranges, so that range ends fall inside
 // quoted fields, on escapes and on line breaks.
-// The large file has 50,000 records (about 2 MB) in make test, 150,000
-// (about 6 MB) in make check; CQLLOAD_SPLIT_ROWS sets them (make
-// test-large: 6,000,000, about 250 MB).
+// The large file has splitRows records (size_test.go).
 func TestSplitProcesses(t *testing.T) {
 	dir := t.TempDir()
-	bigRows := 50000
-	if full {
-		bigRows = 150000
-	}
-	if v := os.Getenv("CQLLOAD_SPLIT_ROWS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("CQLLOAD_SPLIT_ROWS=%q is not a positive number", v)
-		}
-		bigRows = n
-	}
-	files, want := splitInputs(t, dir, bigRows)
+	files, want := splitInputs(t, dir, splitRows)
 	type splitCase struct {
 		n       int
 		planned bool // a --write-split-plan process first, then --split-plan
@@ -132,7 +118,7 @@ func TestSplitProcesses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sim := proctest.StartSim(t, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};"+
 				"CREATE TABLE ks.s (k bigint PRIMARY KEY, v text);", "--nodes", "3")
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute+time.Duration(bigRows/10000)*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute+time.Duration(splitRows/10000)*time.Second)
 			defer cancel()
 			run := t.TempDir()
 			var planArgs []string
