@@ -198,7 +198,11 @@ func handedOut(o outcome) string {
 }
 
 func TestTruncatedCompressedInput(t *testing.T) {
-	text := damageCSV(200)
+	records := 70
+	if full {
+		records = 200
+	}
+	text := damageCSV(records)
 	d := DefaultDialect()
 	half := strings.Index(text[len(text)/2:], ",") + len(text)/2 // a member boundary inside a record
 	for _, fm := range []struct {
@@ -236,9 +240,10 @@ func TestTruncatedCompressedInput(t *testing.T) {
 					t.Fatalf("%s: error %v, want a truncation *InputError naming the file", name, got.err)
 				}
 				// What was handed out, whole records then the partial one,
-				// is what zcat prints, but for the last byte or so: zcat
-				// decodes the final symbol of a cut member from fewer bits
-				// than Go's inflater. A streamed member (over the verify
+				// is the file's text as far as it goes, and what zcat prints
+				// but for the last byte or so: zcat decodes the final symbol
+				// of a cut member from fewer bits than Go's inflater, and
+				// early in a member Go's may print a byte zcat holds back. A streamed member (over the verify
 				// buffer) is decoded by a faster inflater that needs up to
 				// 64 bits more, and so may miss the last match (258 bytes);
 				// the zstd decoder holds back a streamed frame's last block
@@ -254,7 +259,7 @@ func TestTruncatedCompressedInput(t *testing.T) {
 				case verify < DefaultVerifyBuffer:
 					lag = 128 << 10
 				}
-				if !strings.HasPrefix(want, out) || len(want)-len(out) > lag {
+				if !strings.HasPrefix(text, out) || len(want)-len(out) > lag {
 					t.Fatalf("%s: handed out %d bytes, %s -dc prints %d: %q", name, len(out), fm.tool, len(want), want[min(len(out), len(want)):])
 				}
 				if len(got.incomplete) > 1 || len(got.incomplete) == 1 && strings.Contains(got.incomplete[0].Raw, "\n") && !strings.Contains(got.incomplete[0].Raw, "\"") {
