@@ -132,173 +132,241 @@ func (l *Loader) send(ctx *attempts, b *batch) {
 // mayBeApplied says an earlier attempt, of a batch these rows were split
 // from, may have been applied.
 func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bool) {
-	var firstFailure, due time.Time
-	// marked: the counter journal says these rows are being sent, and no
-	// refusal has been recorded since.
-	marked := false
-	// The coordinator's limiter: the permit's, while the batch holds one.
-	coord := b.lim
-	if coord == nil {
-		coord = l.limits.of(b.host)
+	w := &writing{b: b, rows: rows, mayBeApplied: mayBeApplied, coord: b.lim}
+	if w.coord == nil {
+		w.coord = l.limits.of(b.host)
 	}
 	for attempt := 1; ; attempt++ {
-		if l.pacer != nil {
-			// Retries take their place on the schedule too; the request
-			// is timed from when its rows were first due.
-			d, err := l.pacer.wait(ctx, len(rows))
-			if err != nil {
-				l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent")
-				return
-			}
-			if attempt == 1 {
-				due = d
-			}
-		}
-		if l.life.stopped() && attempt > 1 {
-			l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent again")
+		if why := l.waitTurn(ctx, w, attempt); why != "" {
+			l.giveUp(b, rows, w.mayBeApplied, why)
 			return
 		}
-		if attempt > 1 && l.reroute(b) {
-			coord = l.limits.of(b.host)
-		}
-		if attempt > 1 || b.lim == nil {
-			// Sent without a permit (a retry, a half of a split batch):
-			// it still takes a slot of the coordinator's pacer, and
-			// waits for it, or retries would add load on top of the
-			// rate the node can take.
-			if d := coord.Charge(); d > 0 && !l.sleep(ctx, d) {
-				l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent again")
-				return
-			}
-		}
-		if !b.plan.counter && attempt == 1 {
-			if err := l.ledger.sendingInsert(b.rec.seq); err != nil {
-				// Not recorded: a resumed run could call a row it
-				// wrote failed.
-				l.ledger.fail(err)
-				l.settleRows(b, rows, notSent, "the checkpoint could not be written: "+err.Error())
-				return
-			}
-		}
-		if b.plan.counter && !marked {
-			marked = true
-			if err := l.ledger.sending(b.rec, rows); err != nil {
-				// Not recorded: sending could count it twice on resume.
-				l.ledger.fail(err)
-				l.settleRows(b, rows, notSent, "the counter journal could not be written: "+err.Error())
-				return
-			}
-		}
-		if attempt == 1 && b.lim != nil {
-			b.lim.Sending()
-		}
-		timeout := l.attemptTimeout(b.plan, coord, attempt)
-		pin := ""
-		if b.pinned {
-			pin = b.host
-		}
-		start := time.Now()
-		cs := l.limits.sending(b.host, start.UnixNano())
-		ctx.arm(start, cmp.Or(timeout, l.opts.RequestTimeout))
-		err := l.exec(ctx, b.plan, rows, pin)
-		ctx.disarm()
-		end := time.Now()
-		rtt := end.Sub(start)
-		l.tracker.observe(rtt)
-		if err == nil {
-			cs.done(true, end.UnixNano())
-			l.releasePermit(b, rtt, limit.Success)
-			if l.pacer != nil {
-				l.tracker.observeCorrected(end.Sub(due))
-			}
-			bytes := 0
-			for _, r := range rows {
-				bytes += int(r.size)
-			}
-			l.tracker.acked(len(rows), bytes, end.UnixNano())
-			l.ledger.wrote(b.rec, rows)
+		if !l.recordSending(w, attempt) {
 			return
 		}
-		we := classify(err)
-		cs.done(we.Answered, end.UnixNano())
-		outcome := we.outcome()
-		if l.stalls.touched(start.UnixNano(), end.UnixNano()) {
-			// The process was stopped while it waited: a timeout then
-			// is its own, and teaches the node's limit nothing.
-			outcome = limit.Ignore
-		} else if timeout > 0 && errors.Is(err, gocql.ErrTimeoutNoResponse) {
-			coord.TimedOut(start)
-		}
-		l.releasePermit(b, rtt, outcome)
-		l.tracker.failed(err, we.Answered)
-		mayBeApplied = mayBeApplied || we.MayBeApplied
-		if b.plan.counter && !mayBeApplied {
-			// Refused, nothing applied: a run killed while it waits to
-			// retry leaves them sendable, not unknown. The retry marks
-			// them sent again first.
-			l.ledger.refused(b.rec, rows)
-			marked = false
-		}
-		if firstFailure.IsZero() {
-			firstFailure = time.Now()
-		}
-		if we.Invalid {
-			if gone := l.tableGone(ctx, b.plan); gone != "" {
-				l.life.abort(gone, true, stopping)
-				l.giveUp(b, rows, mayBeApplied, "the run stopped: "+gone)
-				return
-			}
-		}
-		f := failedAttempt{
-			err: we, counter: b.plan.counter, rows: len(rows),
-			attempt: attempt, maxAttempts: l.opts.MaxAttempts,
-			retried: l.stalls.running(firstFailure.UnixNano(), time.Now().UnixNano()), window: l.opts.RetryWindow,
-			maxBackoff: l.opts.MaxBackoff,
-			stopping:   ctx.Err() != nil || l.life.stopped(),
-		}
-		if f.retried >= f.window {
-			f.silent = l.silence()
-		}
-		switch decide(f) {
-		case doSplit:
-			// Bisect: only the rows that are really bad get rejected.
-			half := len(rows) / 2
-			l.writeRows(ctx, b, rows[:half], mayBeApplied)
-			l.writeRows(ctx, b, rows[half:], mayBeApplied)
+		we := l.attempt(ctx, w, attempt)
+		if we == nil {
 			return
-		case doUnknown:
-			l.settleRows(b, rows, unknown, err.Error()+" (counter update may have been applied: not sent again; check the counter before loading this row again)")
-			// Updates the cluster failed or timed out count towards
-			// MAXINSERTERRORS. One cut off by the run's own stop, or by
-			// a connection that was lost, says nothing of the rows or of
-			// the cluster's answers (inserts retry those): a lost cluster
-			// then ends the run as silent (exit 3) once the next updates
-			// find no node, and a stop is a stop (exit 4), not too many
-			// errors (exit 2).
-			if (we.Answered || we.Saturated) && !f.stopping {
-				l.checkInsertErrors(len(rows), err.Error())
-			}
+		}
+		f, ok := l.failed(ctx, w, attempt, we)
+		if !ok {
 			return
-		case doReject:
-			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts)", err, attempt), mayBeApplied, we.Invalid)
-			return
-		case doExhausted:
-			l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, attempt, time.Since(firstFailure).Round(time.Millisecond)), mayBeApplied, false)
-			return
-		case doSilent:
-			l.clusterSilent(f.silent)
-			l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped: no node answered (%v)", err))
-			return
-		case doStopped:
-			l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped while this row was being retried (%v)", err))
+		}
+		if l.carryOut(ctx, w, decide(f), f) {
 			return
 		}
 		l.tracker.retries.Add(1)
 		if !l.sleep(ctx, l.backoff(attempt)) {
-			l.giveUp(b, rows, mayBeApplied, fmt.Sprintf("the run stopped while this row was being retried (%v)", err))
+			l.giveUp(b, rows, w.mayBeApplied, fmt.Sprintf("the run stopped while this row was being retried (%v)", we))
 			return
 		}
 	}
+}
+
+// writing is the state of rows on their way through writeRows: a batch,
+// or a part of one that was split.
+type writing struct {
+	b    *batch
+	rows []*row
+	// mayBeApplied: an attempt (or one of the whole batch's) may have
+	// been applied.
+	mayBeApplied bool
+	// coord is the coordinator's limiter: the permit's, while the batch
+	// holds one.
+	coord *limit.Limiter
+	// due is when INGESTRATE's schedule had the rows go, which the
+	// corrected latency is measured from; firstFailure starts the retry
+	// window.
+	due, firstFailure time.Time
+	// marked: the counter journal says these rows are being sent, and no
+	// refusal has been recorded since.
+	marked bool
+}
+
+// waitTurn waits for the attempt's turn: its place on INGESTRATE's
+// schedule and, for a request without a permit, a slot of the
+// coordinator's pacer. It returns why the rows are not sent when the run
+// stops meanwhile, or "".
+func (l *Loader) waitTurn(ctx *attempts, w *writing, attempt int) (stopped string) {
+	if l.pacer != nil {
+		// Retries take their place on the schedule too; the request
+		// is timed from when its rows were first due.
+		d, err := l.pacer.wait(ctx, len(w.rows))
+		if err != nil {
+			return "the run stopped before this row was sent"
+		}
+		if attempt == 1 {
+			w.due = d
+		}
+	}
+	if l.life.stopped() && attempt > 1 {
+		return "the run stopped before this row was sent again"
+	}
+	if attempt > 1 && l.reroute(w.b) {
+		w.coord = l.limits.of(w.b.host)
+	}
+	if attempt > 1 || w.b.lim == nil {
+		// Sent without a permit (a retry, a half of a split batch):
+		// it still takes a slot of the coordinator's pacer, and
+		// waits for it, or retries would add load on top of the
+		// rate the node can take.
+		if d := w.coord.Charge(); d > 0 && !l.sleep(ctx, d) {
+			return "the run stopped before this row was sent again"
+		}
+	}
+	return ""
+}
+
+// recordSending records, before the first attempt of inserts and before
+// each of counter updates since a refusal, that the rows are being sent.
+// When it cannot, the rows are not sent and the run stops (ledger.fail):
+// it reports false.
+func (l *Loader) recordSending(w *writing, attempt int) bool {
+	b := w.b
+	if !b.plan.counter && attempt == 1 {
+		if err := l.ledger.sendingInsert(b.rec.seq); err != nil {
+			// Not recorded: a resumed run could call a row it
+			// wrote failed.
+			l.ledger.fail(err)
+			l.settleRows(b, w.rows, notSent, "the checkpoint could not be written: "+err.Error())
+			return false
+		}
+	}
+	if b.plan.counter && !w.marked {
+		w.marked = true
+		if err := l.ledger.sending(b.rec, w.rows); err != nil {
+			// Not recorded: sending could count it twice on resume.
+			l.ledger.fail(err)
+			l.settleRows(b, w.rows, notSent, "the counter journal could not be written: "+err.Error())
+			return false
+		}
+	}
+	return true
+}
+
+// attempt sends the rows once. On success it settles them as written and
+// returns nil; on failure it tells the limiter and the tracker what the
+// attempt showed and returns the driver's error, classified.
+func (l *Loader) attempt(ctx *attempts, w *writing, attempt int) *WriteError {
+	b := w.b
+	if attempt == 1 && b.lim != nil {
+		b.lim.Sending()
+	}
+	timeout := l.attemptTimeout(b.plan, w.coord, attempt)
+	pin := ""
+	if b.pinned {
+		pin = b.host
+	}
+	start := time.Now()
+	cs := l.limits.sending(b.host, start.UnixNano())
+	ctx.arm(start, cmp.Or(timeout, l.opts.RequestTimeout))
+	err := l.exec(ctx, b.plan, w.rows, pin)
+	ctx.disarm()
+	end := time.Now()
+	rtt := end.Sub(start)
+	l.tracker.observe(rtt)
+	if err == nil {
+		cs.done(true, end.UnixNano())
+		l.releasePermit(b, rtt, limit.Success)
+		if l.pacer != nil {
+			l.tracker.observeCorrected(end.Sub(w.due))
+		}
+		bytes := 0
+		for _, r := range w.rows {
+			bytes += int(r.size)
+		}
+		l.tracker.acked(len(w.rows), bytes, end.UnixNano())
+		l.ledger.wrote(b.rec, w.rows)
+		return nil
+	}
+	we := classify(err)
+	cs.done(we.Answered, end.UnixNano())
+	outcome := we.outcome()
+	if l.stalls.touched(start.UnixNano(), end.UnixNano()) {
+		// The process was stopped while it waited: a timeout then
+		// is its own, and teaches the node's limit nothing.
+		outcome = limit.Ignore
+	} else if timeout > 0 && errors.Is(err, gocql.ErrTimeoutNoResponse) {
+		w.coord.TimedOut(start)
+	}
+	l.releasePermit(b, rtt, outcome)
+	l.tracker.failed(err, we.Answered)
+	return we
+}
+
+// failed records what a failed attempt means for the rows (they may have
+// been applied; counter rows refused are sendable again) and gathers
+// what decide reads. A request refused as invalid because the table is
+// gone stops the run instead: it reports false, the rows settled.
+func (l *Loader) failed(ctx *attempts, w *writing, attempt int, we *WriteError) (failedAttempt, bool) {
+	b := w.b
+	w.mayBeApplied = w.mayBeApplied || we.MayBeApplied
+	if b.plan.counter && !w.mayBeApplied {
+		// Refused, nothing applied: a run killed while it waits to
+		// retry leaves them sendable, not unknown. The retry marks
+		// them sent again first.
+		l.ledger.refused(b.rec, w.rows)
+		w.marked = false
+	}
+	if w.firstFailure.IsZero() {
+		w.firstFailure = time.Now()
+	}
+	if we.Invalid {
+		if gone := l.tableGone(ctx, b.plan); gone != "" {
+			l.life.abort(gone, true, stopping)
+			l.giveUp(b, w.rows, w.mayBeApplied, "the run stopped: "+gone)
+			return failedAttempt{}, false
+		}
+	}
+	f := failedAttempt{
+		err: we, counter: b.plan.counter, rows: len(w.rows),
+		attempt: attempt, maxAttempts: l.opts.MaxAttempts,
+		retried: l.stalls.running(w.firstFailure.UnixNano(), time.Now().UnixNano()), window: l.opts.RetryWindow,
+		maxBackoff: l.opts.MaxBackoff,
+		stopping:   ctx.Err() != nil || l.life.stopped(),
+	}
+	if f.retried >= f.window {
+		f.silent = l.silence()
+	}
+	return f, true
+}
+
+// carryOut does what decide chose for a failed attempt f. It reports
+// whether the rows are done with (settled, or handed to the halves of
+// a split); false is doRetry.
+func (l *Loader) carryOut(ctx *attempts, w *writing, v verdict, f failedAttempt) (done bool) {
+	b, rows, err := w.b, w.rows, f.err.Err
+	switch v {
+	case doRetry:
+		return false
+	case doSplit:
+		// Bisect: only the rows that are really bad get rejected.
+		half := len(rows) / 2
+		l.writeRows(ctx, b, rows[:half], w.mayBeApplied)
+		l.writeRows(ctx, b, rows[half:], w.mayBeApplied)
+	case doUnknown:
+		l.settleRows(b, rows, unknown, err.Error()+" (counter update may have been applied: not sent again; check the counter before loading this row again)")
+		// Updates the cluster failed or timed out count towards
+		// MAXINSERTERRORS. One cut off by the run's own stop, or by
+		// a connection that was lost, says nothing of the rows or of
+		// the cluster's answers (inserts retry those): a lost cluster
+		// then ends the run as silent (exit 3) once the next updates
+		// find no node, and a stop is a stop (exit 4), not too many
+		// errors (exit 2).
+		if (f.err.Answered || f.err.Saturated) && !f.stopping {
+			l.checkInsertErrors(len(rows), err.Error())
+		}
+	case doReject:
+		l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts)", err, f.attempt), w.mayBeApplied, f.err.Invalid)
+	case doExhausted:
+		l.rejectInsert(b, rows, fmt.Sprintf("%v (after %d attempts over %s)", err, f.attempt, time.Since(w.firstFailure).Round(time.Millisecond)), w.mayBeApplied, false)
+	case doSilent:
+		l.clusterSilent(f.silent)
+		l.giveUp(b, rows, w.mayBeApplied, fmt.Sprintf("the run stopped: no node answered (%v)", err))
+	case doStopped:
+		l.giveUp(b, rows, w.mayBeApplied, fmt.Sprintf("the run stopped while this row was being retried (%v)", err))
+	}
+	return true
 }
 
 // windowEnd is what a batch does when its retry window closes.
