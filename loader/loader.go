@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/cputime"
 	"github.com/cqlload/cqlload/internal/lifo"
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/shard"
@@ -279,7 +280,7 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	// CPU time: on a busy machine the wall clock would count other
 	// processes' turns.
 	var searched int64
-	find := cpuOf(func() { sources, searched, err = splitSources(objects, &l.opts) })
+	find := cputime.Of(func() { sources, searched, err = splitSources(objects, &l.opts) })
 	if err != nil {
 		return Summary{}, err
 	}
