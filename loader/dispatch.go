@@ -408,9 +408,9 @@ func (l *Loader) inFlightLimit() int {
 // flight, by address.
 func (l *Loader) Limits() []HostLimit {
 	hs := l.limits.snapshot()
-	if rg := l.ring.Load(); rg != nil {
+	if rg := l.tokens.Load(); rg != nil {
 		for i := range hs {
-			if a := rg.addrs[hs[i].Host]; a != "" {
+			if a := rg.Addrs[hs[i].Host]; a != "" {
 				hs[i].Host = a
 			}
 		}
@@ -434,11 +434,11 @@ func (l *Loader) reroute(b *batch) bool {
 	if b.host == "" || len(b.rows) == 0 || !l.limits.avoid(b.host) {
 		return false
 	}
-	rg := l.ring.Load()
+	rg := l.tokens.Load()
 	if rg == nil {
 		return false
 	}
-	for _, h := range rg.replicas(b.rows[0].token) {
+	for _, h := range rg.Replicas(b.rows[0].token) {
 		if h != b.host && !l.limits.avoid(h) {
 			b.host, b.pinned = h, true
 			return true

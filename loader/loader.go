@@ -30,6 +30,7 @@ import (
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/internal/termsafe"
+	"github.com/cqlload/cqlload/loader/internal/ring"
 	"github.com/cqlload/cqlload/schema"
 	"github.com/cqlload/cqlload/source"
 )
@@ -50,8 +51,8 @@ type Loader struct {
 	session *gocql.Session
 	owned   bool // the session was opened here and is closed by Run
 	table   *schema.Table
-	ring    atomic.Pointer[ring] // replaced while running when the table uses tablets
-	pacer   *pacer               // INGESTRATE's schedule; nil without a rate
+	tokens  atomic.Pointer[ring.Ring] // replaced while running when the table uses tablets
+	pacer   *pacer                    // INGESTRATE's schedule; nil without a rate
 	// limits are the coordinators' in-flight limits; dispatch lets
 	// batches go by them.
 	limits   *hostLimits
@@ -596,8 +597,8 @@ func (l *Loader) setup(ctx context.Context) error {
 		l.closeOwned()
 		return err
 	}
-	l.ring.Store(r)
-	if r.shards > 0 {
+	l.tokens.Store(r)
+	if r.Shards > 0 {
 		shard.AwaitPools(ctx, l.session, l.opts.ConnectTimeout)
 	}
 	q := l.session.Query("")
@@ -925,7 +926,7 @@ func (l *Loader) followTablets() (stop func()) {
 	}
 	refresh := func() {
 		if r := loadTabletRing(l.session, l.opts.Keyspace, l.opts.Table, l.opts.LocalDC); r != nil {
-			l.ring.Store(r)
+			l.tokens.Store(r)
 		}
 	}
 	refresh()
