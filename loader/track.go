@@ -60,7 +60,7 @@ type tracker struct {
 	mu   sync.Mutex
 	hist *hdrhistogram.Histogram // request latency in microseconds, per attempt
 	// corrected, with INGESTRATE, times each request from when its rows
-	// were due on the schedule (see pacer) to its acknowledgement, retries
+	// were due on the schedule (see stall.Pacer) to its acknowledgement, retries
 	// included; nil without a rate.
 	corrected *hdrhistogram.Histogram
 	errors    atomic.Int64 // error responses (and requests that got none)

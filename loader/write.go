@@ -11,6 +11,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlload/cqlload/internal/limit"
+	"github.com/cqlload/cqlload/loader/internal/stall"
 )
 
 // batch is a group of rows of one chunk sent as one request.
@@ -96,7 +97,7 @@ func (c codeOf) GetCode() int { return c.Code() }
 
 // send writes one batch, retrying and splitting as needed, and gives
 // every row in it exactly one outcome.
-func (l *Loader) send(ctx *attempts, b *batch) {
+func (l *Loader) send(ctx *stall.Attempts, b *batch) {
 	if l.opts.DryRun {
 		l.releasePermit(b, 0, limit.Ignore)
 		l.ledger.notSentDryRun(b.rec, len(b.rows))
@@ -121,7 +122,7 @@ func (l *Loader) send(ctx *attempts, b *batch) {
 // writeRows sends rows until they are written, refused for good, or the
 // retry window closes. A batch is retried on timeouts, overload,
 // unavailable replicas and lost connections for RetryWindow of running
-// time (stallClock) from its first failure (and at most MaxAttempts
+// time (stall.Clock) from its first failure (and at most MaxAttempts
 // times when that is set), with exponential backoff and full jitter;
 // past the window, for as long as the whole cluster is quiet, since a
 // silent cluster stops the run instead of failing its rows
@@ -131,7 +132,7 @@ func (l *Loader) send(ctx *attempts, b *batch) {
 //
 // mayBeApplied says an earlier attempt, of a batch these rows were split
 // from, may have been applied.
-func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bool) {
+func (l *Loader) writeRows(ctx *stall.Attempts, b *batch, rows []*row, mayBeApplied bool) {
 	var firstFailure, due time.Time
 	// marked: the counter journal says these rows are being sent, and no
 	// refusal has been recorded since.
@@ -145,7 +146,7 @@ func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bo
 		if l.pacer != nil {
 			// Retries take their place on the schedule too; the request
 			// is timed from when its rows were first due.
-			d, err := l.pacer.wait(ctx, len(rows))
+			d, err := l.pacer.Wait(ctx, len(rows))
 			if err != nil {
 				l.giveUp(b, rows, mayBeApplied, "the run stopped before this row was sent")
 				return
@@ -199,9 +200,9 @@ func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bo
 		}
 		start := time.Now()
 		cs := l.limits.sending(b.host, start.UnixNano())
-		ctx.arm(start, cmp.Or(timeout, l.opts.RequestTimeout))
+		ctx.Arm(start, cmp.Or(timeout, l.opts.RequestTimeout))
 		err := l.exec(ctx, b.plan, rows, pin)
-		ctx.disarm()
+		ctx.Disarm()
 		end := time.Now()
 		rtt := end.Sub(start)
 		l.tracker.observe(rtt)
@@ -222,7 +223,7 @@ func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bo
 		we := classify(err)
 		cs.done(we.Answered, end.UnixNano())
 		outcome := we.outcome()
-		if l.stalls.touched(start.UnixNano(), end.UnixNano()) {
+		if l.stalls.Touched(start.UnixNano(), end.UnixNano()) {
 			// The process was stopped while it waited: a timeout then
 			// is its own, and teaches the node's limit nothing.
 			outcome = limit.Ignore
@@ -253,7 +254,7 @@ func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bo
 		f := failedAttempt{
 			err: we, counter: b.plan.counter, rows: len(rows),
 			attempt: attempt, maxAttempts: l.opts.MaxAttempts,
-			retried: l.stalls.running(firstFailure.UnixNano(), time.Now().UnixNano()), window: l.opts.RetryWindow,
+			retried: l.stalls.Running(firstFailure.UnixNano(), time.Now().UnixNano()), window: l.opts.RetryWindow,
 			maxBackoff: l.opts.MaxBackoff,
 			stopping:   ctx.Err() != nil || l.stopped(),
 		}
@@ -444,7 +445,7 @@ func (l *Loader) attemptTimeout(p *plan, coord *limit.Limiter, attempt int) time
 // copies of the statement (plan.batchStatement), or, where the driver
 // could not route that (statementBatches), a BATCH of one entry per row.
 // Either is the same UNLOGGED (or COUNTER) batch to the cluster. The
-// attempt's timeout is ctx's (attempts): the driver's is turned off. A
+// attempt's timeout is ctx's (stall.Attempts): the driver's is turned off. A
 // host replaces the driver's choice of coordinator.
 func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, host string) error {
 	buf := l.bindBuf()
