@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cqlload/cqlload/bench/ceiling"
+	"github.com/cqlload/cqlload/internal/cputime"
 )
 
 // The split scenarios: 1, 2 and 4 --split processes on one file, against
@@ -110,14 +110,14 @@ func scanFloor(file string) (float64, error) {
 	}
 	best := time.Duration(-1)
 	for range 5 {
-		before, err := ceiling.CPUTime()
+		before, err := cputime.Process()
 		if err != nil {
 			return 0, err
 		}
 		if bytes.IndexByte(data, '"') >= 0 {
 			return 0, fmt.Errorf("%s holds a quote: its split finding is not the scan of a file without quotes", file)
 		}
-		after, err := ceiling.CPUTime()
+		after, err := cputime.Process()
 		if err != nil {
 			return 0, err
 		}

@@ -9,7 +9,7 @@ type batchLimits struct {
 // groupRow is what the batcher needs to know of a row.
 type groupRow struct {
 	partition string // routing key bytes: equal for rows of one partition
-	replicas  int    // replica set id, with the shard where nodes have shards (ring.groupOf)
+	replicas  int    // replica set id, with the shard where nodes have shards (ring.GroupOf)
 	size      int    // serialized value bytes
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlload/cqlload/internal/shard"
+	"github.com/cqlload/cqlload/loader/internal/ring"
 	"github.com/cqlload/cqlload/schema"
 )
 
@@ -163,7 +164,7 @@ func clusterConfig(o Options, hosts []string, port int) *gocql.ClusterConfig {
 	}
 	// Replicas not shuffled: a request goes to its token's first replica
 	// (local data center first), which is the coordinator whose in-flight
-	// limit the loader charges it to (ring.primary). Shuffled, with more
+	// limit the loader charges it to (ring.Primary). Shuffled, with more
 	// than one replica, requests were spread at random while the loader
 	// charged them all to one node of each replica set.
 	fallback := gocql.RoundRobinHostPolicy()
@@ -539,18 +540,18 @@ func helloTLS(ctx context.Context, addr string) bool {
 
 // loadRing builds the replica map of keyspace from the hosts and tokens
 // the driver discovered.
-func loadRing(s *gocql.Session, keyspace, localDC string) (*ring, error) {
+func loadRing(s *gocql.Session, keyspace, localDC string) (*ring.Ring, error) {
 	ks, err := s.KeyspaceMetadata(keyspace)
 	if err != nil {
 		return nil, fmt.Errorf("keyspace %s: %w", keyspace, err)
 	}
-	repl, err := parseReplication(ks.StrategyClass, ks.StrategyOptions)
+	repl, err := ring.ParseReplication(ks.StrategyClass, ks.StrategyOptions)
 	if err != nil {
 		return nil, fmt.Errorf("keyspace %s: %w", keyspace, err)
 	}
-	var nodes []node
+	var nodes []ring.Node
 	for _, h := range s.GetHosts() {
-		n := node{ID: h.HostID(), DC: h.DataCenter(), Rack: h.Rack()}
+		n := ring.Node{ID: h.HostID(), DC: h.DataCenter(), Rack: h.Rack()}
 		for _, t := range h.Tokens() {
 			v, err := strconv.ParseInt(t, 10, 64)
 			if err != nil {
@@ -560,34 +561,34 @@ func loadRing(s *gocql.Session, keyspace, localDC string) (*ring, error) {
 		}
 		nodes = append(nodes, n)
 	}
-	r := newRing(nodes, repl, localDC)
-	r.shards, r.ignoreMSB = shard.Hosts(s.GetHosts())
-	r.addrs = hostAddrs(s)
+	r := ring.New(nodes, repl, localDC)
+	r.Shards, r.IgnoreMSB = shard.Hosts(s.GetHosts())
+	r.Addrs = hostAddrs(s)
 	return r, nil
 }
 
 // loadTabletRing returns the ring of a table's tablets as the driver knows
 // them so far, or nil when the cluster does not use tablets for it.
-func loadTabletRing(s *gocql.Session, keyspace, table, localDC string) *ring {
+func loadTabletRing(s *gocql.Session, keyspace, table, localDC string) *ring.Ring {
 	entries, err := s.TableTabletsMetadata(keyspace, table)
 	if err != nil || len(entries) == 0 {
 		return nil
 	}
-	var nodes []node
+	var nodes []ring.Node
 	for _, h := range s.GetHosts() {
-		nodes = append(nodes, node{ID: h.HostID(), DC: h.DataCenter()})
+		nodes = append(nodes, ring.Node{ID: h.HostID(), DC: h.DataCenter()})
 	}
-	ranges := make([]tokenRange, 0, len(entries))
+	ranges := make([]ring.Range, 0, len(entries))
 	for _, e := range entries {
-		tr := tokenRange{last: e.LastToken()}
+		tr := ring.Range{Last: e.LastToken()}
 		for _, rep := range e.ReplicasUnsafe() {
-			tr.hosts = append(tr.hosts, rep.HostID())
+			tr.Hosts = append(tr.Hosts, rep.HostID())
 		}
 		ranges = append(ranges, tr)
 	}
-	r := rangeRing(ranges, localTo(nodes, localDC))
-	r.shards, r.ignoreMSB = shard.Hosts(s.GetHosts())
-	r.addrs = hostAddrs(s)
+	r := ring.FromRanges(ranges, nodes, localDC)
+	r.Shards, r.IgnoreMSB = shard.Hosts(s.GetHosts())
+	r.Addrs = hostAddrs(s)
 	return r
 }
 

@@ -359,7 +359,7 @@ func (l *Loader) batchesOf(cr *chunkRecord, p *plan, rows []row, gr *grouper) []
 	if len(rows) == 0 {
 		return nil
 	}
-	rg := l.ring.Load()
+	rg := l.tokens.Load()
 	gr.rows = grow(gr.rows, len(rows))
 	g := gr.rows
 	for i := range rows {
@@ -369,7 +369,7 @@ func (l *Loader) batchesOf(cr *chunkRecord, p *plan, rows []row, gr *grouper) []
 		// grouper keeps the string past this call but never reads it
 		// again.
 		k := r.key.bytes()
-		g[i] = groupRow{partition: unsafe.String(unsafe.SliceData(k), len(k)), replicas: rg.groupOf(r.token), size: int(r.size)}
+		g[i] = groupRow{partition: unsafe.String(unsafe.SliceData(k), len(k)), replicas: rg.GroupOf(r.token), size: int(r.size)}
 	}
 	lim := batchLimits{minRows: l.opts.MinBatchSize, maxRows: l.opts.MaxBatchSize, maxBytes: l.opts.MaxBatchBytes}
 	groups := gr.group(g, lim)
@@ -382,7 +382,7 @@ func (l *Loader) batchesOf(cr *chunkRecord, p *plan, rows []row, gr *grouper) []
 		for _, k := range idx {
 			ptrs = append(ptrs, &rows[k])
 		}
-		bs[i] = batch{rows: ptrs[from:len(ptrs):len(ptrs)], plan: p, rec: cr, host: rg.primary(rows[idx[0]].token)}
+		bs[i] = batch{rows: ptrs[from:len(ptrs):len(ptrs)], plan: p, rec: cr, host: rg.Primary(rows[idx[0]].token)}
 		out[i] = &bs[i]
 	}
 	return out

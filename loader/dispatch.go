@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/internal/limit"
+	"github.com/cqlload/cqlload/loader/internal/stall"
 )
 
 // hostLimits holds one in-flight limit per coordinator: adaptive by
@@ -28,7 +29,7 @@ type hostLimits struct {
 	down atomic.Pointer[map[string]bool]
 	// stalls: a node is silent for silentAfter of the process's running
 	// time, not of a spell it was stopped in.
-	stalls *stallClock
+	stalls *stall.Clock
 }
 
 // rerouteCheck is how often the dispatcher looks for queued batches of
@@ -62,11 +63,11 @@ func (h *hostLimits) finish() {
 	}
 }
 
-func newHostLimits(o *Options, stalls *stallClock) *hostLimits {
+func newHostLimits(o *Options, stalls *stall.Clock) *hostLimits {
 	return &hostLimits{
 		cfg: limit.Config{
 			Max: o.MaxInFlight, Fixed: !o.Adaptive, Initial: min(limit.DefaultInitial, o.MaxInFlight),
-			Stalled: func(from, to time.Time) bool { return stalls.touched(from.UnixNano(), to.UnixNano()) },
+			Stalled: func(from, to time.Time) bool { return stalls.Touched(from.UnixNano(), to.UnixNano()) },
 		},
 		by:     map[string]*limit.Limiter{},
 		stalls: stalls,
@@ -148,7 +149,7 @@ func (h *hostLimits) silent(host string) bool {
 	case out == 0 && time.Duration(now-st.lastSent.Load()) > silentAfter:
 		return false // probe
 	}
-	return h.stalls.running(st.quietFrom.Load(), now) > silentAfter
+	return h.stalls.Running(st.quietFrom.Load(), now) > silentAfter
 }
 
 // of returns host's limiter, made on first use.
@@ -408,9 +409,9 @@ func (l *Loader) inFlightLimit() int {
 // flight, by address.
 func (l *Loader) Limits() []HostLimit {
 	hs := l.limits.snapshot()
-	if rg := l.ring.Load(); rg != nil {
+	if rg := l.tokens.Load(); rg != nil {
 		for i := range hs {
-			if a := rg.addrs[hs[i].Host]; a != "" {
+			if a := rg.Addrs[hs[i].Host]; a != "" {
 				hs[i].Host = a
 			}
 		}
@@ -434,11 +435,11 @@ func (l *Loader) reroute(b *batch) bool {
 	if b.host == "" || len(b.rows) == 0 || !l.limits.avoid(b.host) {
 		return false
 	}
-	rg := l.ring.Load()
+	rg := l.tokens.Load()
 	if rg == nil {
 		return false
 	}
-	for _, h := range rg.replicas(b.rows[0].token) {
+	for _, h := range rg.Replicas(b.rows[0].token) {
 		if h != b.host && !l.limits.avoid(h) {
 			b.host, b.pinned = h, true
 			return true

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqlload/cqlload/cqlsim"
 	"github.com/cqlload/cqlload/internal/limit"
+	"github.com/cqlload/cqlload/loader/internal/stall"
 )
 
 // TestFinishing: the limiters are told the run is finishing once the
@@ -44,7 +45,7 @@ func TestFinishing(t *testing.T) {
 // submitted on, and the one the senders take them from.
 func startDispatch(maxInFlight, queueCap int) (*Loader, chan<- *batch, <-chan *batch) {
 	l := &Loader{life: newLifecycle()}
-	l.limits = newHostLimits(&Options{MaxInFlight: maxInFlight}, new(stallClock))
+	l.limits = newHostLimits(&Options{MaxInFlight: maxInFlight}, new(stall.Clock))
 	in, out := make(chan *batch), make(chan *batch)
 	l.dispatch = newDispatcher(l, in, out, queueCap)
 	go l.dispatch.run()
@@ -273,7 +274,7 @@ func TestCoordinatorIsTheDrivers(t *testing.T) {
 // nothing has been sent to it for silentAfter, when one request may go
 // as a probe; an answer ends it.
 func TestCoordinatorSilence(t *testing.T) {
-	h := newHostLimits(&Options{MaxInFlight: 8}, new(stallClock))
+	h := newHostLimits(&Options{MaxInFlight: 8}, new(stall.Clock))
 	ago := func(d time.Duration) int64 { return time.Now().Add(-d).UnixNano() }
 	long := silentAfter + silentAfter/2
 	if h.silent("a") {

@@ -25,10 +25,13 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/cputime"
 	"github.com/cqlload/cqlload/internal/lifo"
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/internal/termsafe"
+	"github.com/cqlload/cqlload/loader/internal/ring"
+	"github.com/cqlload/cqlload/loader/internal/stall"
 	"github.com/cqlload/cqlload/schema"
 	"github.com/cqlload/cqlload/source"
 )
@@ -49,15 +52,15 @@ type Loader struct {
 	session *gocql.Session
 	owned   bool // the session was opened here and is closed by Run
 	table   *schema.Table
-	ring    atomic.Pointer[ring] // replaced while running when the table uses tablets
-	pacer   *pacer               // INGESTRATE's schedule; nil without a rate
+	tokens  atomic.Pointer[ring.Ring] // replaced while running when the table uses tablets
+	pacer   *stall.Pacer              // INGESTRATE's schedule; nil without a rate
 	// limits are the coordinators' in-flight limits; dispatch lets
 	// batches go by them.
 	limits   *hostLimits
 	dispatch *dispatcher
-	// stalls are the spells the process did not run (stall.go): the
+	// stalls are the spells the process did not run (stall.Clock): the
 	// clocks that judge the cluster leave them out.
-	stalls  *stallClock
+	stalls  *stall.Clock
 	tracker *tracker
 	ledger  *ledger
 	errs    *errFiles
@@ -211,7 +214,7 @@ func New(opts Options) (*Loader, error) {
 	// the peak; too short a one (Workers+2 was) made 1 KB loads, with
 	// many small chunks in flight, drop and reallocate one slab in eight.
 	l.idleSlabs = &lifo.Pool[*slabs]{Max: opts.Workers + 16}
-	l.stalls = new(stallClock)
+	l.stalls = new(stall.Clock)
 	l.tracker = newTracker(opts.IngestRate > 0)
 	l.limits = newHostLimits(&opts, l.stalls)
 	l.ledger.bytesTotal.Store(-1)
@@ -271,7 +274,7 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	// CPU time: on a busy machine the wall clock would count other
 	// processes' turns.
 	var searched int64
-	find := cpuOf(func() { sources, searched, err = splitSources(objects, &l.opts) })
+	find := cputime.Of(func() { sources, searched, err = splitSources(objects, &l.opts) })
 	if err != nil {
 		return Summary{}, err
 	}
@@ -320,12 +323,12 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	splitter.InputFiles = len(objects)
 	l.ledger.bytesTotal.Store(splitter.TotalBytes())
 	l.tracker.begin()
-	stopStalls := l.stalls.start()
+	stopStalls := l.stalls.Start()
 	defer stopStalls()
 	if l.opts.IngestRate > 0 {
 		// The schedule starts with the load, not before connecting:
 		// rows due while the driver connected would go at once.
-		l.pacer = newPacer(l.opts.IngestRate, l.stalls)
+		l.pacer = stall.NewPacer(l.opts.IngestRate, l.stalls)
 	}
 	l.lastActivity.Store(time.Now().UnixNano())
 
@@ -370,8 +373,8 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	})
 	for range l.opts.MaxInFlight {
 		g.Go(func() error {
-			ctx := newAttempts(sendCtx, l.stalls)
-			defer ctx.close()
+			ctx := stall.NewAttempts(sendCtx, l.stalls, gocql.ErrTimeoutNoResponse)
+			defer ctx.Close()
 			for b := range ready {
 				l.send(ctx, b)
 			}
@@ -567,8 +570,8 @@ func (l *Loader) setup(ctx context.Context) error {
 		l.closeOwned()
 		return err
 	}
-	l.ring.Store(r)
-	if r.shards > 0 {
+	l.tokens.Store(r)
+	if r.Shards > 0 {
 		shard.AwaitPools(ctx, l.session, l.opts.ConnectTimeout)
 	}
 	q := l.session.Query("")
@@ -896,7 +899,7 @@ func (l *Loader) followTablets() (stop func()) {
 	}
 	refresh := func() {
 		if r := loadTabletRing(l.session, l.opts.Keyspace, l.opts.Table, l.opts.LocalDC); r != nil {
-			l.ring.Store(r)
+			l.tokens.Store(r)
 		}
 	}
 	refresh()

@@ -334,10 +334,10 @@ func (l *Loader) watchCluster() {
 // silence is how long no request has been answered while some were
 // waiting: since the last answer, or since requests began to wait again
 // after a pause in the input (lastActivity). A spell in which the
-// process itself was stopped does not count (stallClock).
+// process itself was stopped does not count (stall.Clock).
 func (l *Loader) silence() time.Duration {
 	last := max(l.lastActivity.Load(), l.tracker.lastSuccess.Load())
-	return l.stalls.running(last, time.Now().UnixNano())
+	return l.stalls.Running(last, time.Now().UnixNano())
 }
 
 // clusterSilent stops the run because no node answered for idle, at

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/cputime"
 	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/source"
 	"github.com/cqlload/cqlload/split"
@@ -106,7 +107,7 @@ func WriteSplitPlan(ctx context.Context, o Options, path string) (SplitPlanStats
 		return st, err
 	}
 	var p splitPlanFile
-	st.CPU = cpuOf(func() { p, st, err = planSplits(objects, &o) })
+	st.CPU = cputime.Of(func() { p, st, err = planSplits(objects, &o) })
 	if err != nil {
 		return st, err
 	}

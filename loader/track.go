@@ -60,7 +60,7 @@ type tracker struct {
 	mu   sync.Mutex
 	hist *hdrhistogram.Histogram // request latency in microseconds, per attempt
 	// corrected, with INGESTRATE, times each request from when its rows
-	// were due on the schedule (see pacer) to its acknowledgement, retries
+	// were due on the schedule (see stall.Pacer) to its acknowledgement, retries
 	// included; nil without a rate.
 	corrected *hdrhistogram.Histogram
 	errors    atomic.Int64 // error responses (and requests that got none)
@@ -271,7 +271,7 @@ type Summary struct {
 	LatencyHistogram string `json:"latency_histogram,omitempty"`
 	// SplitFindS is the CPU time --split spent planning and finding the
 	// record starts of its byte ranges: on Linux the searching thread's
-	// alone, elsewhere the process's over the search (see cpuOf).
+	// alone, elsewhere the process's over the search (see cputime.Of).
 	SplitFindS float64 `json:"split_find_s,omitempty"`
 	// SplitFindBytes is the input that search read, or scanned in place
 	// through a map: the prefix before a range of a file without quote

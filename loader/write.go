@@ -11,6 +11,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlload/cqlload/internal/limit"
+	"github.com/cqlload/cqlload/loader/internal/stall"
 )
 
 // batch is a group of rows of one chunk sent as one request.
@@ -96,7 +97,7 @@ func (c codeOf) GetCode() int { return c.Code() }
 
 // send writes one batch, retrying and splitting as needed, and gives
 // every row in it exactly one outcome.
-func (l *Loader) send(ctx *attempts, b *batch) {
+func (l *Loader) send(ctx *stall.Attempts, b *batch) {
 	if l.opts.DryRun {
 		l.releasePermit(b, 0, limit.Ignore)
 		l.ledger.notSentDryRun(b.rec, len(b.rows))
@@ -121,7 +122,7 @@ func (l *Loader) send(ctx *attempts, b *batch) {
 // writeRows sends rows until they are written, refused for good, or the
 // retry window closes. A batch is retried on timeouts, overload,
 // unavailable replicas and lost connections for RetryWindow of running
-// time (stallClock) from its first failure (and at most MaxAttempts
+// time (stall.Clock) from its first failure (and at most MaxAttempts
 // times when that is set), with exponential backoff and full jitter;
 // past the window, for as long as the whole cluster is quiet, since a
 // silent cluster stops the run instead of failing its rows
@@ -131,7 +132,7 @@ func (l *Loader) send(ctx *attempts, b *batch) {
 //
 // mayBeApplied says an earlier attempt, of a batch these rows were split
 // from, may have been applied.
-func (l *Loader) writeRows(ctx *attempts, b *batch, rows []*row, mayBeApplied bool) {
+func (l *Loader) writeRows(ctx *stall.Attempts, b *batch, rows []*row, mayBeApplied bool) {
 	w := &writing{b: b, rows: rows, mayBeApplied: mayBeApplied, coord: b.lim}
 	if w.coord == nil {
 		w.coord = l.limits.of(b.host)
@@ -187,11 +188,11 @@ type writing struct {
 // schedule and, for a request without a permit, a slot of the
 // coordinator's pacer. It returns why the rows are not sent when the run
 // stops meanwhile, or "".
-func (l *Loader) waitTurn(ctx *attempts, w *writing, attempt int) (stopped string) {
+func (l *Loader) waitTurn(ctx *stall.Attempts, w *writing, attempt int) (stopped string) {
 	if l.pacer != nil {
 		// Retries take their place on the schedule too; the request
 		// is timed from when its rows were first due.
-		d, err := l.pacer.wait(ctx, len(w.rows))
+		d, err := l.pacer.Wait(ctx, len(w.rows))
 		if err != nil {
 			return "the run stopped before this row was sent"
 		}
@@ -247,7 +248,7 @@ func (l *Loader) recordSending(w *writing, attempt int) bool {
 // attempt sends the rows once. On success it settles them as written and
 // returns nil; on failure it tells the limiter and the tracker what the
 // attempt showed and returns the driver's error, classified.
-func (l *Loader) attempt(ctx *attempts, w *writing, attempt int) *WriteError {
+func (l *Loader) attempt(ctx *stall.Attempts, w *writing, attempt int) *WriteError {
 	b := w.b
 	if attempt == 1 && b.lim != nil {
 		b.lim.Sending()
@@ -259,9 +260,9 @@ func (l *Loader) attempt(ctx *attempts, w *writing, attempt int) *WriteError {
 	}
 	start := time.Now()
 	cs := l.limits.sending(b.host, start.UnixNano())
-	ctx.arm(start, cmp.Or(timeout, l.opts.RequestTimeout))
+	ctx.Arm(start, cmp.Or(timeout, l.opts.RequestTimeout))
 	err := l.exec(ctx, b.plan, w.rows, pin)
-	ctx.disarm()
+	ctx.Disarm()
 	end := time.Now()
 	rtt := end.Sub(start)
 	l.tracker.observe(rtt)
@@ -282,7 +283,7 @@ func (l *Loader) attempt(ctx *attempts, w *writing, attempt int) *WriteError {
 	we := classify(err)
 	cs.done(we.Answered, end.UnixNano())
 	outcome := we.outcome()
-	if l.stalls.touched(start.UnixNano(), end.UnixNano()) {
+	if l.stalls.Touched(start.UnixNano(), end.UnixNano()) {
 		// The process was stopped while it waited: a timeout then
 		// is its own, and teaches the node's limit nothing.
 		outcome = limit.Ignore
@@ -298,7 +299,7 @@ func (l *Loader) attempt(ctx *attempts, w *writing, attempt int) *WriteError {
 // been applied; counter rows refused are sendable again) and gathers
 // what decide reads. A request refused as invalid because the table is
 // gone stops the run instead: it reports false, the rows settled.
-func (l *Loader) failed(ctx *attempts, w *writing, attempt int, we *WriteError) (failedAttempt, bool) {
+func (l *Loader) failed(ctx *stall.Attempts, w *writing, attempt int, we *WriteError) (failedAttempt, bool) {
 	b := w.b
 	w.mayBeApplied = w.mayBeApplied || we.MayBeApplied
 	if b.plan.counter && !w.mayBeApplied {
@@ -321,7 +322,7 @@ func (l *Loader) failed(ctx *attempts, w *writing, attempt int, we *WriteError) 
 	f := failedAttempt{
 		err: we, counter: b.plan.counter, rows: len(w.rows),
 		attempt: attempt, maxAttempts: l.opts.MaxAttempts,
-		retried: l.stalls.running(w.firstFailure.UnixNano(), time.Now().UnixNano()), window: l.opts.RetryWindow,
+		retried: l.stalls.Running(w.firstFailure.UnixNano(), time.Now().UnixNano()), window: l.opts.RetryWindow,
 		maxBackoff: l.opts.MaxBackoff,
 		stopping:   ctx.Err() != nil || l.life.stopped(),
 	}
@@ -334,7 +335,7 @@ func (l *Loader) failed(ctx *attempts, w *writing, attempt int, we *WriteError) 
 // carryOut does what decide chose for a failed attempt f. It reports
 // whether the rows are done with (settled, or handed to the halves of
 // a split); false is doRetry.
-func (l *Loader) carryOut(ctx *attempts, w *writing, v verdict, f failedAttempt) (done bool) {
+func (l *Loader) carryOut(ctx *stall.Attempts, w *writing, v verdict, f failedAttempt) (done bool) {
 	b, rows, err := w.b, w.rows, f.err.Err
 	switch v {
 	case doRetry:
@@ -510,7 +511,7 @@ func (l *Loader) attemptTimeout(p *plan, coord *limit.Limiter, attempt int) time
 // copies of the statement (plan.batchStatement), or, where the driver
 // could not route that (statementBatches), a BATCH of one entry per row.
 // Either is the same UNLOGGED (or COUNTER) batch to the cluster. The
-// attempt's timeout is ctx's (attempts): the driver's is turned off. A
+// attempt's timeout is ctx's (stall.Attempts): the driver's is turned off. A
 // host replaces the driver's choice of coordinator.
 func (l *Loader) exec(ctx context.Context, p *plan, rows []*row, host string) error {
 	buf := l.bindBuf()

@@ -26,6 +26,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlload/cqlload/internal/cputime"
 	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/loader"
 )
@@ -117,7 +118,7 @@ func Timed(res *Result, requests int, send func() (rows int64, err error)) error
 	runtime.GC() // garbage from converting is not the sending's cost
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	cpu0, err := CPUTime()
+	cpu0, err := cputime.Process()
 	if err != nil {
 		return err
 	}
@@ -126,7 +127,7 @@ func Timed(res *Result, requests int, send func() (rows int64, err error)) error
 	rows, sendErr := send()
 
 	elapsed := time.Since(start)
-	cpu1, err := CPUTime()
+	cpu1, err := cputime.Process()
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,11 @@
-package loader
+// Package stall keeps the clocks that leave out the spells in which the
+// process itself did not run (Ctrl-Z, SIGSTOP, a paused VM, CPU
+// starvation), and the timers that run on them: Clock notices the spells,
+// Pacer keeps INGESTRATE's schedule and moves it on over them, Attempts
+// times a sender's requests out on running time. The loader uses them to
+// judge the cluster (its silence, a node's, a batch's retry window) by
+// what it could have heard.
+package stall
 
 import (
 	"sync"
@@ -6,12 +13,12 @@ import (
 	"time"
 )
 
-// stallClock notices the spells in which the process itself did not run:
+// Clock notices the spells in which the process itself did not run:
 // stopped (Ctrl-Z, SIGSTOP, docker pause's cgroup freezer), its VM paused
 // by its host, or starved of CPU. A node's answers wait in the socket
 // meanwhile, so such a spell says nothing of the cluster; the clocks that
 // judge the cluster (how long no node has answered, a node's silence, a
-// batch's retry window) run on the process's running time (running), or
+// batch's retry window) run on the process's running time (Running), or
 // a stopped loader would take the cluster it could not hear for a silent
 // one, and abort a run it had only paused. (A machine suspended to memory
 // stops the monotonic clock as well, which Go's timers run on: nothing
@@ -20,7 +27,7 @@ import (
 // A ticker notes the time every stallTick; a gap of more than stallMin
 // between two notes is a stall. A stall still going on when a clock is
 // read (the ticker has not run since the process woke) counts too.
-type stallClock struct {
+type Clock struct {
 	// lastTick is the ticker's last note (unix ns); 0 before start.
 	lastTick atomic.Int64
 	// lastEnd is when the latest stall ended (unix ns): the fast test
@@ -42,15 +49,40 @@ const (
 	stallMin = 500 * time.Millisecond
 )
 
-// start notes the time every stallTick until the returned stop is called.
-func (c *stallClock) start() (stop func()) {
+// Start notes the time every stallTick until the returned stop is called.
+func (c *Clock) Start() (stop func()) {
 	c.note(time.Now().UnixNano())
 	return every(stallTick, func() { c.note(time.Now().UnixNano()) })
 }
 
+// every runs f every d on its own goroutine until stop is called; stop
+// waits for a running f to return.
+func every(d time.Duration, f func()) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
 // note is the ticker's: a gap since the last note longer than stallMin
 // is recorded as a stall, from when the next note was due.
-func (c *stallClock) note(now int64) {
+func (c *Clock) note(now int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	last := c.lastTick.Swap(now)
@@ -62,9 +94,9 @@ func (c *stallClock) note(now int64) {
 	c.lastEnd.Store(now)
 }
 
-// touched reports whether a stall, ended or going on, touched the span
+// Touched reports whether a stall, ended or going on, touched the span
 // from from to now (unix ns): two atomic loads, for every request.
-func (c *stallClock) touched(from, now int64) bool {
+func (c *Clock) Touched(from, now int64) bool {
 	if c.lastEnd.Load() > from {
 		return true
 	}
@@ -74,8 +106,8 @@ func (c *stallClock) touched(from, now int64) bool {
 
 // stalled is how much of the span from from to now (unix ns) the process
 // spent stalled.
-func (c *stallClock) stalled(from, now int64) time.Duration {
-	if !c.touched(from, now) {
+func (c *Clock) stalled(from, now int64) time.Duration {
+	if !c.Touched(from, now) {
 		return 0
 	}
 	c.mu.Lock()
@@ -95,8 +127,8 @@ func (c *stallClock) stalled(from, now int64) time.Duration {
 	return time.Duration(sum)
 }
 
-// running is how long the process ran from from to now (unix ns): the
+// Running is how long the process ran from from to now (unix ns): the
 // span less its stalls.
-func (c *stallClock) running(from, now int64) time.Duration {
+func (c *Clock) Running(from, now int64) time.Duration {
 	return time.Duration(now-from) - c.stalled(from, now)
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package loader
+package cputime
 
 import (
 	"runtime"
@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TestCPUOf: cpuOf counts the CPU of the thread that runs f, not the
+// TestCPUOf: Of counts the CPU of the thread that runs f, not the
 // wall clock and not other goroutines' work.
 func TestCPUOf(t *testing.T) {
 	spin := func(d time.Duration) {
@@ -17,7 +17,7 @@ func TestCPUOf(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	busy := cpuOf(func() { spin(30 * time.Millisecond) })
+	busy := Of(func() { spin(30 * time.Millisecond) })
 	if wall := time.Since(start); busy <= 0 || busy > wall+time.Millisecond {
 		t.Errorf("a 30 ms spin: %v of CPU in %v, want more than 0 and no more than the wall clock", busy, wall)
 	}
@@ -30,7 +30,7 @@ func TestCPUOf(t *testing.T) {
 			runtime.Gosched()
 		}
 	}()
-	idle := cpuOf(func() { time.Sleep(50 * time.Millisecond) })
+	idle := Of(func() { time.Sleep(50 * time.Millisecond) })
 	stop.Store(true)
 	<-done
 	if idle > 10*time.Millisecond {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package loader
+package cputime
 
 import (
 	"runtime"
@@ -9,13 +9,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// cpuOf runs f on one OS thread and returns the CPU time that thread
+// Of runs f on one OS thread and returns the CPU time that thread
 // spent, user and system. The process's CPU over the same span would
 // also count other goroutines' work, chiefly the collector's first cycle
 // over what start-up allocated: on a 20 ms search that doubled the
 // figure from run to run. Work f hands to other goroutines (an object
 // store's HTTP transport) is not counted.
-func cpuOf(f func()) time.Duration {
+func Of(f func()) time.Duration {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	before := threadCPU()

@@ -1,18 +1,15 @@
-package loader
+package stall
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
-// attempts is a sender's context: the run's (sendCtx), and, while an
+// Attempts is a sender's context: the run's (the parent), and, while an
 // attempt is armed, that attempt's timeout. The loader times attempts
 // out itself, not the driver, so that the timeout counts the process's
-// running time (stallClock): a process stopped past the timeout (Ctrl-Z,
+// running time (Clock): a process stopped past the timeout (Ctrl-Z,
 // docker pause) wakes with the answers to its requests waiting in
 // their sockets, and the driver's own timer, which fires the moment the
 // process runs again, would race them and usually win. Inserts would be
@@ -23,10 +20,12 @@ import (
 //
 // One attempt at a time: a sender's requests go one after another. The
 // Done channel is stable while an attempt is armed, which is when the
-// driver selects on it; disarm replaces it after a timeout closed it.
-type attempts struct {
+// driver selects on it; Disarm replaces it after a timeout closed it.
+type Attempts struct {
 	parent context.Context
-	stalls *stallClock
+	stalls *Clock
+	// noAnswer is what a timed-out attempt's error also is (TimeoutError).
+	noAnswer error
 	// stopRun unregisters the parent's cancellation (context.AfterFunc).
 	stopRun func() bool
 
@@ -47,47 +46,51 @@ type attempts struct {
 // is in the socket, read within milliseconds.
 const stallGrace = time.Second
 
-func newAttempts(parent context.Context, stalls *stallClock) *attempts {
-	a := &attempts{parent: parent, stalls: stalls, done: make(chan struct{})}
+// NewAttempts returns a sender's context under parent, its attempts timed
+// on stalls' running time. A timed-out attempt's error is noAnswer as well
+// as a deadline (TimeoutError): the loader gives the driver's
+// ErrTimeoutNoResponse, so that its error handling takes the two alike.
+func NewAttempts(parent context.Context, stalls *Clock, noAnswer error) *Attempts {
+	a := &Attempts{parent: parent, stalls: stalls, noAnswer: noAnswer, done: make(chan struct{})}
 	a.timer = time.AfterFunc(time.Hour, a.fire)
 	a.timer.Stop()
 	a.stopRun = context.AfterFunc(parent, a.runEnded)
 	return a
 }
 
-// close releases the timer and the parent's registration.
-func (a *attempts) close() {
+// Close releases the timer and the parent's registration.
+func (a *Attempts) Close() {
 	a.stopRun()
 	a.timer.Stop()
 }
 
-func (a *attempts) Deadline() (time.Time, bool) { return a.parent.Deadline() }
-func (a *attempts) Value(key any) any           { return a.parent.Value(key) }
+func (a *Attempts) Deadline() (time.Time, bool) { return a.parent.Deadline() }
+func (a *Attempts) Value(key any) any           { return a.parent.Value(key) }
 
-func (a *attempts) Done() <-chan struct{} {
+func (a *Attempts) Done() <-chan struct{} {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.done
 }
 
-func (a *attempts) Err() error {
+func (a *Attempts) Err() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.err
 }
 
-// arm starts an attempt sent at start that waits at most timeout of
+// Arm starts an attempt sent at start that waits at most timeout of
 // running time for its answer.
-func (a *attempts) arm(start time.Time, timeout time.Duration) {
+func (a *Attempts) Arm(start time.Time, timeout time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.start, a.timeout, a.given = start.UnixNano(), timeout, timeout
 	a.timer.Reset(timeout)
 }
 
-// disarm ends the attempt; after its timeout, the next one gets a Done
+// Disarm ends the attempt; after its timeout, the next one gets a Done
 // channel not closed.
-func (a *attempts) disarm() {
+func (a *Attempts) Disarm() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.timer.Stop()
@@ -99,7 +102,7 @@ func (a *attempts) disarm() {
 
 // fire is the timer's: the attempt's timeout is due unless the process
 // spent some of it stalled, in which case it is put off.
-func (a *attempts) fire() {
+func (a *Attempts) fire() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.start == 0 || a.err != nil {
@@ -113,13 +116,13 @@ func (a *attempts) fire() {
 		a.start, a.timeout = now, max(a.timeout-ran, stallGrace)
 		return
 	}
-	a.err = &attemptTimeout{timeout: a.given}
+	a.err = &TimeoutError{noAnswer: a.noAnswer, timeout: a.given}
 	close(a.done)
 }
 
 // runEnded is the parent's cancellation: every attempt from now on ends
 // at once, with the parent's error.
-func (a *attempts) runEnded() {
+func (a *Attempts) runEnded() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.ended = true
@@ -129,17 +132,4 @@ func (a *attempts) runEnded() {
 	} else {
 		a.err = a.parent.Err()
 	}
-}
-
-// attemptTimeout is an attempt that got no answer within its timeout of
-// running time. It is the driver's ErrTimeoutNoResponse to the loader's
-// error handling, and a deadline to the context package's.
-type attemptTimeout struct{ timeout time.Duration }
-
-func (e *attemptTimeout) Error() string {
-	return fmt.Sprintf("%v (timeout: %v)", gocql.ErrTimeoutNoResponse, e.timeout)
-}
-
-func (e *attemptTimeout) Is(target error) bool {
-	return target == gocql.ErrTimeoutNoResponse || target == context.DeadlineExceeded
 }

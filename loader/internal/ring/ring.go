@@ -1,4 +1,10 @@
-package loader
+// Package ring maps a token to its replicas, placed as Cassandra places
+// them (SimpleStrategy, NetworkTopologyStrategy) on the vnode ring, or as
+// the driver lists them for ScyllaDB's tablets. The loader groups rows by
+// a token's replica set (and shard) and charges a batch to its
+// coordinator's in-flight limit; it builds a Ring from the driver's
+// metadata, which this package does not read.
+package ring
 
 import (
 	"fmt"
@@ -9,17 +15,17 @@ import (
 	"github.com/cqlload/cqlload/internal/shard"
 )
 
-// node is what replica placement needs to know of a host.
-type node struct {
+// Node is what replica placement needs to know of a host.
+type Node struct {
 	ID, DC, Rack string
 	Tokens       []int64
 }
 
-// ring maps a token to the set of replicas that own it, as an int id, so
+// Ring maps a token to the set of replicas that own it, as an int id, so
 // rows can be grouped by replica set without comparing host lists per row.
 // Ranges are (ends[i-1], ends[i]]; a token past the last end wraps to the
 // first range, as on Cassandra's ring.
-type ring struct {
+type Ring struct {
 	ends []int64
 	// first[b] is the first range that may hold a token of bucket b, the
 	// tokens' top bucketBits bits in token order (bucket): a lookup per
@@ -33,41 +39,42 @@ type ring struct {
 	// ring order: reps[i][0] is the range's coordinator, which the
 	// driver's token-aware policy, told not to shuffle replicas, sends
 	// to; the others take its requests when it stops answering
-	// (Loader.reroute). Ranges with one order share a slice.
+	// (the loader's reroute). Ranges with one order share a slice.
 	reps [][]string
-	// shards and ignoreMSB describe ScyllaDB sharding when every node
-	// announces the same; shards is 0 otherwise (Cassandra, or nodes
-	// that differ).
-	shards    int
-	ignoreMSB uint
-	addrs     map[string]string // host id → address, for reports
+
+	// Shards and IgnoreMSB describe ScyllaDB sharding when every node
+	// announces the same; Shards is 0 otherwise (Cassandra, or nodes
+	// that differ). They and Addrs are set before the ring is shared.
+	Shards    int
+	IgnoreMSB uint
+	Addrs     map[string]string // host id → address, for reports
 }
 
-// groupOf is the batching group of token: its replica set and, where the
+// GroupOf is the batching group of token: its replica set and, where the
 // nodes are sharded alike, its shard. A batch of one group is then one
 // shard's work on every replica, and the driver's shard-aware routing,
 // which follows the batch's first row, sends it to that shard.
-func (r *ring) groupOf(token int64) int {
+func (r *Ring) GroupOf(token int64) int {
 	set := r.replicaSet(token)
-	if r.shards <= 1 {
+	if r.Shards <= 1 {
 		return set
 	}
-	return set*r.shards + shard.Of(token, r.shards, r.ignoreMSB)
+	return set*r.Shards + shard.Of(token, r.Shards, r.IgnoreMSB)
 }
 
-// primary is the coordinator of token: its first replica in ring order
+// Primary is the coordinator of token: its first replica in ring order
 // (local data center first), which the driver's token-aware policy picks
 // while it is up; "" when the ring is unknown.
-func (r *ring) primary(token int64) string {
-	if reps := r.replicas(token); len(reps) > 0 {
+func (r *Ring) Primary(token int64) string {
+	if reps := r.Replicas(token); len(reps) > 0 {
 		return reps[0]
 	}
 	return ""
 }
 
-// replicas are token's replicas, its coordinator first (see reps); nil
+// Replicas are token's replicas, its coordinator first (see reps); nil
 // when the ring is unknown. The slice is shared: do not modify it.
-func (r *ring) replicas(token int64) []string {
+func (r *Ring) Replicas(token int64) []string {
 	if len(r.reps) == 0 {
 		return nil
 	}
@@ -75,7 +82,7 @@ func (r *ring) replicas(token int64) []string {
 }
 
 // replicaSet returns the id of the replica set owning token.
-func (r *ring) replicaSet(token int64) int {
+func (r *Ring) replicaSet(token int64) int {
 	if len(r.ends) == 0 {
 		return 0
 	}
@@ -85,7 +92,7 @@ func (r *ring) replicaSet(token int64) int {
 // rangeOf is the index of the range holding token: the first range
 // ending at or after it; past the last, the first range. The ring must
 // have ranges.
-func (r *ring) rangeOf(token int64) int {
+func (r *Ring) rangeOf(token int64) int {
 	i := int(r.first[bucket(token, r.bucketBits)])
 	for i < len(r.ends) && r.ends[i] < token {
 		i++
@@ -103,7 +110,7 @@ func bucket(token int64, bits uint) uint64 {
 
 // index makes first: at least two buckets a range (most buckets then
 // hold no end), from 2^8 to 2^16 of them.
-func (r *ring) index() {
+func (r *Ring) index() {
 	r.bucketBits = 8
 	for r.bucketBits < 16 && 1<<r.bucketBits < 2*len(r.ends) {
 		r.bucketBits++
@@ -120,16 +127,18 @@ func (r *ring) index() {
 	}
 }
 
-type replication struct {
+// Replication is a keyspace's replication strategy, as ParseReplication
+// reads it.
+type Replication struct {
 	class string         // short class name: SimpleStrategy, NetworkTopologyStrategy, …
 	rf    int            // SimpleStrategy
 	dcRF  map[string]int // NetworkTopologyStrategy
 }
 
-// parseReplication reads the driver's keyspace metadata (strategy class and
+// ParseReplication reads the driver's keyspace metadata (strategy class and
 // options, whose values may be strings or numbers depending on the driver).
-func parseReplication(class string, opts map[string]any) (replication, error) {
-	r := replication{class: class[strings.LastIndexByte(class, '.')+1:]}
+func ParseReplication(class string, opts map[string]any) (Replication, error) {
+	r := Replication{class: class[strings.LastIndexByte(class, '.')+1:]}
 	num := func(v any) (int, error) {
 		switch x := v.(type) {
 		case int:
@@ -169,12 +178,12 @@ type tokenOwner struct {
 	node  int
 }
 
-// newRing places replicas the way Cassandra does for the vnode ring:
+// New places replicas the way Cassandra does for the vnode ring:
 // SimpleStrategy takes the next distinct nodes clockwise; NTS does so per
 // data center, preferring racks not yet used, then the skipped nodes in
 // ring order. Any other strategy (LocalStrategy, EverywhereStrategy…) is
 // grouped by primary owner only, which is still a valid grouping.
-func newRing(nodes []node, repl replication, localDC string) *ring {
+func New(nodes []Node, repl Replication, localDC string) *Ring {
 	var owners []tokenOwner
 	for i, n := range nodes {
 		for _, t := range n.Tokens {
@@ -183,21 +192,21 @@ func newRing(nodes []node, repl replication, localDC string) *ring {
 	}
 	sort.Slice(owners, func(a, b int) bool { return owners[a].token < owners[b].token })
 	// Each vnode is a range ending at its token, replicated as placed.
-	ranges := make([]tokenRange, len(owners))
+	ranges := make([]Range, len(owners))
 	for i := range owners {
 		reps := replicasAt(nodes, owners, i, repl)
 		hostIDs := make([]string, len(reps))
 		for j, n := range reps {
 			hostIDs[j] = nodes[n].ID
 		}
-		ranges[i] = tokenRange{last: owners[i].token, hosts: hostIDs}
+		ranges[i] = Range{Last: owners[i].token, Hosts: hostIDs}
 	}
 	return rangeRing(ranges, localTo(nodes, localDC))
 }
 
 // localTo says whether a host id is of a node in dc; every host is,
 // without one.
-func localTo(nodes []node, dc string) func(id string) bool {
+func localTo(nodes []Node, dc string) func(id string) bool {
 	if dc == "" {
 		return func(string) bool { return true }
 	}
@@ -208,7 +217,7 @@ func localTo(nodes []node, dc string) func(id string) bool {
 	return func(id string) bool { return in[id] }
 }
 
-func replicasAt(nodes []node, owners []tokenOwner, start int, repl replication) []int {
+func replicasAt(nodes []Node, owners []tokenOwner, start int, repl Replication) []int {
 	var out []int
 	seen := map[int]bool{}
 	walk := func(visit func(n int) bool) {
@@ -255,7 +264,7 @@ func replicasAt(nodes []node, owners []tokenOwner, start int, repl replication) 
 // ntsReplicas places dc's replicas of the range at start; first is how
 // far the walk went for the first of them, which is the first node of dc
 // it meets.
-func ntsReplicas(nodes []node, owners []tokenOwner, start int, dc string, rf int) (out []int, first int) {
+func ntsReplicas(nodes []Node, owners []tokenOwner, start int, dc string, rf int) (out []int, first int) {
 	racks := map[string]bool{}
 	inDC := 0
 	seenNode := map[int]bool{}
@@ -313,11 +322,17 @@ func contains(xs []int, x int) bool {
 	return false
 }
 
-// tokenRange is a vnode or a tablet: tokens in (first, last] and their
+// Range is a vnode or a tablet: tokens in (first, Last] and their
 // replicas' host ids, in the driver's order (ring order for vnodes).
-type tokenRange struct {
-	last  int64
-	hosts []string
+type Range struct {
+	Last  int64
+	Hosts []string
+}
+
+// FromRanges builds a ring from token ranges sorted by last token (see
+// rangeRing), with the replicas of nodes in localDC first.
+func FromRanges(ranges []Range, nodes []Node, localDC string) *Ring {
+	return rangeRing(ranges, localTo(nodes, localDC))
 }
 
 // rangeRing builds a ring from token ranges sorted by last token: the
@@ -326,21 +341,21 @@ type tokenRange struct {
 // first: a token in a gap falls to the next known tablet, which only costs
 // batching efficiency, never correctness (the driver routes every request
 // by its own tablet map).
-func rangeRing(ranges []tokenRange, local func(id string) bool) *ring {
-	r := &ring{}
+func rangeRing(ranges []Range, local func(id string) bool) *Ring {
+	r := &Ring{}
 	ids := map[string]int{}
 	orders := map[string][]string{}
 	for _, tr := range ranges {
 		// Local replicas first, each part in the driver's order. With
 		// none local, the driver falls back to another node there,
 		// which cannot be known; the first replica stands for it.
-		order := make([]string, 0, len(tr.hosts))
-		for _, h := range tr.hosts {
+		order := make([]string, 0, len(tr.Hosts))
+		for _, h := range tr.Hosts {
 			if local(h) {
 				order = append(order, h)
 			}
 		}
-		for _, h := range tr.hosts {
+		for _, h := range tr.Hosts {
 			if !local(h) {
 				order = append(order, h)
 			}
@@ -351,7 +366,7 @@ func rangeRing(ranges []tokenRange, local func(id string) bool) *ring {
 			orders[strings.Join(order, ",")] = order
 		}
 		r.reps = append(r.reps, order)
-		hosts := append([]string(nil), tr.hosts...)
+		hosts := append([]string(nil), tr.Hosts...)
 		sort.Strings(hosts)
 		key := strings.Join(hosts, ",")
 		id, ok := ids[key]
@@ -360,7 +375,7 @@ func rangeRing(ranges []tokenRange, local func(id string) bool) *ring {
 			ids[key] = id
 			r.sets = append(r.sets, hosts)
 		}
-		r.ends = append(r.ends, tr.last)
+		r.ends = append(r.ends, tr.Last)
 		r.set = append(r.set, id)
 	}
 	r.index()

@@ -1,4 +1,4 @@
-package loader
+package stall
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// pacer sends rows on INGESTRATE's schedule: row i of the run is due at
+// Pacer sends rows on INGESTRATE's schedule: row i of the run is due at
 // start + i/rate. A request waits until its rows are due; after a stall
 // (a paused node, a full in-flight limit) the rows that fell due meanwhile
 // go as fast as the cluster takes them until the run is back on schedule,
@@ -23,20 +23,20 @@ import (
 // late start; x/time/rate's bucket, given room for the whole run's rows
 // and emptied at the start, is that schedule.
 //
-// A spell in which cqlload itself did not run (stallClock: Ctrl-Z, docker
+// A spell in which cqlload itself did not run (Clock: Ctrl-Z, docker
 // pause) moves the schedule on by its length instead: nothing was due
 // from a load generator that was stopped, and catching up would send the
 // rows of the whole spell at once, far past INGESTRATE, to a cluster
 // that had not been slow.
-type pacer struct {
+type Pacer struct {
 	mu     sync.Mutex
 	lim    *rate.Limiter
 	rate   float64 // rows a second
-	stalls *stallClock
+	stalls *Clock
 	last   int64 // unix ns of the last wait: stalls since are skipped
 }
 
-func newPacer(rowsPerSec int, stalls *stallClock) *pacer {
+func NewPacer(rowsPerSec int, stalls *Clock) *Pacer {
 	// Burst is the bucket's room: a whole day of rows, so that no row
 	// ever falls off the schedule. The limiter starts full, so it is
 	// emptied first.
@@ -44,12 +44,12 @@ func newPacer(rowsPerSec int, stalls *stallClock) *pacer {
 	lim := rate.NewLimiter(rate.Limit(rowsPerSec), burst)
 	now := time.Now()
 	lim.ReserveN(now, burst)
-	return &pacer{lim: lim, rate: float64(rowsPerSec), stalls: stalls, last: now.UnixNano()}
+	return &Pacer{lim: lim, rate: float64(rowsPerSec), stalls: stalls, last: now.UnixNano()}
 }
 
-// wait takes n rows from the schedule and waits until they are due. It
+// Wait takes n rows from the schedule and waits until they are due. It
 // returns when they were due: in the past when the run is behind.
-func (p *pacer) wait(ctx context.Context, n int) (due time.Time, err error) {
+func (p *Pacer) Wait(ctx context.Context, n int) (due time.Time, err error) {
 	p.mu.Lock()
 	now := time.Now()
 	p.skipStalls(now)
@@ -81,7 +81,7 @@ func (p *pacer) wait(ctx context.Context, n int) (due time.Time, err error) {
 // skipStalls takes out of the bucket the rows that fell due while the
 // process was stalled since the last wait (all of them, or as many as
 // the bucket holds). p.mu is held.
-func (p *pacer) skipStalls(now time.Time) {
+func (p *Pacer) skipStalls(now time.Time) {
 	ns := now.UnixNano()
 	stalled := p.stalls.stalled(p.last, ns)
 	p.last = ns

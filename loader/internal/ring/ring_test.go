@@ -1,4 +1,4 @@
-package loader
+package ring
 
 import (
 	"math"
@@ -12,7 +12,7 @@ import (
 )
 
 func TestRingReplicas(t *testing.T) {
-	nodes := []node{
+	nodes := []Node{
 		{ID: "a", DC: "dc1", Rack: "r1", Tokens: []int64{-100, 200}},
 		{ID: "b", DC: "dc1", Rack: "r1", Tokens: []int64{0}},
 		{ID: "c", DC: "dc1", Rack: "r2", Tokens: []int64{100}},
@@ -20,27 +20,27 @@ func TestRingReplicas(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		repl  replication
+		repl  Replication
 		token int64
 		want  []string
 	}{
-		{"simple rf1 exact token", replication{class: "SimpleStrategy", rf: 1}, 0, []string{"b"}},
-		{"simple rf1 between tokens", replication{class: "SimpleStrategy", rf: 1}, 1, []string{"d"}},
-		{"simple rf1 wraps", replication{class: "SimpleStrategy", rf: 1}, 300, []string{"a"}},
-		{"simple rf2 distinct nodes", replication{class: "SimpleStrategy", rf: 2}, 150, []string{"a", "b"}},
-		{"simple rf larger than ring", replication{class: "SimpleStrategy", rf: 9}, 0, []string{"a", "b", "c", "d"}},
+		{"simple rf1 exact token", Replication{class: "SimpleStrategy", rf: 1}, 0, []string{"b"}},
+		{"simple rf1 between tokens", Replication{class: "SimpleStrategy", rf: 1}, 1, []string{"d"}},
+		{"simple rf1 wraps", Replication{class: "SimpleStrategy", rf: 1}, 300, []string{"a"}},
+		{"simple rf2 distinct nodes", Replication{class: "SimpleStrategy", rf: 2}, 150, []string{"a", "b"}},
+		{"simple rf larger than ring", Replication{class: "SimpleStrategy", rf: 9}, 0, []string{"a", "b", "c", "d"}},
 		// From token 1: d(50, dc2) c(100, r2) a(200, r1) …: dc1 takes c, then a (new rack r1).
-		{"nts dc1:2 prefers racks", replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 2}}, 1, []string{"a", "c"}},
+		{"nts dc1:2 prefers racks", Replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 2}}, 1, []string{"a", "c"}},
 		// From -100: a(r1) b(r1, skipped: rack used) c(r2): a, c.
-		{"nts skips same rack", replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 2}}, -150, []string{"a", "c"}},
+		{"nts skips same rack", Replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 2}}, -150, []string{"a", "c"}},
 		// All racks used after a, c: the skipped b comes next.
-		{"nts fills skipped", replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 3}}, -150, []string{"a", "b", "c"}},
-		{"nts two dcs", replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 1, "dc2": 1}}, 150, []string{"a", "d"}},
-		{"local strategy groups by owner", replication{class: "LocalStrategy"}, 150, []string{"a"}},
+		{"nts fills skipped", Replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 3}}, -150, []string{"a", "b", "c"}},
+		{"nts two dcs", Replication{class: "NetworkTopologyStrategy", dcRF: map[string]int{"dc1": 1, "dc2": 1}}, 150, []string{"a", "d"}},
+		{"local strategy groups by owner", Replication{class: "LocalStrategy"}, 150, []string{"a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRing(nodes, tt.repl, "")
+			r := New(nodes, tt.repl, "")
 			got := r.sets[r.replicaSet(tt.token)]
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("replicas of %d = %v, want %v", tt.token, got, tt.want)
@@ -58,19 +58,19 @@ func anyLocal(string) bool { return true }
 // host id of its replica set (which it was: with more than one replica,
 // the loader charged requests to a node the driver did not send them to).
 func TestRingCoordinator(t *testing.T) {
-	nodes := []node{
+	nodes := []Node{
 		{ID: "a", DC: "dc1", Rack: "r1", Tokens: []int64{-100, 200}},
 		{ID: "b", DC: "dc1", Rack: "r1", Tokens: []int64{0}},
 		{ID: "c", DC: "dc1", Rack: "r2", Tokens: []int64{100}},
 		{ID: "d", DC: "dc2", Rack: "r1", Tokens: []int64{50}},
 	}
-	simple := func(rf int) replication { return replication{class: "SimpleStrategy", rf: rf} }
-	nts := func(dcRF map[string]int) replication {
-		return replication{class: "NetworkTopologyStrategy", dcRF: dcRF}
+	simple := func(rf int) Replication { return Replication{class: "SimpleStrategy", rf: rf} }
+	nts := func(dcRF map[string]int) Replication {
+		return Replication{class: "NetworkTopologyStrategy", dcRF: dcRF}
 	}
 	tests := []struct {
 		name    string
-		repl    replication
+		repl    Replication
 		localDC string
 		token   int64
 		want    string
@@ -87,7 +87,7 @@ func TestRingCoordinator(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := newRing(nodes, tt.repl, tt.localDC).primary(tt.token); got != tt.want {
+			if got := New(nodes, tt.repl, tt.localDC).Primary(tt.token); got != tt.want {
 				t.Fatalf("coordinator of %d = %q, want %q", tt.token, got, tt.want)
 			}
 		})
@@ -95,27 +95,27 @@ func TestRingCoordinator(t *testing.T) {
 }
 
 func TestParseReplication(t *testing.T) {
-	r, err := parseReplication("org.apache.cassandra.locator.NetworkTopologyStrategy", map[string]any{"dc1": "3", "dc2": 2, "class": "x"})
+	r, err := ParseReplication("org.apache.cassandra.locator.NetworkTopologyStrategy", map[string]any{"dc1": "3", "dc2": 2, "class": "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.class != "NetworkTopologyStrategy" || !reflect.DeepEqual(r.dcRF, map[string]int{"dc1": 3, "dc2": 2}) {
 		t.Fatalf("got %+v", r)
 	}
-	r, err = parseReplication("SimpleStrategy", map[string]any{"replication_factor": "2"})
+	r, err = ParseReplication("SimpleStrategy", map[string]any{"replication_factor": "2"})
 	if err != nil || r.rf != 2 {
 		t.Fatalf("got %+v, %v", r, err)
 	}
-	if _, err := parseReplication("SimpleStrategy", map[string]any{"replication_factor": "x"}); err == nil {
+	if _, err := ParseReplication("SimpleStrategy", map[string]any{"replication_factor": "x"}); err == nil {
 		t.Fatal("bad replication factor accepted")
 	}
 }
 
 func TestRangeRing(t *testing.T) {
-	r := rangeRing([]tokenRange{
-		{last: -100, hosts: []string{"b", "a"}},
-		{last: 0, hosts: []string{"c"}},
-		{last: 500, hosts: []string{"a", "b"}},
+	r := rangeRing([]Range{
+		{Last: -100, Hosts: []string{"b", "a"}},
+		{Last: 0, Hosts: []string{"c"}},
+		{Last: 500, Hosts: []string{"a", "b"}},
 	}, anyLocal)
 	tests := []struct {
 		token int64
@@ -156,9 +156,9 @@ func TestReplicaSetIndexMatchesSearch(t *testing.T) {
 		}
 		slices.Sort(ends)
 		ends = slices.Compact(ends)
-		ranges := make([]tokenRange, len(ends))
+		ranges := make([]Range, len(ends))
 		for i, e := range ends {
-			ranges[i] = tokenRange{last: e, hosts: []string{strconv.Itoa(i)}}
+			ranges[i] = Range{Last: e, Hosts: []string{strconv.Itoa(i)}}
 		}
 		r := rangeRing(ranges, anyLocal)
 		want := func(token int64) int {
@@ -184,21 +184,21 @@ func TestReplicaSetIndexMatchesSearch(t *testing.T) {
 }
 
 func TestGroupOfSplitsReplicaSetsByShard(t *testing.T) {
-	r := newRing([]node{{ID: "a", Tokens: []int64{0}}, {ID: "b", Tokens: []int64{1 << 62}}}, replication{class: "SimpleStrategy", rf: 1}, "")
+	r := New([]Node{{ID: "a", Tokens: []int64{0}}, {ID: "b", Tokens: []int64{1 << 62}}}, Replication{class: "SimpleStrategy", rf: 1}, "")
 	tokens := []int64{-1 << 62, -5, 5, 1 << 61, 1<<62 + 1, 1 << 63 >> 1}
 	for _, tok := range tokens {
-		if got, want := r.groupOf(tok), r.replicaSet(tok); got != want {
-			t.Fatalf("unsharded: groupOf(%d) = %d, want the replica set %d", tok, got, want)
+		if got, want := r.GroupOf(tok), r.replicaSet(tok); got != want {
+			t.Fatalf("unsharded: GroupOf(%d) = %d, want the replica set %d", tok, got, want)
 		}
 	}
-	r.shards, r.ignoreMSB = 4, shard.DefaultIgnoreMSB
+	r.Shards, r.IgnoreMSB = 4, shard.DefaultIgnoreMSB
 	seen := map[int]bool{}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 4000 {
 		tok := int64(rng.Uint64())
-		g := r.groupOf(tok)
+		g := r.GroupOf(tok)
 		if g/4 != r.replicaSet(tok) || g%4 != shard.Of(tok, 4, shard.DefaultIgnoreMSB) {
-			t.Fatalf("groupOf(%d) = %d: not replica set %d, shard %d", tok, g, r.replicaSet(tok), shard.Of(tok, 4, shard.DefaultIgnoreMSB))
+			t.Fatalf("GroupOf(%d) = %d: not replica set %d, shard %d", tok, g, r.replicaSet(tok), shard.Of(tok, 4, shard.DefaultIgnoreMSB))
 		}
 		seen[g] = true
 	}

@@ -1,4 +1,4 @@
-package loader
+package stall
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func TestStallClock(t *testing.T) {
 		{"never started", nil, s, 9 * s, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var c stallClock
+			var c Clock
 			for _, n := range tc.notes {
 				c.note(n)
 			}
@@ -40,10 +40,10 @@ func TestStallClock(t *testing.T) {
 			if got != tc.stalled {
 				t.Errorf("stalled = %v, want %v", got, tc.stalled)
 			}
-			if c.touched(tc.from, tc.to) != (got > 0) {
+			if c.Touched(tc.from, tc.to) != (got > 0) {
 				t.Errorf("touched = %v with %v stalled", !(got > 0), got)
 			}
-			if run := c.running(tc.from, tc.to); run != time.Duration(tc.to-tc.from)-got {
+			if run := c.Running(tc.from, tc.to); run != time.Duration(tc.to-tc.from)-got {
 				t.Errorf("running = %v", run)
 			}
 		})
@@ -58,9 +58,9 @@ func TestStallClock(t *testing.T) {
 func TestAttemptsTimeout(t *testing.T) {
 	run, end := context.WithCancel(context.Background())
 	defer end()
-	var stalls stallClock
-	a := newAttempts(run, &stalls)
-	defer a.close()
+	var stalls Clock
+	a := NewAttempts(run, &stalls, gocql.ErrTimeoutNoResponse)
+	defer a.Close()
 
 	waitDone := func(within time.Duration) bool {
 		t := time.NewTimer(within)
@@ -78,14 +78,14 @@ func TestAttemptsTimeout(t *testing.T) {
 		}
 	}
 
-	a.arm(time.Now(), 50*time.Millisecond)
+	a.Arm(time.Now(), 50*time.Millisecond)
 	if !waitDone(2 * time.Second) {
 		t.Fatal("the timeout did not close the context")
 	}
 	if err := a.Err(); !errors.Is(err, gocql.ErrTimeoutNoResponse) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Err = %v, want the driver's timeout and a deadline", err)
 	}
-	a.disarm()
+	a.Disarm()
 	if a.Err() != nil || waitDone(0) {
 		t.Fatal("disarmed, the context is still closed")
 	}
@@ -95,9 +95,9 @@ func TestAttemptsTimeout(t *testing.T) {
 	start := time.Now().Add(-800 * time.Millisecond)
 	stalls.note(start.UnixNano())
 	stalls.note(start.Add(700 * time.Millisecond).UnixNano())
-	stop := stalls.start() // the ticker, or the process would seem stalled from here on
+	stop := stalls.Start() // the ticker, or the process would seem stalled from here on
 	defer stop()
-	a.arm(start, 900*time.Millisecond)
+	a.Arm(start, 900*time.Millisecond)
 	if waitDone(500 * time.Millisecond) {
 		t.Fatalf("the attempt timed out after a stall without its grace: %v", a.Err())
 	}
@@ -107,14 +107,14 @@ func TestAttemptsTimeout(t *testing.T) {
 	if err := a.Err(); err == nil || !strings.Contains(err.Error(), "(timeout: 900ms)") {
 		t.Errorf("Err = %v, want it to give the timeout the attempt was given", err)
 	}
-	a.disarm()
+	a.Disarm()
 
-	a.arm(time.Now(), time.Hour)
+	a.Arm(time.Now(), time.Hour)
 	end()
 	if !waitDone(2*time.Second) || !errors.Is(a.Err(), context.Canceled) {
 		t.Fatalf("the run's end did not end the attempt: %v", a.Err())
 	}
-	a.disarm()
+	a.Disarm()
 	if !waitDone(0) {
 		t.Fatal("after the run's end, disarm opened the context again")
 	}
@@ -133,9 +133,9 @@ func TestPacerSkipsStalls(t *testing.T) {
 		{"cqlload was stopped", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var stalls stallClock
-			p := newPacer(1000, &stalls)
-			if _, err := p.wait(context.Background(), 100); err != nil {
+			var stalls Clock
+			p := NewPacer(1000, &stalls)
+			if _, err := p.Wait(context.Background(), 100); err != nil {
 				t.Fatal(err)
 			}
 			t0 := time.Now()
@@ -146,7 +146,7 @@ func TestPacerSkipsStalls(t *testing.T) {
 				stalls.note(t0.Add(700 * time.Millisecond).UnixNano())
 			}
 			start := time.Now()
-			due, err := p.wait(context.Background(), 500)
+			due, err := p.Wait(context.Background(), 500)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package ceiling
+package cputime
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// CPUTime is the user and system CPU this process has used.
-func CPUTime() (time.Duration, error) {
+// Process is the user and system CPU this process has used.
+func Process() (time.Duration, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, fmt.Errorf("getrusage: %w", err)
