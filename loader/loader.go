@@ -381,8 +381,8 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 			return nil
 		})
 	}
-	stopWatch := every(time.Second, l.watchCluster)
-	stopFinish := every(finishCheck, l.checkFinishing)
+	stopWatch := stall.Every(time.Second, l.watchCluster)
+	stopFinish := stall.Every(finishCheck, l.checkFinishing)
 	stopReports := l.startReports()
 	stopTablets := l.followTablets()
 	stopCheckpoints := l.saveCheckpoints()
@@ -865,31 +865,6 @@ func (l *Loader) skippedFields(idents bool, names []string, cols []*schema.Colum
 	return skip, errors.Join(errs...)
 }
 
-// every runs f every d on its own goroutine until stop is called; stop
-// waits for a running f to return.
-func every(d time.Duration, f func()) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(d)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				f()
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		wg.Wait()
-	}
-}
-
 // followTablets refreshes the ring from the driver's tablet map while the
 // run lasts, when the table uses tablets (ScyllaDB): the driver learns
 // tablets from responses, so the map fills in as the load goes.
@@ -903,7 +878,7 @@ func (l *Loader) followTablets() (stop func()) {
 		}
 	}
 	refresh()
-	return every(time.Second, refresh)
+	return stall.Every(time.Second, refresh)
 }
 
 // followHostStates keeps the dispatcher's set of the hosts the driver
@@ -920,7 +895,7 @@ func (l *Loader) followHostStates() (stop func()) {
 		l.limits.setDown(down)
 	}
 	refresh()
-	return every(rerouteCheck, refresh)
+	return stall.Every(rerouteCheck, refresh)
 }
 
 // saveCheckpoints runs the checkpoint writer while the run lasts.

@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/cqlload/cqlload/internal/wholefile"
+	"github.com/cqlload/cqlload/loader/internal/stall"
 )
 
 // histogramLogInterval is the interval of --histogram-log: one histogram a
@@ -97,7 +98,7 @@ func (l *Loader) report(path string, period time.Duration, header func(io.Writer
 			fail(line(w, ivs.Next()))
 			fail(w.Flush())
 		}
-		stopTicks := every(period, write)
+		stopTicks := stall.Every(period, write)
 		<-quit
 		stopTicks()
 		write()

@@ -52,12 +52,13 @@ const (
 // Start notes the time every stallTick until the returned stop is called.
 func (c *Clock) Start() (stop func()) {
 	c.note(time.Now().UnixNano())
-	return every(stallTick, func() { c.note(time.Now().UnixNano()) })
+	return Every(stallTick, func() { c.note(time.Now().UnixNano()) })
 }
 
-// every runs f every d on its own goroutine until stop is called; stop
-// waits for a running f to return.
-func every(d time.Duration, f func()) (stop func()) {
+// Every runs f every d on its own goroutine until stop is called; stop
+// waits for a running f to return. The loader's periodic checks use it
+// as the clock does.
+func Every(d time.Duration, f func()) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
