@@ -9,10 +9,10 @@ import (
 	"io"
 	"net"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cqlload/cqlload/internal/cputime"
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -135,7 +135,7 @@ func benchInsertConfig(b *testing.B, cfg Config, perBatch int) {
 	}()
 	bw := bufio.NewWriterSize(nc, 64<<10)
 	heap0 := liveHeap()
-	cpu0 := cpuTime()
+	cpu0 := processCPU()
 	start := time.Now()
 	b.ResetTimer()
 	key := int64(0)
@@ -162,7 +162,7 @@ func benchInsertConfig(b *testing.B, cfg Config, perBatch int) {
 	}
 	b.StopTimer()
 	elapsed := time.Since(start)
-	cpu := cpuTime() - cpu0
+	cpu := processCPU() - cpu0
 	rows := float64(frames * perBatch)
 	b.ReportMetric(float64(cpu.Nanoseconds())/rows, "cpu-ns/row")
 	b.ReportMetric(rows/elapsed.Seconds(), "rows/s")
@@ -183,11 +183,9 @@ func liveHeap() int64 {
 	return int64(ms.HeapAlloc)
 }
 
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+// processCPU is the test process's CPU time so far (0 where the system
+// does not say).
+func processCPU() time.Duration {
+	d, _ := cputime.Process()
+	return d
 }
