@@ -9,13 +9,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cqlload/cqlload/internal/fsutil"
 	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/source"
 	"github.com/cqlload/cqlload/split"
@@ -140,7 +140,7 @@ func identifyOne(obj source.Object) (inputID, error) {
 	if !st.Mode().IsRegular() {
 		return inputID{}, &ResumeError{Reason: fmt.Sprintf("%s is not a file: it cannot be resumed", obj.Name)}
 	}
-	id, err := identifyAt(absPath(local), f, st.Size())
+	id, err := identifyAt(fsutil.Abs(local), f, st.Size())
 	id.MTime = st.ModTime().UTC()
 	return id, err
 }
@@ -176,7 +176,7 @@ func shapeOptions(o *Options, chunkBytes int) map[string]string {
 		"table":      o.Keyspace + "." + o.Table,
 		"columns":    strings.Join(o.Columns, ","),
 		"chunkbytes": strconv.Itoa(chunkBytes),
-		"errfile":    absPath(o.ErrFile),
+		"errfile":    fsutil.Abs(o.ErrFile),
 	}
 	recorded := map[string]bool{}
 	for _, r := range recordedShape {
@@ -434,14 +434,4 @@ func parseBitmap(s string) (bitmap, error) {
 		b = append(b, w)
 	}
 	return b, nil
-}
-
-// absPath is p made absolute, so that a checkpoint names the error file
-// a resume started in another directory would cut back, not its name
-// there; p itself if the working directory cannot be known.
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
 }

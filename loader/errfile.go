@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/transform"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/internal/fsutil"
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/internal/wholefile"
@@ -151,7 +152,7 @@ func CheckCreatable(path string) error {
 		if st.IsDir() {
 			return errors.New("is a directory")
 		}
-		if err := writable(path); err != nil {
+		if err := fsutil.Writable(path); err != nil {
 			return fmt.Errorf("cannot write to it: %w", err)
 		}
 		return nil
@@ -161,26 +162,11 @@ func CheckCreatable(path string) error {
 		dirs = append(dirs, filepath.Dir(t))
 	}
 	for _, dir := range dirs {
-		if err := probeDir(dir); err != nil {
+		if err := fsutil.ProbeDir(dir); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// probeDir creates and removes a file in dir.
-func probeDir(dir string) error {
-	f, err := os.CreateTemp(dir, ".cqlload-probe-*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("cannot create files in %s: %w", dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
 }
 
 func newErrFiles(path string, d csvparse.Dialect) *errFiles {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cqlload/cqlload/internal/fsutil"
 	"github.com/cqlload/cqlload/source"
 )
 
@@ -147,7 +148,7 @@ func checkInputsOnce(objects []source.Object) error {
 		if err != nil {
 			continue // reading it will say what is wrong
 		}
-		if key, ok := fileKey(st); ok {
+		if key, ok := fsutil.FileKey(st); ok {
 			if first, dup := byKey[key]; dup {
 				return &InputTwiceError{First: first, Second: obj.Name}
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqlload/cqlload/internal/fsutil"
 	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
@@ -57,7 +58,7 @@ func lockPath(path string) (*os.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		ok, err := tryLock(f)
+		ok, err := fsutil.TryLock(f)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", name, err)
@@ -68,7 +69,7 @@ func lockPath(path string) (*os.File, error) {
 			return nil, &LockedError{Path: path, Holder: strings.TrimSpace(string(holder))}
 		}
 		// The run before may have removed the file between our open and
-		// our lock (it removes it while holding the lock, see unlock):
+		// our lock (it removes it while holding the lock, see fsutil.Unlock):
 		// a lock on a file no longer at name locks nothing. Try again.
 		here, err1 := os.Stat(name)
 		mine, err2 := f.Stat()
@@ -88,6 +89,6 @@ func lockPath(path string) (*os.File, error) {
 // release unlocks and removes the lock files, last taken first.
 func (ls outputLocks) release() {
 	for i := len(ls) - 1; i >= 0; i-- {
-		unlock(ls[i])
+		fsutil.Unlock(ls[i])
 	}
 }

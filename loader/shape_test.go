@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cqlload/cqlload/internal/fsutil"
 	"github.com/cqlload/cqlload/split"
 )
 
@@ -85,7 +86,7 @@ func shapeOptionsV2(o *Options, chunkBytes int) map[string]string {
 		"nullmode":       strconv.Itoa(int(o.NullMode)),
 		"ttl":            strconv.Itoa(o.TTL),
 		"formats":        fmt.Sprintf("%q %q %q %q %v %s", f.DecimalSep, f.ThousandsSep, f.BoolStyle, f.DateTimeFormat, f.CqlshEscapes, tz),
-		"errfile":        absPath(o.ErrFile),
+		"errfile":        fsutil.Abs(o.ErrFile),
 		"split":          fmt.Sprintf("%d/%d", o.SplitIndex, max(o.SplitCount, 1)),
 		"splitsize":      strconv.FormatInt(o.SplitSize, 10),
 	}

@@ -1,12 +1,12 @@
 //go:build unix
 
-package loader
+package fsutil
 
 import "golang.org/x/sys/unix"
 
-// writable reports whether this process may open path for writing,
+// Writable reports whether this process may open path for writing,
 // without opening it: opening a named pipe for writing waits for a
 // reader.
-func writable(path string) error {
+func Writable(path string) error {
 	return unix.Access(path, unix.W_OK)
 }

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
 
-package loader
+package fsutil
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// tryLock takes f's exclusive flock without waiting; false if another
+// TryLock takes f's exclusive flock without waiting; false if another
 // open file holds it.
-func tryLock(f *os.File) (bool, error) {
+func TryLock(f *os.File) (bool, error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
@@ -25,11 +25,11 @@ func tryLock(f *os.File) (bool, error) {
 	}
 }
 
-// unlock removes the lock file while still holding its lock, so that a
-// run that opened it meanwhile finds it gone (lockPath checks) rather
-// than locking a file a third run would not see, then closes it, which
-// releases the lock.
-func unlock(f *os.File) {
+// Unlock removes the lock file while still holding its lock, so that a
+// run that opened it meanwhile finds it gone (the locker checks that the
+// file it locked is still at its name) rather than locking a file a
+// third run would not see, then closes it, which releases the lock.
+func Unlock(f *os.File) {
 	_ = os.Remove(f.Name())
 	_ = f.Close()
 }

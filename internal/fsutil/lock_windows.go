@@ -1,6 +1,6 @@
 //go:build windows
 
-package loader
+package fsutil
 
 import (
 	"errors"
@@ -14,9 +14,9 @@ import (
 // that text.
 const lockOffset = 1 << 32
 
-// tryLock takes an exclusive lock on one byte of f without waiting;
+// TryLock takes an exclusive lock on one byte of f without waiting;
 // false if another process holds it.
-func tryLock(f *os.File) (bool, error) {
+func TryLock(f *os.File) (bool, error) {
 	ol := windows.Overlapped{Offset: uint32(lockOffset & 0xffffffff), OffsetHigh: uint32(lockOffset >> 32)}
 	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
 	switch {
@@ -28,10 +28,10 @@ func tryLock(f *os.File) (bool, error) {
 	return false, err
 }
 
-// unlock closes f, which releases the lock, then removes the file. An
+// Unlock closes f, which releases the lock, then removes the file. An
 // open file cannot be removed on Windows, so a run that has it open
 // meanwhile keeps it, and one that opens it later creates it anew.
-func unlock(f *os.File) {
+func Unlock(f *os.File) {
 	_ = f.Close()
 	_ = os.Remove(f.Name())
 }

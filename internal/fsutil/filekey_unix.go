@@ -1,15 +1,15 @@
 //go:build unix
 
-package loader
+package fsutil
 
 import (
 	"os"
 	"syscall"
 )
 
-// fileKey identifies the file fi describes: two paths with one key are
+// FileKey identifies the file fi describes: two paths with one key are
 // one file (os.SameFile, as a map key).
-func fileKey(fi os.FileInfo) (any, bool) {
+func FileKey(fi os.FileInfo) (any, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return nil, false
