@@ -342,7 +342,7 @@ func (l *Loader) sortPriorDoubt(cr *chunkRecord, rows []row) []row {
 	keep := rows[:0]
 	for _, r := range rows {
 		switch {
-		case cr.prior.acked.has(int(r.idx)):
+		case cr.prior.acked.Has(int(r.idx)):
 			l.ledger.skipDone(cr, 1)
 		case cr.prior.mayResend(int(r.idx)):
 			keep = append(keep, r)

@@ -18,6 +18,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlload/cqlload/cqlsim"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 	"github.com/cqlload/cqlload/source"
 )
 
@@ -1045,21 +1046,21 @@ func TestResumeCounterInDoubt(t *testing.T) {
 	// Records 0-2 were acknowledged; 0-3 and 7-9 were sent by the time
 	// of the checkpoint, 4 after it (the journal says so); 5 and 6 were
 	// never sent, 8 was sent and refused.
-	acked, sendable, sent := make(bitmap, 1), make(bitmap, 1), make(bitmap, 1)
+	acked, sendable, sent := make(runlog.Bitmap, 1), make(runlog.Bitmap, 1), make(runlog.Bitmap, 1)
 	for _, i := range []int{0, 1, 2} {
-		acked.set(i)
+		acked.Set(i)
 	}
 	for _, i := range []int{0, 1, 2, 3, 7, 8, 9} {
-		sent.set(i)
+		sent.Set(i)
 	}
-	sendable.set(8)
+	sendable.Set(8)
 	if err := os.WriteFile(o.Resume+".sent", []byte("0 4\n0 9 7\n0 1"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, _ := New(o) // for the defaulted options
-	cp := checkpointFile{Version: checkpointVersion, Inputs: ids, Options: shapeOptions(&l.opts, MaxChunkBytes),
-		InDoubt: []inDoubtChunk{{Seq: 0, Acked: acked.String(), Sendable: sendable.String(), Sent: sent.String()}}}
-	if err := writeCheckpoint(o.Resume, &cp, (*os.File).Sync); err != nil {
+	cp := runlog.Checkpoint{Version: runlog.Version, Inputs: ids, Options: shapeOptions(&l.opts, MaxChunkBytes),
+		InDoubt: []runlog.InDoubt{{Seq: 0, Acked: acked.String(), Sendable: sendable.String(), Sent: sent.String()}}}
+	if err := cp.Save(o.Resume, (*os.File).Sync); err != nil {
 		t.Fatal(err)
 	}
 	s, err := runLoad(t, o)

@@ -24,6 +24,7 @@ import (
 	"github.com/cqlload/cqlload/internal/redact"
 	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/internal/wholefile"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 )
 
 // outcome is how a row left the pipeline; every row read gets exactly one.
@@ -307,7 +308,7 @@ func removeFile(p string) error {
 // was written after it belongs to chunks the resumed run does again.
 // Files it does not list are removed. Headers are recorded with sizes, so
 // the numbering carries over.
-func (e *errFiles) restore(files []errFileState, logSize int64) error {
+func (e *errFiles) restore(files []runlog.ErrFileState, logSize int64) error {
 	keep := map[string]bool{}
 	var errs []error
 	cut := func(p string, size int64) {
@@ -329,11 +330,11 @@ func (e *errFiles) restore(files []errFileState, logSize int64) error {
 		if f.Path != e.name(i) {
 			return fmt.Errorf("resume: the checkpoint's error file %d is %s, but this run's would be %s: give the same ERRFILE", i+1, f.Path, e.name(i))
 		}
-		if err := holdsRecorded(f.Path, f.Bytes, fmt.Sprintf("%d rows", f.Rows), restoreErrFile); err != nil {
+		if err := runlog.HoldsRecorded(f.Path, f.Bytes, fmt.Sprintf("%d rows", f.Rows), restoreErrFile); err != nil {
 			return err
 		}
 	}
-	if err := holdsRecorded(e.path+".log", logSize, "the error files' log", restoreErrFile); err != nil {
+	if err := runlog.HoldsRecorded(e.path+".log", logSize, "the error files' log", restoreErrFile); err != nil {
 		return err
 	}
 	e.mu.Lock()
@@ -376,48 +377,6 @@ func truncateNoFollow(p string, size int64) error {
 
 // restoreErrFile is what a user whose error file is gone can do.
 const restoreErrFile = "put it back to resume, or remove the checkpoint to start over"
-
-// holdsRecorded checks that the file at p (an error file, the counter
-// journal) is at least the size a checkpoint recorded for it; what
-// follows is the stopped run's, which the resumed one cuts or ignores.
-// what says what those bytes are, remedy what the user can do.
-func holdsRecorded(p string, size int64, what, remedy string) error {
-	if size == 0 {
-		return nil
-	}
-	st, err := os.Stat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return &ResumeError{Reason: fmt.Sprintf("%s is gone, but the checkpoint records %s in it (%d bytes): %s", p, what, size, remedy)}
-	case err != nil:
-		return fmt.Errorf("resume: %w", err)
-	case st.Size() < size:
-		return &ResumeError{Reason: fmt.Sprintf("%s holds %d bytes, fewer than the %d of %s the checkpoint records: %s", p, st.Size(), size, what, remedy)}
-	}
-	// Every write ends a line, so the recorded length ends one (a line
-	// feed, in UTF-16LE followed by its zero byte). Where it does not,
-	// the file was edited since (rows mended before the run finished) or
-	// is another one: cut back there, it would lose rows and tear one.
-	f, err := os.Open(p)
-	if err != nil {
-		return fmt.Errorf("resume: %w", err)
-	}
-	defer f.Close()
-	var end [2]byte
-	n, _ := f.ReadAt(end[2-min(size, 2):], size-min(size, 2))
-	if n < int(min(size, 2)) || end[1] != '\n' && (end[0] != '\n' || end[1] != 0) {
-		return &ResumeError{Reason: fmt.Sprintf("%s has changed since the checkpoint recorded %s in it: its byte %d no longer ends a line (edited before the run finished, or another run's file of that name); finish the load with the file as it was, or remove the checkpoint to start over", p, what, size)}
-	}
-	return nil
-}
-
-// errFileState is what a checkpoint records of one error file.
-type errFileState struct {
-	Path   string `json:"path"`
-	Header string `json:"header"`
-	Bytes  int64  `json:"bytes"`
-	Rows   int64  `json:"rows"`
-}
 
 // maxOpenErrFiles bounds the error files held open at once. Each
 // distinct header has its own error file, and a load of many files with
@@ -698,12 +657,12 @@ func (e *errFiles) note(line string) error {
 
 // state returns what a checkpoint records: every error file's length.
 // The caller holds the ledger's lock, so no write is under way.
-func (e *errFiles) state() ([]errFileState, int64) {
+func (e *errFiles) state() ([]runlog.ErrFileState, int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := make([]errFileState, len(e.headers))
+	out := make([]runlog.ErrFileState, len(e.headers))
 	for i := range e.headers {
-		out[i] = errFileState{Path: e.name(i), Header: e.headers[i], Bytes: e.sizes[i], Rows: e.rows[i]}
+		out[i] = runlog.ErrFileState{Path: e.name(i), Header: e.headers[i], Bytes: e.sizes[i], Rows: e.rows[i]}
 	}
 	return out, e.logSize
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 )
 
 // The ledger is the one place that decides when a chunk is done. Every
@@ -28,8 +29,8 @@ import (
 // Progress and the summary read their row counts from here.
 type ledger struct {
 	errs    *errFiles
-	cp      *checkpointer // nil without --resume
-	journal *sentJournal  // counter updates about to be sent; nil without --resume
+	cp      *checkpointer   // nil without --resume
+	journal *runlog.Journal // counter updates about to be sent; nil without --resume
 	// release recycles a settled chunk's memory.
 	release func(*chunkRecord)
 	// fail stops the run when an error file or the checkpoint cannot be
@@ -52,13 +53,13 @@ type ledger struct {
 	// resumed), for the checkpoint.
 	settled settledChunks
 	// prior is what a resumed run's checkpoint settled.
-	prior settledSet
+	prior runlog.Ranges
 	// inDoubt: counter chunks with updates sent and not settled.
 	inDoubt map[int64]*chunkRecord
 	// priorDoubt: an earlier run's in-doubt chunks, by sequence number.
 	priorDoubt map[int64]priorDoubt
 	// priorSentBelow: on a resumed run, the chunks below it may have had
-	// rows sent by the stopped run (checkpointFile.SentBelow).
+	// rows sent by the stopped run (runlog.Checkpoint.SentBelow).
 	priorSentBelow int64
 	// sentBelow is the checkpoint's SentBelow: no insert chunk at or
 	// past it has been sent. durableBelow is the value a saved checkpoint
@@ -78,13 +79,13 @@ type ledger struct {
 // priorDoubt is what an earlier run knew of a counter chunk it had sent
 // updates of: which records were acknowledged and which were proved not
 // applied (so may be sent).
-type priorDoubt struct{ acked, sendable, sent bitmap }
+type priorDoubt struct{ acked, sendable, sent runlog.Bitmap }
 
 // mayResend says whether record i of a chunk the stopped run had in doubt
 // can be sent without risk of counting it twice: it was never sent, or
 // was refused.
 func (pd *priorDoubt) mayResend(i int) bool {
-	return !pd.sent.has(i) || pd.sendable.has(i)
+	return !pd.sent.Has(i) || pd.sendable.Has(i)
 }
 
 // chunkRecord is one chunk's entry in the ledger.
@@ -123,7 +124,7 @@ type chunkRecord struct {
 	// For counter chunks with a checkpoint, from the first update sent
 	// (nil before): the records acknowledged, those proved not applied,
 	// and those sent.
-	acked, sendable, sent bitmap
+	acked, sendable, sent runlog.Bitmap
 	// prior, on a resumed run, is what the stopped run knew of this
 	// chunk's counter updates; nil when it sent none.
 	prior *priorDoubt
@@ -149,7 +150,7 @@ func (lg *ledger) open(c *csvparse.Chunk, ownBytes int64, header int, counter bo
 }
 
 // settledBefore says whether an earlier run settled the chunk.
-func (lg *ledger) settledBefore(seq int64) bool { return lg.prior.has(seq) }
+func (lg *ledger) settledBefore(seq int64) bool { return lg.prior.Has(seq) }
 
 // skipResumed accounts for a chunk an earlier run settled: none of its
 // rows is read again.
@@ -175,14 +176,14 @@ func (lg *ledger) wrote(cr *chunkRecord, rows []*row) {
 		idx := make([]int32, len(rows))
 		cr.mu.Lock()
 		for i, r := range rows {
-			cr.acked.set(int(r.idx))
+			cr.acked.Set(int(r.idx))
 			idx[i] = r.idx
 		}
 		cr.mu.Unlock()
 		if lg.journal != nil {
 			// Not waited for: an acknowledgement that is lost only
 			// makes its rows unknown, never counts them twice.
-			lg.journal.ack(cr.seq, idx)
+			lg.journal.Ack(cr.seq, idx)
 		}
 	}
 	lg.written.Add(int64(len(rows)))
@@ -231,7 +232,7 @@ func (lg *ledger) reject(cr *chunkRecord, kind outcome, r reject, sendable bool)
 	// Only a dispatched chunk is in doubt; one never sent is loaded
 	// again whole by a resumed run.
 	if sendable && cr.sendable != nil && r.idx >= 0 {
-		cr.sendable.set(r.idx)
+		cr.sendable.Set(r.idx)
 	}
 	cr.mu.Unlock()
 	var n int64
@@ -290,7 +291,7 @@ func (lg *ledger) dispatch(cr *chunkRecord) error {
 	}
 	words := (cr.records + 63) / 64
 	cr.mu.Lock()
-	cr.acked, cr.sendable, cr.sent = make(bitmap, words), make(bitmap, words), make(bitmap, words)
+	cr.acked, cr.sendable, cr.sent = make(runlog.Bitmap, words), make(runlog.Bitmap, words), make(runlog.Bitmap, words)
 	if cr.prior != nil {
 		// What the stopped run knew stays known if this one stops too.
 		copy(cr.acked, cr.prior.acked)
@@ -313,10 +314,10 @@ func (lg *ledger) sending(cr *chunkRecord, rows []*row) error {
 	cr.mu.Lock()
 	for i, r := range rows {
 		idx[i] = r.idx
-		cr.sent.set(int(r.idx))
+		cr.sent.Set(int(r.idx))
 	}
 	cr.mu.Unlock()
-	return lg.journal.mark(cr.seq, idx)
+	return lg.journal.Mark(cr.seq, idx)
 }
 
 // refused records that the cluster refused rows of a counter chunk and
@@ -330,7 +331,7 @@ func (lg *ledger) refused(cr *chunkRecord, rows []*row) {
 	for i, r := range rows {
 		idx[i] = r.idx
 	}
-	lg.journal.refused(cr.seq, idx)
+	lg.journal.Refused(cr.seq, idx)
 }
 
 // settle writes a chunk's rejects, marks it settled and releases it.
@@ -398,7 +399,7 @@ func (lg *ledger) finish() error {
 }
 
 // snapshot is the checkpoint's content of this moment.
-func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
+func (lg *ledger) snapshot(base runlog.Checkpoint, complete bool) runlog.Checkpoint {
 	lg.mu.Lock()
 	defer lg.mu.Unlock()
 	f := base
@@ -410,7 +411,7 @@ func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 	f.InDoubt = nil
 	for _, cr := range lg.inDoubt {
 		cr.mu.Lock()
-		f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: cr.seq, Acked: cr.acked.String(), Sendable: cr.sendable.String(), Sent: cr.sent.String()})
+		f.InDoubt = append(f.InDoubt, runlog.InDoubt{Seq: cr.seq, Acked: cr.acked.String(), Sendable: cr.sendable.String(), Sent: cr.sent.String()})
 		cr.mu.Unlock()
 	}
 	// An earlier run's in-doubt chunks stay in doubt until they settle:
@@ -420,12 +421,12 @@ func (lg *ledger) snapshot(base checkpointFile, complete bool) checkpointFile {
 		settled := lg.settled.has(seq)
 		_, redone := lg.inDoubt[seq]
 		if !settled && !redone {
-			f.InDoubt = append(f.InDoubt, inDoubtChunk{Seq: seq, Acked: pd.acked.String(), Sendable: pd.sendable.String(), Sent: pd.sent.String()})
+			f.InDoubt = append(f.InDoubt, runlog.InDoubt{Seq: seq, Acked: pd.acked.String(), Sendable: pd.sendable.String(), Sent: pd.sent.String()})
 		}
 	}
-	slices.SortFunc(f.InDoubt, func(a, b inDoubtChunk) int { return int(a.Seq - b.Seq) })
+	slices.SortFunc(f.InDoubt, func(a, b runlog.InDoubt) int { return int(a.Seq - b.Seq) })
 	if lg.journal != nil && !complete {
-		f.JournalBytes = lg.journal.durable()
+		f.JournalBytes = lg.journal.Durable()
 	}
 	below := lg.sentBelow
 	f.SentBelow = &below
@@ -443,7 +444,7 @@ const frontierStep = 1024
 // sent. Past the checkpoint's SentBelow it moves it on and writes the
 // checkpoint before returning, so that a run killed at any moment leaves
 // a checkpoint that covers every chunk it sent rows of (see
-// checkpointFile.SentBelow). Without a checkpoint it does nothing.
+// runlog.Checkpoint.SentBelow). Without a checkpoint it does nothing.
 func (lg *ledger) sendingInsert(seq int64) error {
 	if lg.cp == nil || seq < lg.durableBelow.Load() {
 		return nil
@@ -467,7 +468,7 @@ func (lg *ledger) sendingInsert(seq int64) error {
 // resumeFrom loads an earlier run's checkpoint: its settled chunks stay
 // settled, its in-doubt chunks are remembered, and its error files are
 // cut back to what it recorded.
-func (lg *ledger) resumeFrom(f *checkpointFile) error {
+func (lg *ledger) resumeFrom(f *runlog.Checkpoint) error {
 	lg.prior = f.Settled
 	lg.priorSentBelow = math.MaxInt64 // an older checkpoint: any chunk
 	if f.SentBelow != nil {
@@ -483,15 +484,15 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 	lg.rowsDone = f.RowsDone
 	lg.priorDoubt = map[int64]priorDoubt{}
 	for _, d := range f.InDoubt {
-		acked, err := parseBitmap(d.Acked)
+		acked, err := runlog.ParseBitmap(d.Acked)
 		if err != nil {
 			return &ResumeError{Reason: fmt.Sprintf("checkpoint: in-doubt chunk %d: %v", d.Seq, err)}
 		}
-		sendable, err := parseBitmap(d.Sendable)
+		sendable, err := runlog.ParseBitmap(d.Sendable)
 		if err != nil {
 			return &ResumeError{Reason: fmt.Sprintf("checkpoint: in-doubt chunk %d: %v", d.Seq, err)}
 		}
-		sent, err := parseBitmap(d.Sent)
+		sent, err := runlog.ParseBitmap(d.Sent)
 		if err != nil {
 			return &ResumeError{Reason: fmt.Sprintf("checkpoint: in-doubt chunk %d: %v", d.Seq, err)}
 		}
@@ -500,16 +501,16 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 	if lg.journal != nil {
 		// The journal knows what was sent, and acknowledged, since the
 		// checkpoint was written.
-		err := holdsRecorded(lg.journal.path, f.JournalBytes, "the counter updates the stopped run sent",
+		err := runlog.HoldsRecorded(lg.journal.Path(), f.JournalBytes, "the counter updates the stopped run sent",
 			"put it back to resume: without it, updates sent after the checkpoint was written cannot be told from updates never sent, and sending them again would count them twice")
 		if err != nil {
-			return err
+			return resumeError(err)
 		}
-		js, err := lg.journal.reopen()
+		js, err := lg.journal.Reopen()
 		if err != nil {
 			return err
 		}
-		for seq, idx := range js.acked {
+		for seq, idx := range js.Acked {
 			pd, ok := lg.priorDoubt[seq]
 			if !ok {
 				continue // settled, or never sent
@@ -518,17 +519,17 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 				for len(pd.acked) <= i/64 {
 					pd.acked = append(pd.acked, 0)
 				}
-				pd.acked.set(i)
+				pd.acked.Set(i)
 			}
 			lg.priorDoubt[seq] = pd
 		}
-		for seq, idx := range js.sent {
+		for seq, idx := range js.Sent {
 			pd, ok := lg.priorDoubt[seq]
 			if !ok {
 				// Settled, or a chunk the checkpoint never saw dispatched:
 				// dispatch is recorded before the first send, so the
 				// latter cannot be; be safe anyway.
-				if lg.prior.has(seq) {
+				if lg.prior.Has(seq) {
 					continue
 				}
 				pd = priorDoubt{}
@@ -537,21 +538,21 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 				for len(pd.sent) <= i/64 {
 					pd.sent = append(pd.sent, 0)
 				}
-				pd.sent.set(i)
+				pd.sent.Set(i)
 			}
 			lg.priorDoubt[seq] = pd
 		}
 		// Refused since the checkpoint recorded them sent, and not sent
 		// again: never applied, so sent now.
-		for seq, idx := range js.refused {
+		for seq, idx := range js.Refused {
 			if pd, ok := lg.priorDoubt[seq]; ok {
 				for _, i := range idx {
-					pd.sent.clear(i)
+					pd.sent.Clear(i)
 				}
 			}
 		}
 	}
-	return lg.errs.restore(f.ErrFiles, f.LogBytes)
+	return resumeError(lg.errs.restore(f.ErrFiles, f.LogBytes))
 }
 
 // checkpointer writes the checkpoint: after chunks settle (at most one
@@ -560,7 +561,7 @@ func (lg *ledger) resumeFrom(f *checkpointFile) error {
 // is first sent, and at the end.
 type checkpointer struct {
 	path string
-	base checkpointFile
+	base runlog.Checkpoint
 	lg   *ledger
 	sync func(*os.File) error
 
@@ -569,7 +570,7 @@ type checkpointer struct {
 	err   error
 }
 
-func newCheckpointer(path string, base checkpointFile, lg *ledger) *checkpointer {
+func newCheckpointer(path string, base runlog.Checkpoint, lg *ledger) *checkpointer {
 	return &checkpointer{path: path, base: base, lg: lg, sync: (*os.File).Sync, kicks: make(chan struct{}, 1)}
 }
 
@@ -588,7 +589,7 @@ func (cp *checkpointer) save(complete bool) error {
 		return cp.err
 	}
 	f := cp.lg.snapshot(cp.base, complete)
-	if err := writeCheckpoint(cp.path, &f, cp.sync); err != nil {
+	if err := f.Save(cp.path, cp.sync); err != nil {
 		cp.err = err
 		return err
 	}
@@ -653,5 +654,5 @@ func (s *settledChunks) ranges() [][2]int64 {
 	if s.next > 0 {
 		out = append(out, [2]int64{0, s.next})
 	}
-	return append(out, ranges(seqs)...)
+	return append(out, runlog.RangesOf(seqs)...)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 )
 
 // testLedger is a ledger over error files in a temporary directory, with
@@ -23,7 +24,7 @@ func testLedger(t *testing.T) (*ledger, *[]int64, *[]error) {
 	var failures []error
 	lg.release = func(cr *chunkRecord) { released = append(released, cr.seq) }
 	lg.fail = func(err error) { failures = append(failures, err) }
-	lg.cp = newCheckpointer(filepath.Join(dir, "ckpt"), checkpointFile{Version: checkpointVersion}, lg)
+	lg.cp = newCheckpointer(filepath.Join(dir, "ckpt"), runlog.Checkpoint{Version: runlog.Version}, lg)
 	lg.errs.fileFor("")
 	return lg, &released, &failures
 }
@@ -108,7 +109,7 @@ func TestCheckpointNeverAheadOfErrorFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := readCheckpointFile(t, lg.cp.path)
-	if settledSet(f.Settled).has(1) || settledSet(f.Settled).has(2) || !settledSet(f.Settled).has(0) {
+	if runlog.Ranges(f.Settled).Has(1) || runlog.Ranges(f.Settled).Has(2) || !runlog.Ranges(f.Settled).Has(0) {
 		t.Fatalf("checkpoint names chunks %v settled; only chunk 0's rows were synced", f.Settled)
 	}
 	st, err := os.Stat(lg.errs.path)
@@ -154,7 +155,7 @@ func boolText(b bool) string {
 	return "false"
 }
 
-func readCheckpointFile(t *testing.T, path string) checkpointFile {
+func readCheckpointFile(t *testing.T, path string) runlog.Checkpoint {
 	t.Helper()
 	action, f, err := decideResume(path, nil, nil)
 	if err != nil || f == nil {
@@ -186,7 +187,7 @@ func TestIncompleteChunksGoAfterTheCheckpoint(t *testing.T) {
 	if string(data) != "bad\nbad2\nunsent\n" {
 		t.Fatalf("error file %q", data)
 	}
-	if f.ErrFiles[0].Bytes != int64(len("bad\n")) || settledSet(f.Settled).has(1) {
+	if f.ErrFiles[0].Bytes != int64(len("bad\n")) || runlog.Ranges(f.Settled).Has(1) {
 		t.Fatalf("checkpoint records %d bytes and settled %v; want only chunk 0's 4 bytes", f.ErrFiles[0].Bytes, f.Settled)
 	}
 	// A resumed run cuts the file back to what the checkpoint says.
@@ -200,126 +201,19 @@ func TestIncompleteChunksGoAfterTheCheckpoint(t *testing.T) {
 	}
 }
 
-func TestDecideResume(t *testing.T) {
-	dir := t.TempDir()
-	ids := []inputID{{Path: "/data/users.csv", Size: 100, Hash: "aa"}}
-	opts := map[string]string{"chunksize": "5000", "table": "ks.t"}
-	write := func(complete bool, ids []inputID, opts map[string]string) string {
-		p := filepath.Join(dir, t.Name()+boolText(complete)+ids[0].Hash+opts["chunksize"])
-		if err := writeCheckpoint(p, &checkpointFile{Version: checkpointVersion, Inputs: ids, Options: opts, Complete: complete}, (*os.File).Sync); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	other := []inputID{{Path: "/data/users.csv", Size: 100, Hash: "bb"}}
-	ids2 := []inputID{{Path: "/data/a.csv", Size: 100, Hash: "a2"}, {Path: "/data/b.csv", Size: 100, Hash: "b2"}}
-	writeSettled := func(ids []inputID, opts map[string]string) string {
-		p := filepath.Join(dir, t.Name()+"settled"+ids[0].Hash+opts["chunksize"])
-		f := &checkpointFile{Version: checkpointVersion, Inputs: ids, Options: opts, Settled: [][2]int64{{0, 3}}}
-		if err := writeCheckpoint(p, f, (*os.File).Sync); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	otherOpts := map[string]string{"chunksize": "100", "table": "ks.t"}
-	// A run stopped before any chunk settled, having sent rows of chunks
-	// below sentBelow (nil: a checkpoint older than that record).
-	writeUnsettledOpts := func(name string, ids []inputID, opts map[string]string, sentBelow *int64) string {
-		p := filepath.Join(dir, t.Name()+"unsettled"+name)
-		f := &checkpointFile{Version: checkpointVersion, Inputs: ids, Options: opts, SentBelow: sentBelow}
-		if err := writeCheckpoint(p, f, (*os.File).Sync); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	writeUnsettled := func(name string, ids []inputID, sentBelow *int64) string {
-		return writeUnsettledOpts(name, ids, opts, sentBelow)
-	}
-	zero, some := int64(0), int64(1024)
-	// Files of the user's given as --resume by mistake.
-	notOurs := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	tests := []struct {
-		name    string
-		path    string
-		want    resumeAction
-		wantErr string
-	}{
-		{"no checkpoint", filepath.Join(dir, "none"), startFresh, ""},
-		{"completed, same input", write(true, ids, opts), nothingToDo, ""},
-		{"completed, new input (nightly)", write(true, other, opts), startFresh, ""},
-		{"completed, new input, other options", write(true, other, otherOpts), startFresh, ""},
-		{"completed, same input, other options", write(true, ids, otherOpts), 0, `a finished load of this same input with other options (option chunksize was "100", now "5000")`},
-		{"completed, the same files in another order", write(true, []inputID{ids2[1], ids2[0]}, opts), nothingToDo, ""},
-		{"unfinished, the same files in another order", writeSettled([]inputID{ids2[1], ids2[0]}, opts), 0, "input 1 was /data/b.csv, now /data/a.csv"},
-		{"unfinished, same input", writeSettled(ids, opts), resumeRun, ""},
-		{"unfinished, other content", writeSettled(other, opts), 0, "/data/users.csv has other content"},
-		{"unfinished, other options", writeSettled(ids, otherOpts), 0, `option chunksize was "100", now "5000"`},
-		{"stopped before any progress, other input", write(false, other, opts), startFresh, ""},
-		{"stopped before sending, same input", writeUnsettled("0", ids, &zero), startFresh, ""},
-		{"stopped after sending, before settling, same input", writeUnsettled("1024", ids, &some), resumeRun, ""},
-		{"stopped after sending, before settling, other input", writeUnsettled("other", other, &some), startFresh, ""},
-		{"stopped after sending, before settling, same input, other options", writeUnsettledOpts("otheropts", ids, otherOpts, &some), 0, `records an unfinished run of other input or options (option chunksize was "100", now "5000")`},
-		{"stopped before sending, same input, other options", writeUnsettledOpts("otheropts0", ids, otherOpts, &zero), startFresh, ""},
-		{"an older checkpoint stopped before settling, same input", writeUnsettled("old", ids, nil), resumeRun, ""},
-		{"a CSV file", notOurs("users.csv", "1,a\n"), 0, "is not a cqlload checkpoint"},
-		{"another program's JSON", notOurs("summary.json", `{"rows_read": 3}`), 0, "is not a cqlload checkpoint (no format version): give --resume the path of a checkpoint"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			now := ids
-			if strings.Contains(tt.name, "the same files") {
-				now = ids2
-			}
-			got, _, err := decideResume(tt.path, now, opts)
-			if tt.wantErr != "" {
-				var re *ResumeError
-				if !errors.As(err, &re) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err %v, want a ResumeError saying %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || got != tt.want {
-				t.Fatalf("action %v err %v, want %v", got, err, tt.want)
-			}
-		})
-	}
-}
-
-func TestBitmapRoundTrip(t *testing.T) {
-	b := make(bitmap, 3)
-	for _, i := range []int{0, 5, 63, 64, 130} {
-		b.set(i)
-	}
-	back, err := parseBitmap(b.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 192 {
-		if back.has(i) != b.has(i) {
-			t.Fatalf("bit %d: %v after a round trip, %v before", i, back.has(i), b.has(i))
-		}
-	}
-}
-
 // TestPriorDoubtKeptUntilSettled: an earlier run's in-doubt counter chunk
 // stays in every checkpoint of the resumed run until it settles, even if
 // the resumed run sends none of its updates; otherwise a third run would
 // apply them all again.
 func TestPriorDoubtKeptUntilSettled(t *testing.T) {
 	lg, _, _ := testLedger(t)
-	acked := make(bitmap, 1)
-	acked.set(0)
-	if err := lg.resumeFrom(&checkpointFile{InDoubt: []inDoubtChunk{{Seq: 3, Acked: acked.String()}}}); err != nil {
+	acked := make(runlog.Bitmap, 1)
+	acked.Set(0)
+	if err := lg.resumeFrom(&runlog.Checkpoint{InDoubt: []runlog.InDoubt{{Seq: 3, Acked: acked.String()}}}); err != nil {
 		t.Fatal(err)
 	}
 	lg.errs.fileFor("")
-	f := lg.snapshot(checkpointFile{}, false)
+	f := lg.snapshot(runlog.Checkpoint{}, false)
 	if len(f.InDoubt) != 1 || f.InDoubt[0].Seq != 3 || f.InDoubt[0].Acked != acked.String() {
 		t.Fatalf("in doubt before it settles: %+v", f.InDoubt)
 	}
@@ -327,8 +221,8 @@ func TestPriorDoubtKeptUntilSettled(t *testing.T) {
 	lg.skipDone(cr, 1)
 	lg.reject(cr, unknown, reject{where: "in.csv:2", reason: "may have been applied", raw: []byte("k,1")}, false)
 	lg.converted(cr)
-	f = lg.snapshot(checkpointFile{}, false)
-	if len(f.InDoubt) != 0 || !settledSet(f.Settled).has(3) {
+	f = lg.snapshot(runlog.Checkpoint{}, false)
+	if len(f.InDoubt) != 0 || !runlog.Ranges(f.Settled).Has(3) {
 		t.Fatalf("after it settles: in doubt %+v, settled %v", f.InDoubt, f.Settled)
 	}
 }
@@ -392,32 +286,6 @@ func TestSettledChunks(t *testing.T) {
 	}
 	if !s.has(3) || s.has(4) || !s.has(6) || s.has(7) {
 		t.Fatal("has disagrees with the ranges")
-	}
-}
-
-// TestWriteCheckpointFails: a checkpoint that cannot be written whole (a
-// full disk fails the write or the sync) leaves the previous one as it
-// was, and no temporary file beside it.
-func TestWriteCheckpointFails(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "ckpt")
-	old := &checkpointFile{Version: checkpointVersion, RowsDone: 1000}
-	if err := writeCheckpoint(p, old, (*os.File).Sync); err != nil {
-		t.Fatal(err)
-	}
-	before, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full := errors.New("no space left on device")
-	err = writeCheckpoint(p, &checkpointFile{Version: checkpointVersion, RowsDone: 2000}, func(*os.File) error { return full })
-	if !errors.Is(err, full) {
-		t.Fatalf("got %v, want the sync's error", err)
-	}
-	if after, err := os.ReadFile(p); err != nil || string(after) != string(before) {
-		t.Errorf("the previous checkpoint changed (%v):\n%s", err, after)
-	}
-	if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")); len(tmps) > 0 {
-		t.Errorf("the temporary checkpoint is left: %q", tmps)
 	}
 }
 
@@ -550,20 +418,6 @@ func TestRejectsInChunkOrder(t *testing.T) {
 	}
 }
 
-// TestDescribeDiffSplit: a split's checkpoint given a run without
-// --split names the split, not also the plan version only splits record.
-func TestDescribeDiffSplit(t *testing.T) {
-	was := map[string]string{"split": "0/2", "splitplan": "2", "table": "ks.t"}
-	now := map[string]string{"split": "0/1", "table": "ks.t"}
-	if got, want := describeDiff(nil, nil, was, now), `option split was "0/2", now "0/1"`; got != want {
-		t.Errorf("split checkpoint, run without --split: %q, want %q", got, want)
-	}
-	now = map[string]string{"split": "0/2", "splitplan": "3", "table": "ks.t"}
-	if got, want := describeDiff(nil, nil, was, now), `option splitplan was "2", now "3"`; got != want {
-		t.Errorf("another plan version: %q, want %q", got, want)
-	}
-}
-
 // TestSentFrontier: a run records, before it sends rows of a chunk, that
 // chunks up to frontierStep past it may have been sent, writing the
 // checkpoint only when it moves the mark; a resumed run takes chunks
@@ -598,7 +452,7 @@ func TestSentFrontier(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lg, _, _ := testLedger(t)
-			if err := lg.resumeFrom(&checkpointFile{Version: checkpointVersion, SentBelow: tc.sentBelow}); err != nil {
+			if err := lg.resumeFrom(&runlog.Checkpoint{Version: runlog.Version, SentBelow: tc.sentBelow}); err != nil {
 				t.Fatal(err)
 			}
 			cr := lg.open(chunkOf(tc.seq, 1), 10, 0, tc.counter)

@@ -31,6 +31,7 @@ import (
 	"github.com/cqlload/cqlload/internal/shard"
 	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/loader/internal/ring"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 	"github.com/cqlload/cqlload/loader/internal/stall"
 	"github.com/cqlload/cqlload/schema"
 	"github.com/cqlload/cqlload/source"
@@ -294,7 +295,7 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	defer locks.release()
+	defer locks.Release()
 	// The checkpoint identifies the inputs whole; the split, if any, is
 	// one of the options it records.
 	done, err := l.openLedger(objects)
@@ -421,8 +422,8 @@ func (l *Loader) closeLedger(ctx context.Context) error {
 		err := cp.save(complete)
 		if err == nil && complete {
 			// A completed run leaves nothing in doubt.
-			err = l.ledger.journal.remove()
-		} else if cerr := l.ledger.journal.close(); err == nil {
+			err = l.ledger.journal.Remove()
+		} else if cerr := l.ledger.journal.Close(); err == nil {
 			err = cerr
 		}
 		errs = append(errs, err)
@@ -455,17 +456,17 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if action == resumeRun && prev.TimestampBase != 0 {
+	if action == runlog.Resume && prev.TimestampBase != 0 {
 		// The stopped run's: rows stamped as it would have stamped them,
 		// so that of rows with one key the later in the input still
 		// wins, whichever run sent each.
 		l.tsBase = prev.TimestampBase
 	}
-	base := checkpointFile{Version: checkpointVersion, Inputs: ids, Options: shape, TimestampBase: l.tsBase}
+	base := runlog.Checkpoint{Version: runlog.Version, Inputs: ids, Options: shape, TimestampBase: l.tsBase}
 	l.ledger.cp = newCheckpointer(l.opts.Resume, base, l.ledger)
-	l.ledger.journal = newSentJournal(l.opts.Resume + ".sent")
+	l.ledger.journal = runlog.NewJournal(l.opts.Resume + ".sent")
 	switch action {
-	case nothingToDo:
+	case runlog.NothingToDo:
 		l.ledger.resumed.Store(prev.RowsDone)
 		l.ledger.bytesTotal.Store(0)
 		// A job run again after it finished with rejected rows must not
@@ -476,7 +477,7 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 			}
 		}
 		return true, nil
-	case resumeRun:
+	case runlog.Resume:
 		return false, l.ledger.resumeFrom(prev)
 	}
 	l.fresh = true
@@ -496,7 +497,7 @@ func (l *Loader) startFresh() error {
 	if l.ledger.cp == nil {
 		return nil
 	}
-	if err := l.ledger.journal.remove(); err != nil {
+	if err := l.ledger.journal.Remove(); err != nil {
 		return err
 	}
 	// The new run's checkpoint replaces the old one at once: a completed

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/cqlsim"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 )
 
 // TestResumedRefusalsOfSentRows: a resumed run sends again the rows of
@@ -40,7 +41,7 @@ func TestResumedRefusalsOfSentRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	runInterrupted(t, o, 600)
-	var ck checkpointFile
+	var ck runlog.Checkpoint
 	if err := json.Unmarshal([]byte(readFile(t, o.Resume)), &ck); err != nil {
 		t.Fatal(err)
 	}

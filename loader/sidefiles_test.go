@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/wholefile"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 )
 
 // TestSideFilesNotThroughLinks: a link planted at the name of each file a
@@ -158,7 +159,7 @@ func TestNewSideFilesPrivate(t *testing.T) {
 	if err := os.Chmod(o.Resume, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeCheckpoint(o.Resume, &checkpointFile{Version: checkpointVersion}, nil); err != nil {
+	if err := (&runlog.Checkpoint{Version: runlog.Version}).Save(o.Resume, nil); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(o.Resume); err != nil || st.Mode().Perm() != 0o640 {

@@ -13,6 +13,7 @@ import (
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/cputime"
 	"github.com/cqlload/cqlload/internal/wholefile"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 	"github.com/cqlload/cqlload/source"
 	"github.com/cqlload/cqlload/split"
 )
@@ -51,8 +52,8 @@ type planFile struct {
 	Size int64  `json:"size"`
 	// ID identifies the content of a file that is cut; Starts pairs each
 	// cut's offset with the first record that begins at or after it.
-	ID     *inputID   `json:"id,omitempty"`
-	Starts [][2]int64 `json:"starts,omitempty"`
+	ID     *runlog.Input `json:"id,omitempty"`
+	Starts [][2]int64    `json:"starts,omitempty"`
 }
 
 // planOptions are the options that decide where the splits' ranges and
@@ -206,7 +207,7 @@ func readSplitPlan(path string, objects []source.Object, o *Options) (*splitPlan
 	if f.Splits != o.SplitCount {
 		return nil, fail("made for %d splits, this run is --split %d/%d", f.Splits, o.SplitIndex, o.SplitCount)
 	}
-	if d := describeDiff(nil, nil, f.Options, planOptions(o)); d != "" {
+	if d := runlog.Diff(nil, nil, f.Options, planOptions(o)); d != "" {
 		return nil, fail("made with other options: %s", d)
 	}
 	if len(f.Files) != len(objects) {
@@ -231,7 +232,7 @@ func readSplitPlan(path string, objects []source.Object, o *Options) (*splitPlan
 		if err != nil {
 			return nil, fmt.Errorf("--split-plan: %w", err)
 		}
-		if d := describeDiff([]inputID{*pf.ID}, []inputID{id}, nil, nil); d != "" {
+		if d := runlog.Diff([]runlog.Input{*pf.ID}, []runlog.Input{id}, nil, nil); d != "" {
 			return nil, fail("made for another %s: %s", obj.Name, d)
 		}
 		m := map[int64]int64{}

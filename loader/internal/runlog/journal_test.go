@@ -1,4 +1,4 @@
-package loader
+package runlog
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 // marked reads back.
 func TestSentJournalGroupCommit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ckpt.sent")
-	j := newSentJournal(path)
+	j := NewJournal(path)
 	var syncs atomic.Int64
 	var mu sync.Mutex
 	durable := int64(0) // file size at the start of the last finished sync
@@ -37,7 +37,7 @@ func TestSentJournalGroupCommit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
-				if err := j.mark(int64(w), []int32{int32(i)}); err != nil {
+				if err := j.Mark(int64(w), []int32{int32(i)}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -56,7 +56,7 @@ func TestSentJournalGroupCommit(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if err := j.close(); err != nil {
+	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(path)
@@ -67,7 +67,7 @@ func TestSentJournalGroupCommit(t *testing.T) {
 		t.Fatalf("%d syncs for 400 marks", n)
 	}
 	js, size, err := readSentJournal(path)
-	sent := js.sent
+	sent := js.Sent
 	if err != nil || size != st.Size() {
 		t.Fatalf("read %d bytes of %d: %v", size, st.Size(), err)
 	}
@@ -80,13 +80,13 @@ func TestSentJournalGroupCommit(t *testing.T) {
 }
 
 func TestSentJournalSyncFailure(t *testing.T) {
-	j := newSentJournal(filepath.Join(t.TempDir(), "ckpt.sent"))
+	j := NewJournal(filepath.Join(t.TempDir(), "ckpt.sent"))
 	boom := errors.New("injected")
 	j.sync = func(*os.File) error { return boom }
-	if err := j.mark(1, []int32{2}); !errors.Is(err, boom) {
+	if err := j.Mark(1, []int32{2}); !errors.Is(err, boom) {
 		t.Fatalf("mark with a failing sync: %v", err)
 	}
-	if err := j.mark(1, []int32{3}); !errors.Is(err, boom) {
+	if err := j.Mark(1, []int32{3}); !errors.Is(err, boom) {
 		t.Fatalf("a later mark: %v, want the sticky error", err)
 	}
 }
@@ -95,40 +95,40 @@ func TestSentJournalSyncFailure(t *testing.T) {
 // which a crash can leave, is dropped rather than misread.
 func TestSentJournalAcks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ckpt.sent")
-	j := newSentJournal(path)
-	if err := j.mark(4, []int32{1, 2, 45}); err != nil {
+	j := NewJournal(path)
+	if err := j.Mark(4, []int32{1, 2, 45}); err != nil {
 		t.Fatal(err)
 	}
-	j.ack(4, []int32{1, 45})
-	if err := j.close(); err != nil {
+	j.Ack(4, []int32{1, 45})
+	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
 	js, _, err := readSentJournal(path)
-	if err != nil || fmt.Sprint(js.sent[4]) != "[1 2 45]" || fmt.Sprint(js.acked[4]) != "[1 45]" {
-		t.Fatalf("sent %v acked %v err %v", js.sent, js.acked, err)
+	if err != nil || fmt.Sprint(js.Sent[4]) != "[1 2 45]" || fmt.Sprint(js.Acked[4]) != "[1 45]" {
+		t.Fatalf("sent %v acked %v err %v", js.Sent, js.Acked, err)
 	}
 	// Torn: "a 4 2 45" cut after "a 4 2 4".
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("a 4 2 4")
 	f.Close()
 	js, _, _ = readSentJournal(path)
-	if fmt.Sprint(js.acked[4]) != "[1 45]" {
-		t.Fatalf("a torn acknowledgement was read: %v", js.acked[4])
+	if fmt.Sprint(js.Acked[4]) != "[1 45]" {
+		t.Fatalf("a torn acknowledgement was read: %v", js.Acked[4])
 	}
 
 	// A resumed run cuts the torn line off before it appends: glued to
 	// it, its own first line would be misread.
-	j = newSentJournal(path)
-	if js, err = j.reopen(); err != nil || fmt.Sprint(js.acked[4]) != "[1 45]" {
-		t.Fatalf("reopen: acked %v, %v", js.acked, err)
+	j = NewJournal(path)
+	if js, err = j.Reopen(); err != nil || fmt.Sprint(js.Acked[4]) != "[1 45]" {
+		t.Fatalf("reopen: acked %v, %v", js.Acked, err)
 	}
-	if err := j.mark(5, []int32{0, 7}); err != nil {
+	if err := j.Mark(5, []int32{0, 7}); err != nil {
 		t.Fatal(err)
 	}
-	j.close()
+	j.Close()
 	js, _, err = readSentJournal(path)
-	if err != nil || fmt.Sprint(js.sent[5]) != "[0 7]" || fmt.Sprint(js.acked[4]) != "[1 45]" {
-		t.Fatalf("after the resumed run's mark: sent %v acked %v (%v)", js.sent, js.acked, err)
+	if err != nil || fmt.Sprint(js.Sent[5]) != "[0 7]" || fmt.Sprint(js.Acked[4]) != "[1 45]" {
+		t.Fatalf("after the resumed run's mark: sent %v acked %v (%v)", js.Sent, js.Acked, err)
 	}
 }
 
@@ -157,10 +157,10 @@ func TestSentJournalRefusals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := fmt.Sprint(js.sent[3]); got != tt.wantSent {
+			if got := fmt.Sprint(js.Sent[3]); got != tt.wantSent {
 				t.Errorf("sent %s, want %s", got, tt.wantSent)
 			}
-			if got := fmt.Sprint(js.refused[3]); got != tt.wantRef {
+			if got := fmt.Sprint(js.Refused[3]); got != tt.wantRef {
 				t.Errorf("refused %s, want %s", got, tt.wantRef)
 			}
 		})

@@ -1,4 +1,4 @@
-package loader
+package runlog
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/cqlload/cqlload/internal/wholefile"
 )
 
-// sentJournal records, durably and before they are sent, which counter
+// Journal records, durably and before they are sent, which counter
 // updates a run sends, so that a resumed run can tell an update that was
 // never sent (send it) from one that may have been applied (unknown). One
 // line per request: "seq idx idx …". Senders share each fsync (group
@@ -23,7 +23,7 @@ import (
 // an "a seq idx …" line, and requests the cluster refused without
 // applying any of it "r seq idx …", written but not waited for: one lost
 // in a crash only leaves its rows unknown.
-type sentJournal struct {
+type Journal struct {
 	path string
 	sync func(*os.File) error
 
@@ -37,15 +37,17 @@ type sentJournal struct {
 	err     error
 }
 
-func newSentJournal(path string) *sentJournal {
-	j := &sentJournal{path: path, sync: (*os.File).Sync}
+// NewJournal returns the journal at path (the checkpoint's path plus
+// ".sent"); the file is created by the first Mark.
+func NewJournal(path string) *Journal {
+	j := &Journal{path: path, sync: (*os.File).Sync}
 	j.cond = sync.NewCond(&j.mu)
 	return j
 }
 
-// mark records that rows idx of chunk seq are about to be sent, and
+// Mark records that rows idx of chunk seq are about to be sent, and
 // returns once that is durable.
-func (j *sentJournal) mark(seq int64, idx []int32) error {
+func (j *Journal) Mark(seq int64, idx []int32) error {
 	line := journalLine(nil, seq, idx)
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -91,19 +93,22 @@ func (j *sentJournal) mark(seq int64, idx []int32) error {
 	return j.err
 }
 
-// ack records that rows idx of chunk seq were acknowledged.
-func (j *sentJournal) ack(seq int64, idx []int32) { j.note("a ", seq, idx) }
+// Path is the journal file's path.
+func (j *Journal) Path() string { return j.path }
 
-// refused records that the cluster refused rows idx of chunk seq and
+// Ack records that rows idx of chunk seq were acknowledged.
+func (j *Journal) Ack(seq int64, idx []int32) { j.note("a ", seq, idx) }
+
+// Refused records that the cluster refused rows idx of chunk seq and
 // applied none of them (Unavailable, Overloaded): a resumed run may
-// send them, unless a later line marks them sent again, which mark
+// send them, unless a later line marks them sent again, which Mark
 // makes durable before that send.
-func (j *sentJournal) refused(seq int64, idx []int32) { j.note("r ", seq, idx) }
+func (j *Journal) Refused(seq int64, idx []int32) { j.note("r ", seq, idx) }
 
 // note appends a line that is not waited for: one lost in a crash only
 // leaves its rows unknown, never sends one twice. A write error is kept
-// for the next mark to report.
-func (j *sentJournal) note(prefix string, seq int64, idx []int32) {
+// for the next Mark to report.
+func (j *Journal) note(prefix string, seq int64, idx []int32) {
 	line := journalLine([]byte(prefix), seq, idx)
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -127,16 +132,17 @@ func journalLine(prefix []byte, seq int64, idx []int32) []byte {
 	return append(line, '\n')
 }
 
-// durable is how long the file is known to be: what a stopped run left
+// Durable is how long the file is known to be: what a stopped run left
 // and what this one synced. A checkpoint records it, so that a resumed
-// run can tell the file lost or cut short (resumeFrom).
-func (j *sentJournal) durable() int64 {
+// run can tell the file lost or cut short (HoldsRecorded).
+func (j *Journal) Durable() int64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.base + j.synced
 }
 
-func (j *sentJournal) close() error {
+// Close closes the file; the journal stays on disk for a resumed run.
+func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
@@ -147,9 +153,9 @@ func (j *sentJournal) close() error {
 	return err
 }
 
-// remove deletes the journal: a fresh or completed run needs none.
-func (j *sentJournal) remove() error {
-	if err := j.close(); err != nil {
+// Remove deletes the journal: a fresh or completed run needs none.
+func (j *Journal) Remove() error {
+	if err := j.Close(); err != nil {
 		return err
 	}
 	if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -158,19 +164,19 @@ func (j *sentJournal) remove() error {
 	return nil
 }
 
-// reopen reads what a stopped run left in the journal (readSentJournal)
+// Reopen reads what a stopped run left in the journal (readSentJournal)
 // for this run to append to. A torn last line is cut off first: the
 // next line appended to it would be misread as part of it, and its
 // updates, though sent, would not be known to a later resume, which
 // would send them again.
-func (j *sentJournal) reopen() (journalState, error) {
+func (j *Journal) Reopen() (JournalState, error) {
 	st, size, err := readSentJournal(j.path)
 	if err != nil {
-		return journalState{}, err
+		return JournalState{}, err
 	}
 	if fi, err := os.Stat(j.path); err == nil && fi.Size() > size {
 		if err := os.Truncate(j.path, size); err != nil {
-			return journalState{}, fmt.Errorf("resume: counter journal: cutting off a torn line: %w", err)
+			return JournalState{}, fmt.Errorf("resume: counter journal: cutting off a torn line: %w", err)
 		}
 	}
 	j.mu.Lock()
@@ -179,17 +185,17 @@ func (j *sentJournal) reopen() (journalState, error) {
 	return st, nil
 }
 
-// journalState is what a journal says of the rows of each chunk, by
+// JournalState is what a journal says of the rows of each chunk, by
 // sequence number.
-type journalState struct {
-	// sent: rows whose last send no refusal followed; they may have
+type JournalState struct {
+	// Sent: rows whose last send no refusal followed; they may have
 	// been applied unless acked.
-	sent map[int64][]int
-	// acked: rows the cluster acknowledged.
-	acked map[int64][]int
-	// refused: rows whose last send the cluster refused, applying
+	Sent map[int64][]int
+	// Acked: rows the cluster acknowledged.
+	Acked map[int64][]int
+	// Refused: rows whose last send the cluster refused, applying
 	// none of it, and that were not sent again: never applied.
-	refused map[int64][]int
+	Refused map[int64][]int
 }
 
 // readSentJournal reads a journal's lines in order: "seq idx …" (about
@@ -200,13 +206,13 @@ type journalState struct {
 // its whole line is synced, and a dropped acknowledgement or refusal
 // only leaves its rows unknown (a torn one could name the wrong row).
 // size is the length of its whole lines (0 when there is none).
-func readSentJournal(path string) (st journalState, size int64, err error) {
+func readSentJournal(path string) (st JournalState, size int64, err error) {
 	b, err := wholefile.Read(path, "counter journal", wholefile.MaxState)
 	if errors.Is(err, fs.ErrNotExist) {
-		return journalState{}, 0, nil
+		return JournalState{}, 0, nil
 	}
 	if err != nil {
-		return journalState{}, 0, fmt.Errorf("resume: counter journal: %w", err)
+		return JournalState{}, 0, fmt.Errorf("resume: counter journal: %w", err)
 	}
 	b = b[:bytes.LastIndexByte(b, '\n')+1]
 	size = int64(len(b))
@@ -249,11 +255,11 @@ func readSentJournal(path string) (st journalState, size int64, err error) {
 			}
 		}
 	}
-	st = journalState{sent: map[int64][]int{}, acked: map[int64][]int{}, refused: map[int64][]int{}}
+	st = JournalState{Sent: map[int64][]int{}, Acked: map[int64][]int{}, Refused: map[int64][]int{}}
 	for n, l := range lines {
 		switch l.kind {
 		case "a":
-			st.acked[l.seq] = append(st.acked[l.seq], l.idx...)
+			st.Acked[l.seq] = append(st.Acked[l.seq], l.idx...)
 		case "":
 			for _, i := range l.idx {
 				r := row{l.seq, i}
@@ -263,14 +269,14 @@ func readSentJournal(path string) (st journalState, size int64, err error) {
 					}
 					delete(lastRefusal, r) // sent again after its refusal
 				}
-				st.sent[l.seq] = append(st.sent[l.seq], i)
+				st.Sent[l.seq] = append(st.Sent[l.seq], i)
 			}
 		}
 	}
 	for r := range lastRefusal {
-		st.refused[r.seq] = append(st.refused[r.seq], r.i)
+		st.Refused[r.seq] = append(st.Refused[r.seq], r.i)
 	}
-	for _, idx := range st.refused {
+	for _, idx := range st.Refused {
 		slices.Sort(idx)
 	}
 	return st, size, nil
