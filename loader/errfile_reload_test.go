@@ -326,26 +326,6 @@ func TestKeptErrFileReloadKeepsTimestamps(t *testing.T) {
 	}
 }
 
-// TestNumberedFilesOfAGlobName: the numbered error files of an ERRFILE
-// whose name holds a glob's special characters are found (a glob of the
-// name missed rej[1].err.2, and a fresh run wrote over it), and the split
-// error files of another load (ERRFILE.0, ERRFILE.1) are not taken for
-// them.
-func TestNumberedFilesOfAGlobName(t *testing.T) {
-	dir := t.TempDir()
-	base := filepath.Join(dir, "rej[1].err")
-	for _, n := range []string{"", ".0", ".1", ".2", ".3", ".10", ".log", ".2x", ".20261204_101500"} {
-		if err := os.WriteFile(base+n, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e := &errFiles{path: base}
-	// .0 and .1 are the error files of splits 0 and 1 of another load.
-	if got, want := e.numberedFiles(), []string{base + ".10", base + ".2", base + ".3"}; !slices.Equal(got, want) {
-		t.Errorf("numberedFiles() = %v, want %v", got, want)
-	}
-}
-
 // TestLogLineBreaks: a reason that quotes a line break of the input (a
 // header name) still takes one log line, as reloads match the log's
 // lines to the error file's rows by position: the file's header line,

@@ -120,7 +120,7 @@ func (l *Loader) maxRowsHint() {
 	}
 	// One input: MAXROWS counts the SKIPROWS placeholders too.
 	reads := int64(max(0, d.MaxRows-d.SkipRows))
-	files, _ := l.errs.state()
+	files, _ := l.errs.State()
 	for _, f := range files {
 		if f.Rows > reads {
 			l.hints.add("maxrows "+f.Path, fmt.Sprintf("%s holds %d rows, but with MAXROWS = %d a load of it reads only %d: load it again with MAXROWS = -1", f.Path, f.Rows, d.MaxRows, reads))

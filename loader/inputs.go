@@ -23,7 +23,7 @@ import (
 
 // errCompanions follows an error file's path in the names of its
 // companions: a further header's numbered file, the log, the name an
-// earlier run's file was kept under (errFiles.keep), the lock.
+// earlier run's file was kept under (runlog.ErrFiles.Keep), the lock.
 const errCompanions = `(\.[0-9]+)?(\.log)?(\.[0-9]{8}_[0-9]{6}(_[0-9]+)?)?(\.lock)?`
 
 // errFileNames matches the absolute paths of the error files of runs

@@ -28,7 +28,7 @@ import (
 //
 // Progress and the summary read their row counts from here.
 type ledger struct {
-	errs    *errFiles
+	errs    *runlog.ErrFiles
 	cp      *checkpointer   // nil without --resume
 	journal *runlog.Journal // counter updates about to be sent; nil without --resume
 	// release recycles a settled chunk's memory.
@@ -104,7 +104,7 @@ type chunkRecord struct {
 	// own records (and what precedes them in the file), not what the
 	// reader had read ahead when it cut the chunk.
 	ownBytes int64
-	header   int // error file index (errFiles.fileFor)
+	header   int // error file index (runlog.ErrFiles.FileFor)
 	chunk    *csvparse.Chunk
 	slabs    *slabs // where its converted rows live (slabs.go)
 	counter  bool
@@ -130,7 +130,7 @@ type chunkRecord struct {
 	prior *priorDoubt
 }
 
-func newLedger(errs *errFiles) *ledger {
+func newLedger(errs *runlog.ErrFiles) *ledger {
 	return &ledger{errs: errs, settled: settledChunks{ahead: map[int64]struct{}{}}, inDoubt: map[int64]*chunkRecord{}}
 }
 
@@ -322,7 +322,7 @@ func (lg *ledger) sending(cr *chunkRecord, rows []*row) error {
 
 // refused records that the cluster refused rows of a counter chunk and
 // applied none of them, so that a resumed run may send them (see
-// sentJournal.refused).
+// runlog.Journal.Refused).
 func (lg *ledger) refused(cr *chunkRecord, rows []*row) {
 	if lg.journal == nil || cr.sent == nil {
 		return
@@ -367,7 +367,7 @@ func (lg *ledger) settle(cr *chunkRecord) {
 	// two would record error-file bytes of a chunk it does not name as
 	// settled, and the resumed run would write those rows again.
 	lg.mu.Lock()
-	err := lg.errs.write(rejects)
+	err := writeRejects(lg.errs, rejects)
 	if err == nil && !incomplete {
 		lg.settled.add(cr.seq)
 		lg.rowsDone += int64(cr.records)
@@ -391,7 +391,7 @@ func (lg *ledger) finish() error {
 	tail, keep := lg.tail, lg.tailKeep
 	lg.tail, lg.tailKeep = nil, nil
 	lg.mu.Unlock()
-	err := lg.errs.write(tail)
+	err := writeRejects(lg.errs, tail)
 	for _, c := range keep {
 		c.Release()
 	}
@@ -406,7 +406,7 @@ func (lg *ledger) snapshot(base runlog.Checkpoint, complete bool) runlog.Checkpo
 	f.Complete = complete
 	f.Settled = lg.settled.ranges()
 	f.RowsDone = lg.rowsDone
-	f.ErrFiles, f.LogBytes = lg.errs.state()
+	f.ErrFiles, f.LogBytes = lg.errs.State()
 	f.Saved = time.Now().UTC()
 	f.InDoubt = nil
 	for _, cr := range lg.inDoubt {
@@ -552,7 +552,7 @@ func (lg *ledger) resumeFrom(f *runlog.Checkpoint) error {
 			}
 		}
 	}
-	return resumeError(lg.errs.restore(f.ErrFiles, f.LogBytes))
+	return resumeError(lg.errs.Restore(f.ErrFiles, f.LogBytes))
 }
 
 // checkpointer writes the checkpoint: after chunks settle (at most one

@@ -19,13 +19,13 @@ import (
 func testLedger(t *testing.T) (*ledger, *[]int64, *[]error) {
 	t.Helper()
 	dir := t.TempDir()
-	lg := newLedger(newErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect()))
+	lg := newLedger(runlog.NewErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect()))
 	var released []int64
 	var failures []error
 	lg.release = func(cr *chunkRecord) { released = append(released, cr.seq) }
 	lg.fail = func(err error) { failures = append(failures, err) }
 	lg.cp = newCheckpointer(filepath.Join(dir, "ckpt"), runlog.Checkpoint{Version: runlog.Version}, lg)
-	lg.errs.fileFor("")
+	lg.errs.FileFor("")
 	return lg, &released, &failures
 }
 
@@ -90,7 +90,7 @@ func TestCheckpointNeverAheadOfErrorFile(t *testing.T) {
 	}
 	// Then the disk fails.
 	boom := errors.New("injected fsync failure")
-	lg.errs.sync = func(*os.File) error { return boom }
+	lg.errs.Sync = func(*os.File) error { return boom }
 	cr1 := lg.open(chunkOf(1, 1), 10, 0, false)
 	lg.reject(cr1, rejectedParse, reject{where: "in.csv:2", reason: "bad", raw: []byte("bad,1")}, false)
 	lg.converted(cr1)
@@ -112,7 +112,7 @@ func TestCheckpointNeverAheadOfErrorFile(t *testing.T) {
 	if runlog.Ranges(f.Settled).Has(1) || runlog.Ranges(f.Settled).Has(2) || !runlog.Ranges(f.Settled).Has(0) {
 		t.Fatalf("checkpoint names chunks %v settled; only chunk 0's rows were synced", f.Settled)
 	}
-	st, err := os.Stat(lg.errs.path)
+	st, err := os.Stat(lg.errs.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestCheckpointNeverAheadOfErrorFile(t *testing.T) {
 func TestSettleOrder(t *testing.T) {
 	lg, _, failures := testLedger(t)
 	var events []string
-	lg.errs.sync = func(f *os.File) error {
+	lg.errs.Sync = func(f *os.File) error {
 		events = append(events, "sync "+filepath.Base(f.Name()))
 		return f.Sync()
 	}
@@ -183,7 +183,7 @@ func TestIncompleteChunksGoAfterTheCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := readCheckpointFile(t, lg.cp.path)
-	data, _ := os.ReadFile(lg.errs.path)
+	data, _ := os.ReadFile(lg.errs.Path())
 	if string(data) != "bad\nbad2\nunsent\n" {
 		t.Fatalf("error file %q", data)
 	}
@@ -191,11 +191,11 @@ func TestIncompleteChunksGoAfterTheCheckpoint(t *testing.T) {
 		t.Fatalf("checkpoint records %d bytes and settled %v; want only chunk 0's 4 bytes", f.ErrFiles[0].Bytes, f.Settled)
 	}
 	// A resumed run cuts the file back to what the checkpoint says.
-	lg2 := newLedger(newErrFiles(lg.errs.path, csvparse.DefaultDialect()))
+	lg2 := newLedger(runlog.NewErrFiles(lg.errs.Path(), csvparse.DefaultDialect()))
 	if err := lg2.resumeFrom(&f); err != nil {
 		t.Fatal(err)
 	}
-	data, _ = os.ReadFile(lg.errs.path)
+	data, _ = os.ReadFile(lg.errs.Path())
 	if string(data) != "bad\n" || !lg2.settledBefore(0) || lg2.settledBefore(1) {
 		t.Fatalf("after resume: error file %q, settled 0: %v, 1: %v", data, lg2.settledBefore(0), lg2.settledBefore(1))
 	}
@@ -212,7 +212,7 @@ func TestPriorDoubtKeptUntilSettled(t *testing.T) {
 	if err := lg.resumeFrom(&runlog.Checkpoint{InDoubt: []runlog.InDoubt{{Seq: 3, Acked: acked.String()}}}); err != nil {
 		t.Fatal(err)
 	}
-	lg.errs.fileFor("")
+	lg.errs.FileFor("")
 	f := lg.snapshot(runlog.Checkpoint{}, false)
 	if len(f.InDoubt) != 1 || f.InDoubt[0].Seq != 3 || f.InDoubt[0].Acked != acked.String() {
 		t.Fatalf("in doubt before it settles: %+v", f.InDoubt)
@@ -232,19 +232,19 @@ func TestPriorDoubtKeptUntilSettled(t *testing.T) {
 // rejected rows gets no file at all.
 func TestErrorFilePerHeader(t *testing.T) {
 	dir := t.TempDir()
-	e := newErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect())
-	a, b, c := e.fileFor("id,a,b"), e.fileFor("id,b,a"), e.fileFor("id,c")
-	if a != 0 || b != 1 || c != 2 || e.fileFor("id,b,a") != 1 {
+	e := runlog.NewErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect())
+	a, b, c := e.FileFor("id,a,b"), e.FileFor("id,b,a"), e.FileFor("id,c")
+	if a != 0 || b != 1 || c != 2 || e.FileFor("id,b,a") != 1 {
 		t.Fatalf("numbering %d %d %d", a, b, c)
 	}
-	err := e.write([]reject{
+	err := writeRejects(e, []reject{
 		{kind: rejectedParse, where: "1.csv:2", reason: "bad", raw: []byte("x,A,B"), header: a},
 		{kind: rejectedParse, where: "2.csv:5", reason: "bad", raw: []byte("y,B,A"), header: b},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.close(); err != nil {
+	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{
@@ -263,7 +263,7 @@ func TestErrorFilePerHeader(t *testing.T) {
 	if !strings.Contains(string(log), "2.csv:5: parse error: bad [in "+filepath.Join(dir, "rows.err.2")+"]") {
 		t.Fatalf("log does not say which file holds the row:\n%s", log)
 	}
-	if got := e.used(); len(got) != 2 {
+	if got := e.Used(); len(got) != 2 {
 		t.Fatalf("used %v", got)
 	}
 }
@@ -294,9 +294,9 @@ func TestSettledChunks(t *testing.T) {
 // cqlsh renames ERRFILE; a second run in the same second gets _2.
 func TestKeepErrFiles(t *testing.T) {
 	dir := t.TempDir()
-	e := newErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect())
+	e := runlog.NewErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect())
 	at := time.Date(2026, 12, 4, 20, 17, 43, 0, time.Local)
-	if kept, err := e.keep(at); err != nil || kept != nil {
+	if kept, err := e.Keep(at); err != nil || kept != nil {
 		t.Fatalf("nothing to keep: %v, %v", kept, err)
 	}
 	write := func() {
@@ -307,7 +307,7 @@ func TestKeepErrFiles(t *testing.T) {
 		}
 	}
 	write()
-	kept, err := e.keep(at)
+	kept, err := e.Keep(at)
 	want := []string{"rows.err.20261204_201743", "rows.err.log.20261204_201743", "rows.err.2.20261204_201743"}
 	if err != nil || len(kept) != len(want) {
 		t.Fatalf("kept %v (%v), want %v", kept, err, want)
@@ -325,7 +325,7 @@ func TestKeepErrFiles(t *testing.T) {
 		t.Errorf("a file that is not an error file was moved: %v", err)
 	}
 	write()
-	again, err := e.keep(at)
+	again, err := e.Keep(at)
 	if err != nil || len(again) != 3 || again[0] != filepath.Join(dir, "rows.err.20261204_201743_2") {
 		t.Fatalf("the same second again: %v (%v)", again, err)
 	}
@@ -400,14 +400,14 @@ func TestRejectsInChunkOrder(t *testing.T) {
 		lg.reject(cr, o.kind, reject{where: fmt.Sprintf("in.csv:%d", o.idx+1), reason: "r", raw: fmt.Appendf(nil, "row%d", o.idx), idx: o.idx}, false)
 	}
 	lg.converted(cr)
-	data, err := os.ReadFile(lg.errs.path)
+	data, err := os.ReadFile(lg.errs.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(data) != "row0\nrow1\nrow2\nrow3\n" {
 		t.Fatalf("error file holds %q, want rows 0 to 3 in order", data)
 	}
-	log, err := os.ReadFile(lg.errs.path + ".log")
+	log, err := os.ReadFile(lg.errs.Path() + ".log")
 	if err != nil {
 		t.Fatal(err)
 	}

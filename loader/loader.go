@@ -64,7 +64,7 @@ type Loader struct {
 	stalls  *stall.Clock
 	tracker *tracker
 	ledger  *ledger
-	errs    *errFiles
+	errs    *runlog.ErrFiles
 
 	idleSlabs *lifo.Pool[*slabs] // released slabs for the next chunks (slabs.go)
 	bindBufs  sync.Pool          // of *[]any: batch statements' values (exec)
@@ -106,7 +106,7 @@ type Loader struct {
 	lastActivity atomic.Int64 // unix ns: a request succeeded, or none was outstanding
 	files        int
 	split        *SplitOf // which split of which load, with --split
-	keptErrFiles []string // an earlier run's error files, renamed (errFiles.keep)
+	keptErrFiles []string // an earlier run's error files, renamed (runlog.ErrFiles.Keep)
 	// doneErrFiles: the error files, holding rows, of the completed run
 	// a --resume run found nothing left to do of.
 	doneErrFiles []string
@@ -200,9 +200,9 @@ func New(opts Options) (*Loader, error) {
 			return nil, fmt.Errorf("%s %s: %w", out.what, out.path, err)
 		}
 	}
-	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: newErrFiles(opts.ErrFile, opts.Dialect), life: newLifecycle(), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
+	l := &Loader{opts: opts, plans: map[int]*plan{}, errs: runlog.NewErrFiles(opts.ErrFile, opts.Dialect), life: newLifecycle(), defaultErrFile: defaultErrFile, errFileOption: errFileOption}
 	l.red = Redactor(&opts)
-	l.errs.red = l.red
+	l.errs.Red = l.red
 	l.ledger = newLedger(l.errs)
 	l.ledger.release = l.release
 	l.ledger.stamp = l.stampOf
@@ -428,7 +428,7 @@ func (l *Loader) closeLedger(ctx context.Context) error {
 		}
 		errs = append(errs, err)
 	}
-	errs = append(errs, l.ledger.finish(), l.errs.close())
+	errs = append(errs, l.ledger.finish(), l.errs.Close())
 	return errors.Join(errs...)
 }
 
@@ -491,7 +491,7 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 // rows where they were.
 func (l *Loader) startFresh() error {
 	var err error
-	if l.keptErrFiles, err = l.errs.keep(time.Now()); err != nil {
+	if l.keptErrFiles, err = l.errs.Keep(time.Now()); err != nil {
 		return err
 	}
 	if l.ledger.cp == nil {
@@ -537,12 +537,12 @@ func (l *Loader) summary() Summary {
 	s.Hints = l.hints.all()
 	s.Reasons, s.OtherReasonRows = l.ledger.reasons.snapshot()
 	s.DryRun = l.opts.DryRun
-	s.ErrFiles = l.errs.used()
+	s.ErrFiles = l.errs.Used()
 	if len(s.ErrFiles) == 0 {
 		s.ErrFiles = l.doneErrFiles
 	}
 	if len(s.ErrFiles) > 0 {
-		s.ErrFile, s.ErrLog = s.ErrFiles[0], l.errs.path+".log"
+		s.ErrFile, s.ErrLog = s.ErrFiles[0], l.errs.Path()+".log"
 		s.ErrLogs = []string{s.ErrLog}
 	}
 	return s
@@ -680,7 +680,7 @@ func (l *Loader) planFor(source int, file string, header []string, headerFields 
 		l.badHeaders[key] = herr
 		// A log that cannot be written fails the first row's write,
 		// which stops the run.
-		_ = l.errs.note(fmt.Sprintf("%s: header: %v", termsafe.Name(file), oneLine(herr.Error())))
+		_ = l.errs.Note(fmt.Sprintf("%s: header: %v", termsafe.Name(file), runlog.OneLine(herr.Error())))
 		return nil, herr
 	}
 	if c, ok := l.stmts[p.stmt]; ok {

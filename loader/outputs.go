@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cqlload/cqlload/internal/wholefile"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 	"github.com/cqlload/cqlload/source"
 )
 
@@ -83,7 +84,7 @@ func checkOutputs(objects []source.Object, outs []outputFile) error {
 			clash := in == p
 			if out.numbered {
 				rest, ok := strings.CutPrefix(in, p)
-				clash = ok && numberedErrFile.MatchString(rest)
+				clash = ok && runlog.NumberedSuffix(rest)
 			} else if outSt, err := os.Stat(out.path); !clash && err == nil && inErr == nil {
 				clash = os.SameFile(inSt, outSt)
 			}
@@ -135,7 +136,7 @@ func checkDistinct(outs []outputFile) error {
 				if b.numbered {
 					n, other = b, a
 				}
-				if rest, ok := strings.CutPrefix(other.abs, n.abs); ok && numberedErrFile.MatchString(rest) {
+				if rest, ok := strings.CutPrefix(other.abs, n.abs); ok && runlog.NumberedSuffix(rest) {
 					// Named by the number the error file would take.
 					return &OutputClashError{What: n.what, Path: other.path, OtherWhat: other.what, OtherPath: other.path}
 				}
@@ -197,7 +198,8 @@ func (l *Loader) settleErrFile(objects []source.Object) error {
 			alt = fmt.Sprintf("%s.retry%d.err", base, i)
 		}
 		if !clashes(alt) {
-			l.opts.ErrFile, l.errs.path = alt, alt
+			l.opts.ErrFile = alt
+			l.errs.SetPath(alt)
 			return checkReplaceable(outputFiles(&l.opts))
 		}
 	}

@@ -102,7 +102,7 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 		}
 		h, ok := errFileOf[c.Source]
 		if !ok {
-			h = l.errs.fileFor(l.headerLine(c))
+			h = l.errs.FileFor(l.headerLine(c))
 			errFileOf[c.Source] = h
 		}
 		if c.Source != own.source || c.Seq == 0 {
@@ -159,7 +159,7 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 				// Rows already written from a compressed member that then
 				// failed its check: say which, where the rows are listed.
 				note := fmt.Sprintf("%s-%d: suspect: these rows were written from a compressed member that then failed its check (%v); they may hold altered data", at(ie.File, ie.SuspectFrom), ie.SuspectTo, ie.Err)
-				if werr := l.errs.note(note); werr != nil {
+				if werr := l.errs.Note(note); werr != nil {
 					err = errors.Join(err, werr)
 				}
 			}

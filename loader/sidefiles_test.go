@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/loader/internal/runlog"
 )
@@ -73,61 +72,6 @@ func TestSideFilesNotThroughLinks(t *testing.T) {
 			if b, err := os.ReadFile(o.ErrFile); err != nil || strings.Count(string(b), "\n") != 4 {
 				t.Errorf("the error file holds %q (%v), want the 4 rejected rows", b, err)
 			}
-		})
-	}
-}
-
-// TestErrFileNeverOpensWhatItDidNotCreate: a file or a link that appears
-// at an error file's name after the run moved the earlier ones aside is
-// left alone, and the write that would have used it fails naming it;
-// one a checkpoint records is reopened, but never through a link.
-func TestErrFileNeverOpensWhatItDidNotCreate(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		at      string // "ERRFILE" or "ERRFILE.log"
-		link    bool   // a link to the victim, else the victim's own name
-		resumed bool   // the checkpoint records bytes of the file
-		want    string
-	}{
-		{name: "link at the error file", at: "ERRFILE", link: true, want: "appeared after the run moved"},
-		{name: "file at the error file", at: "ERRFILE", want: "appeared after the run moved"},
-		{name: "link at the log", at: "ERRFILE.log", link: true, want: "appeared after the run moved"},
-		{name: "link at a resumed error file", at: "ERRFILE", link: true, resumed: true, want: "symbolic link"},
-		{name: "link at a resumed log", at: "ERRFILE.log", link: true, resumed: true, want: "symbolic link"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "rows.err")
-			at := strings.Replace(tc.at, "ERRFILE", path, 1)
-			victim := at
-			if tc.link {
-				victim = filepath.Join(dir, "victim")
-				if err := os.Symlink(victim, at); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			e := newErrFiles(path, csvparse.DefaultDialect())
-			h := e.fileFor("")
-			if tc.resumed {
-				e.sizes[h] = int64(len("precious\n"))
-				e.logSize = e.sizes[h]
-				if tc.at == "ERRFILE" {
-					e.logSize = 0
-				} else {
-					e.sizes[h] = 0
-				}
-			}
-			err := e.write([]reject{{kind: rejectedParse, where: "in.csv:1", reason: "bad", raw: []byte("x,1\n"), header: h, idx: 0}})
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), at) {
-				t.Fatalf("write: %v, want an error naming %s: %q", err, at, tc.want)
-			}
-			if got, err := os.ReadFile(victim); err != nil || string(got) != "precious\n" {
-				t.Errorf("the file at the name holds %q (%v), want it untouched", got, err)
-			}
-			_ = e.close()
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 	"github.com/cqlload/cqlload/source"
 )
 
@@ -76,7 +77,7 @@ func recordedStamps(objects []source.Object, d csvparse.Dialect, splitting bool)
 }
 
 // keptSuffix ends the names of an error-file set that a fresh run kept
-// (errFiles.keep): ERRFILE.20261204_101500, ERRFILE.log.20261204_101500,
+// (runlog.ErrFiles.Keep): ERRFILE.20261204_101500, ERRFILE.log.20261204_101500,
 // ERRFILE.2.20261204_101500, with _2, _3, … when a name was taken.
 var keptSuffix = regexp.MustCompile(`\.[0-9]{8}_[0-9]{6}(?:_[0-9]+)?$`)
 
@@ -137,7 +138,7 @@ func stampsOf(name string) ([]int64, string, error) {
 // is a kept set's (keptSuffix), which its logs end with too, or "".
 func logOf(name, suffix string) (log, in string, own bool) {
 	log, own = name+".log"+suffix, true
-	if ext := filepath.Ext(name); len(ext) > 1 && numberedErrFile.MatchString(ext) && !exists(log) {
+	if ext := filepath.Ext(name); len(ext) > 1 && runlog.NumberedSuffix(ext) && !exists(log) {
 		log, own = strings.TrimSuffix(name, ext)+".log"+suffix, false
 	}
 	return log, filepath.Base(name), own

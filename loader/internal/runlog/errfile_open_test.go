@@ -1,4 +1,4 @@
-package loader
+package runlog
 
 import (
 	"fmt"
@@ -36,27 +36,27 @@ func TestErrFilesOpenBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "rows.err")
 			want := make([][]string, tc.headers)
-			newFiles := func() *errFiles {
-				e := newErrFiles(path, csvparse.DefaultDialect())
-				e.sync = func(*os.File) error { return nil } // TestErrFilesClosedAreSynced checks the syncs
+			newFiles := func() *ErrFiles {
+				e := NewErrFiles(path, csvparse.DefaultDialect())
+				e.Sync = func(*os.File) error { return nil } // TestErrFilesClosedAreSynced checks the syncs
 				return e
 			}
 			e := newFiles()
 			for h := range tc.headers {
-				if i := e.fileFor(fmt.Sprintf("k,h%d", h)); i != h {
+				if i := e.FileFor(fmt.Sprintf("k,h%d", h)); i != h {
 					t.Fatalf("header %d has file %d", h, i)
 				}
 				want[h] = []string{fmt.Sprintf("k,h%d", h)}
 			}
-			write := func(e *errFiles, rounds, from int) {
+			write := func(e *ErrFiles, rounds, from int) {
 				for r := from; r < from+rounds; r++ {
-					var rows []reject
+					var rows []Row
 					for j, h := range tc.order(r, tc.headers) {
 						raw := fmt.Sprintf("r%d.%d,x", r, j)
-						rows = append(rows, reject{kind: rejectedParse, where: "in.csv:1", reason: "bad", raw: []byte(raw), header: h})
+						rows = append(rows, Row{Kind: "parse error", Where: "in.csv:1", Reason: "bad", Raw: []byte(raw), Header: h})
 						want[h] = append(want[h], raw)
 					}
-					if err := e.write(rows); err != nil {
+					if err := e.Write(rows); err != nil {
 						t.Fatal(err)
 					}
 					open := 0
@@ -71,19 +71,19 @@ func TestErrFilesOpenBounded(t *testing.T) {
 				}
 			}
 			write(e, 100, 0)
-			state, logSize := e.state()
+			state, logSize := e.State()
 			// A resumed run: error files reopened at their recorded
 			// lengths.
-			if err := e.close(); err != nil {
+			if err := e.Close(); err != nil {
 				t.Fatal(err)
 			}
 			e2 := newFiles()
-			if err := e2.restore(state, logSize); err != nil {
+			if err := e2.Restore(state, logSize); err != nil {
 				t.Fatal(err)
 			}
 			write(e2, 50, 100)
-			state, _ = e2.state()
-			if err := e2.close(); err != nil {
+			state, _ = e2.State()
+			if err := e2.Close(); err != nil {
 				t.Fatal(err)
 			}
 			for h, st := range state {
@@ -110,18 +110,18 @@ func TestErrFilesOpenBounded(t *testing.T) {
 // sync skips the file it no longer holds open.
 func TestErrFilesClosedAreSynced(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rows.err")
-	e := newErrFiles(path, csvparse.DefaultDialect())
+	e := NewErrFiles(path, csvparse.DefaultDialect())
 	syncs := map[string]int{}
-	e.sync = func(f *os.File) error {
+	e.Sync = func(f *os.File) error {
 		syncs[f.Name()]++
 		return nil
 	}
-	var rows []reject
+	var rows []Row
 	for h := range maxOpenErrFiles + 5 {
-		e.fileFor(fmt.Sprintf("k,h%d", h))
-		rows = append(rows, reject{kind: rejectedParse, where: "in.csv:1", reason: "bad", raw: []byte("x"), header: h})
+		e.FileFor(fmt.Sprintf("k,h%d", h))
+		rows = append(rows, Row{Kind: "parse error", Where: "in.csv:1", Reason: "bad", Raw: []byte("x"), Header: h})
 	}
-	if err := e.write(rows); err != nil {
+	if err := e.Write(rows); err != nil {
 		t.Fatal(err)
 	}
 	for h := range maxOpenErrFiles + 5 {
@@ -129,7 +129,7 @@ func TestErrFilesClosedAreSynced(t *testing.T) {
 			t.Errorf("%s synced %d times, want once", e.name(h), syncs[e.name(h)])
 		}
 	}
-	if err := e.close(); err != nil {
+	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
