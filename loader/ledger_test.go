@@ -227,47 +227,6 @@ func TestPriorDoubtKeptUntilSettled(t *testing.T) {
 	}
 }
 
-// TestErrorFilePerHeader: rows go to the error file of their input's
-// header, each file starting with its own header line; a header without
-// rejected rows gets no file at all.
-func TestErrorFilePerHeader(t *testing.T) {
-	dir := t.TempDir()
-	e := runlog.NewErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect())
-	a, b, c := e.FileFor("id,a,b"), e.FileFor("id,b,a"), e.FileFor("id,c")
-	if a != 0 || b != 1 || c != 2 || e.FileFor("id,b,a") != 1 {
-		t.Fatalf("numbering %d %d %d", a, b, c)
-	}
-	err := writeRejects(e, []reject{
-		{kind: rejectedParse, where: "1.csv:2", reason: "bad", raw: []byte("x,A,B"), header: a},
-		{kind: rejectedParse, where: "2.csv:5", reason: "bad", raw: []byte("y,B,A"), header: b},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string]string{
-		"rows.err":   "id,a,b\nx,A,B\n",
-		"rows.err.2": "id,b,a\ny,B,A\n",
-	} {
-		got, err := os.ReadFile(filepath.Join(dir, path))
-		if err != nil || string(got) != want {
-			t.Fatalf("%s: %q (%v), want %q", path, got, err, want)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "rows.err.3")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("rows.err.3 exists for a header without rejected rows (%v)", err)
-	}
-	log, _ := os.ReadFile(filepath.Join(dir, "rows.err.log"))
-	if !strings.Contains(string(log), "2.csv:5: parse error: bad [in "+filepath.Join(dir, "rows.err.2")+"]") {
-		t.Fatalf("log does not say which file holds the row:\n%s", log)
-	}
-	if got := e.Used(); len(got) != 2 {
-		t.Fatalf("used %v", got)
-	}
-}
-
 func TestSettledChunks(t *testing.T) {
 	s := settledChunks{ahead: map[int64]struct{}{}}
 	steps := []struct {
@@ -286,48 +245,6 @@ func TestSettledChunks(t *testing.T) {
 	}
 	if !s.has(3) || s.has(4) || !s.has(6) || s.has(7) {
 		t.Fatal("has disagrees with the ranges")
-	}
-}
-
-// TestKeepErrFiles: a fresh run renames the error files an earlier run
-// left (ERRFILE, its log, its numbered files), all with one suffix, as
-// cqlsh renames ERRFILE; a second run in the same second gets _2.
-func TestKeepErrFiles(t *testing.T) {
-	dir := t.TempDir()
-	e := runlog.NewErrFiles(filepath.Join(dir, "rows.err"), csvparse.DefaultDialect())
-	at := time.Date(2026, 12, 4, 20, 17, 43, 0, time.Local)
-	if kept, err := e.Keep(at); err != nil || kept != nil {
-		t.Fatalf("nothing to keep: %v, %v", kept, err)
-	}
-	write := func() {
-		for _, n := range []string{"rows.err", "rows.err.log", "rows.err.2", "rows.errata"} {
-			if err := os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	write()
-	kept, err := e.Keep(at)
-	want := []string{"rows.err.20261204_201743", "rows.err.log.20261204_201743", "rows.err.2.20261204_201743"}
-	if err != nil || len(kept) != len(want) {
-		t.Fatalf("kept %v (%v), want %v", kept, err, want)
-	}
-	for i, w := range want {
-		if kept[i] != filepath.Join(dir, w) {
-			t.Errorf("kept %s, want %s", kept[i], w)
-		}
-		// The content moved with the name.
-		if b, err := os.ReadFile(filepath.Join(dir, w)); err != nil || !strings.HasPrefix(w, string(b)) {
-			t.Errorf("%s holds %q (%v)", w, b, err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "rows.errata")); err != nil {
-		t.Errorf("a file that is not an error file was moved: %v", err)
-	}
-	write()
-	again, err := e.Keep(at)
-	if err != nil || len(again) != 3 || again[0] != filepath.Join(dir, "rows.err.20261204_201743_2") {
-		t.Fatalf("the same second again: %v (%v)", again, err)
 	}
 }
 
