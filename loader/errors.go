@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 )
 
 // Class is what the outcome of a run means to whoever started it: a
@@ -111,7 +113,7 @@ func (e *AbortError) Error() string { return "aborted: " + e.Reason }
 // The CLI reports it as a usage error: the command line must change.
 type ResumeError struct{ Reason string }
 
-func (e *ResumeError) Error() string { return "resume: " + e.Reason }
+func (e *ResumeError) Error() string { return (&runlog.RefusedError{Reason: e.Reason}).Error() }
 
 // SplitPlanError is a split plan (--split-plan) that does not fit the
 // run: missing, unreadable as a plan, made for other splits, options or
@@ -197,12 +199,9 @@ type LockedError struct {
 	Holder string // what the holder wrote in the lock file: pid, host, start
 }
 
+// Error is runlog's message, which a lock refused below the loader gives.
 func (e *LockedError) Error() string {
-	holder := ""
-	if e.Holder != "" {
-		holder = " (" + e.Holder + ")"
-	}
-	return fmt.Sprintf("%s is in use by another cqlload run%s: two runs must not share a checkpoint or an error file; wait for that run to end, or give this one its own --resume and ERRFILE", e.Path, holder)
+	return (&runlog.LockedError{Path: e.Path, Holder: e.Holder}).Error()
 }
 
 // OutputClashError is two outputs of a run that are one file: the one
