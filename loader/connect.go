@@ -184,27 +184,6 @@ func clusterConfig(o Options, hosts []string, port int) *gocql.ClusterConfig {
 	return c
 }
 
-// connectError is why Connect failed, said so that a user knows what to
-// change. It unwraps to the network's, TLS's or the server's error behind
-// it and to the driver's, for errors.Is and errors.As.
-type connectError struct {
-	msg   string
-	cause error
-	err   error
-}
-
-func (e *connectError) Error() string { return e.msg }
-
-func (e *connectError) Unwrap() []error {
-	var errs []error
-	for _, err := range []error{e.cause, e.err} {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errs
-}
-
 // explainConnect turns the driver's failure into a connectError, from the
 // most basic cause to the least: the wrong protocol (TLS or not), then
 // credentials and certificates, then hosts that cannot be reached, then a
@@ -417,13 +396,6 @@ func (a authenticator) Challenge(req []byte) ([]byte, gocql.Authenticator, error
 		return nil, nil, &authRequiredError{class: string(req)}
 	}
 	return a.PasswordAuthenticator.Challenge(req)
-}
-
-// authRequiredError: the cluster wants credentials and Options has none.
-type authRequiredError struct{ class string }
-
-func (e *authRequiredError) Error() string {
-	return fmt.Sprintf("authentication required (%s)", e.class)
 }
 
 // probeVerdict is what a contact point made of a plain-text CQL request.

@@ -2,11 +2,16 @@ package loader
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
+	"github.com/cqlload/cqlload/internal/limit"
 	"github.com/cqlload/cqlload/loader/internal/runlog"
+	"github.com/gocql/gocql"
 )
 
 // Class is what the outcome of a run means to whoever started it: a
@@ -232,7 +237,7 @@ func (e *HeaderError) Error() string {
 func (e *HeaderError) Unwrap() error { return e.Err }
 
 // The classes of the error types above that are not ClassFatal. A
-// WriteError (write.go) is a row's outcome, never a run's.
+// WriteError (below) is a row's outcome, never a run's.
 func (e *AbortError) class() Class {
 	if e.Fatal {
 		return ClassFatal
@@ -247,3 +252,151 @@ func (*InputClashError) class() Class { return ClassUsage }
 func (*OutputKindError) class() Class { return ClassUsage }
 func (*InputTwiceError) class() Class { return ClassUsage }
 func (*StampsError) class() Class     { return ClassUsage }
+
+// Connect's errors: each says what to change, and unwraps to the
+// network's, TLS's or the server's error behind it.
+
+// connectError is why Connect failed, said so that a user knows what to
+// change. It unwraps to the network's, TLS's or the server's error behind
+// it and to the driver's, for errors.Is and errors.As.
+type connectError struct {
+	msg   string
+	cause error
+	err   error
+}
+
+func (e *connectError) Error() string { return e.msg }
+
+func (e *connectError) Unwrap() []error {
+	var errs []error
+	for _, err := range []error{e.cause, e.err} {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// authRequiredError: the cluster wants credentials and Options has none.
+type authRequiredError struct{ class string }
+
+func (e *authRequiredError) Error() string {
+	return fmt.Sprintf("authentication required (%s)", e.class)
+}
+
+// handshakeTimeoutError: the node accepted the connection and did not
+// finish a TLS handshake within the connect timeout.
+type handshakeTimeoutError struct {
+	host    string
+	timeout time.Duration
+}
+
+func (e *handshakeTimeoutError) Error() string {
+	return fmt.Sprintf("%s accepted the connection but did not finish a TLS handshake within %v (the connect timeout)", e.host, e.timeout)
+}
+
+func (e *handshakeTimeoutError) Timeout() bool { return true }
+
+// nameMismatchError is a certificate that failed verification against
+// name; explain says whether the name is what is wrong.
+type nameMismatchError struct {
+	host string
+	name string
+	err  *tls.CertificateVerificationError
+}
+
+func (e *nameMismatchError) Error() string { return e.err.Error() }
+
+func (e *nameMismatchError) Unwrap() error { return e.err }
+
+// explain is the message for a certificate that failed verification:
+// for a name that is not the certificate's, both the names it holds and
+// the one checked, and how to check another.
+func (e *nameMismatchError) explain() string {
+	var hostErr x509.HostnameError
+	if !errors.As(e.err, &hostErr) || hostErr.Certificate == nil {
+		return fmt.Sprintf("%s: %v (give the CA that signed its certificate with --ssl-ca, or skip the check with --ssl-no-verify)", e.host, e.err)
+	}
+	return fmt.Sprintf("%s: its certificate is for %s, not %s (connect by a name the certificate holds, or check another with --ssl-server-name)",
+		e.host, certNames(hostErr.Certificate), e.name)
+}
+
+// A request's errors: WriteError is what the write path (decide) and the
+// in-flight limit read of a failed attempt.
+
+// WriteError is a failed write, with what the loader may do about it.
+type WriteError struct {
+	Err error
+	// Retryable: the same request may succeed if sent again (timeouts,
+	// overload, unavailable replicas, lost connections).
+	Retryable bool
+	// MayBeApplied: the cluster may have applied the write although it
+	// reported a failure (timeouts). Harmless for idempotent inserts;
+	// for counters a retry could count twice, so they are not retried.
+	MayBeApplied bool
+	// Invalid: the request itself was refused (a bad value, a batch too
+	// large); splitting it finds the rows at fault.
+	Invalid bool
+	// Saturated: the node had no room for the request (Overloaded, a
+	// write timeout, no answer in time): the in-flight limit learns it.
+	Saturated bool
+	// Answered: a node answered with this error (an error frame), as
+	// opposed to a timeout or a lost connection.
+	Answered bool
+}
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// classify turns a driver error into a WriteError.
+func classify(err error) *WriteError {
+	we := &WriteError{Err: err}
+	// The scylladb driver's error frames expose GetCode; upstream gocql's
+	// expose Code (gocql.RequestError). Accept both.
+	var reqErr interface{ GetCode() int }
+	var upstream gocql.RequestError
+	if !errors.As(err, &reqErr) && errors.As(err, &upstream) {
+		reqErr = codeOf{upstream}
+	}
+	switch {
+	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrHostDown), errors.Is(err, gocql.ErrUnavailable):
+		// Refused by the driver before anything was sent.
+		we.Retryable = true
+	case reqErr != nil:
+		we.Answered = true
+		switch reqErr.GetCode() {
+		case gocql.ErrCodeUnavailable, gocql.ErrCodeBootstrapping, gocql.ErrCodeTruncate:
+			we.Retryable = true // refused before anything was written
+		case gocql.ErrCodeOverloaded:
+			we.Retryable, we.Saturated = true, true
+		case gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout:
+			we.Retryable, we.MayBeApplied, we.Saturated = true, true, true
+		case gocql.ErrCodeServer, gocql.ErrCodeWriteFailure:
+			we.Retryable, we.MayBeApplied = true, true
+		case gocql.ErrCodeInvalid, gocql.ErrCodeSyntax, gocql.ErrCodeProtocol:
+			we.Invalid = true
+		}
+	default:
+		// Anything else happened on the way: a timeout, a connection
+		// closed or reset after the request left, a failed heartbeat,
+		// a cancelled context. The request may have been applied, and
+		// may succeed if sent again.
+		we.Retryable, we.MayBeApplied = true, true
+		we.Saturated = errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, context.DeadlineExceeded)
+	}
+	return we
+}
+
+type codeOf struct{ gocql.RequestError }
+
+func (c codeOf) GetCode() int { return c.Code() }
+
+// outcome is what a failed attempt tells the in-flight limit: a node
+// without room (Dropped), or nothing to learn from (Ignore).
+func (e *WriteError) outcome() limit.Outcome {
+	if e.Saturated {
+		return limit.Dropped
+	}
+	return limit.Ignore
+}

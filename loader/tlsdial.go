@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -111,43 +110,6 @@ func (d *tlsDialer) DialHost(ctx context.Context, host *gocql.HostInfo) (*gocql.
 	// (writev) anyway; as with the driver's own TLS, it writes each
 	// frame at once.
 	return &gocql.DialedHost{Conn: tc, DisableCoalesce: true}, nil
-}
-
-// handshakeTimeoutError: the node accepted the connection and did not
-// finish a TLS handshake within the connect timeout.
-type handshakeTimeoutError struct {
-	host    string
-	timeout time.Duration
-}
-
-func (e *handshakeTimeoutError) Error() string {
-	return fmt.Sprintf("%s accepted the connection but did not finish a TLS handshake within %v (the connect timeout)", e.host, e.timeout)
-}
-
-func (e *handshakeTimeoutError) Timeout() bool { return true }
-
-// nameMismatchError is a certificate that failed verification against
-// name; explain says whether the name is what is wrong.
-type nameMismatchError struct {
-	host string
-	name string
-	err  *tls.CertificateVerificationError
-}
-
-func (e *nameMismatchError) Error() string { return e.err.Error() }
-
-func (e *nameMismatchError) Unwrap() error { return e.err }
-
-// explain is the message for a certificate that failed verification:
-// for a name that is not the certificate's, both the names it holds and
-// the one checked, and how to check another.
-func (e *nameMismatchError) explain() string {
-	var hostErr x509.HostnameError
-	if !errors.As(e.err, &hostErr) || hostErr.Certificate == nil {
-		return fmt.Sprintf("%s: %v (give the CA that signed its certificate with --ssl-ca, or skip the check with --ssl-no-verify)", e.host, e.err)
-	}
-	return fmt.Sprintf("%s: its certificate is for %s, not %s (connect by a name the certificate holds, or check another with --ssl-server-name)",
-		e.host, certNames(hostErr.Certificate), e.name)
 }
 
 // certNames lists the names a certificate is valid for, as x509 matches

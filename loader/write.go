@@ -28,73 +28,6 @@ type batch struct {
 	lim *limit.Limiter
 }
 
-// WriteError is a failed write, with what the loader may do about it.
-type WriteError struct {
-	Err error
-	// Retryable: the same request may succeed if sent again (timeouts,
-	// overload, unavailable replicas, lost connections).
-	Retryable bool
-	// MayBeApplied: the cluster may have applied the write although it
-	// reported a failure (timeouts). Harmless for idempotent inserts;
-	// for counters a retry could count twice, so they are not retried.
-	MayBeApplied bool
-	// Invalid: the request itself was refused (a bad value, a batch too
-	// large); splitting it finds the rows at fault.
-	Invalid bool
-	// Saturated: the node had no room for the request (Overloaded, a
-	// write timeout, no answer in time): the in-flight limit learns it.
-	Saturated bool
-	// Answered: a node answered with this error (an error frame), as
-	// opposed to a timeout or a lost connection.
-	Answered bool
-}
-
-func (e *WriteError) Error() string { return e.Err.Error() }
-func (e *WriteError) Unwrap() error { return e.Err }
-
-// classify turns a driver error into a WriteError.
-func classify(err error) *WriteError {
-	we := &WriteError{Err: err}
-	// The scylladb driver's error frames expose GetCode; upstream gocql's
-	// expose Code (gocql.RequestError). Accept both.
-	var reqErr interface{ GetCode() int }
-	var upstream gocql.RequestError
-	if !errors.As(err, &reqErr) && errors.As(err, &upstream) {
-		reqErr = codeOf{upstream}
-	}
-	switch {
-	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrHostDown), errors.Is(err, gocql.ErrUnavailable):
-		// Refused by the driver before anything was sent.
-		we.Retryable = true
-	case reqErr != nil:
-		we.Answered = true
-		switch reqErr.GetCode() {
-		case gocql.ErrCodeUnavailable, gocql.ErrCodeBootstrapping, gocql.ErrCodeTruncate:
-			we.Retryable = true // refused before anything was written
-		case gocql.ErrCodeOverloaded:
-			we.Retryable, we.Saturated = true, true
-		case gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout:
-			we.Retryable, we.MayBeApplied, we.Saturated = true, true, true
-		case gocql.ErrCodeServer, gocql.ErrCodeWriteFailure:
-			we.Retryable, we.MayBeApplied = true, true
-		case gocql.ErrCodeInvalid, gocql.ErrCodeSyntax, gocql.ErrCodeProtocol:
-			we.Invalid = true
-		}
-	default:
-		// Anything else happened on the way: a timeout, a connection
-		// closed or reset after the request left, a failed heartbeat,
-		// a cancelled context. The request may have been applied, and
-		// may succeed if sent again.
-		we.Retryable, we.MayBeApplied = true, true
-		we.Saturated = errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, context.DeadlineExceeded)
-	}
-	return we
-}
-
-type codeOf struct{ gocql.RequestError }
-
-func (c codeOf) GetCode() int { return c.Code() }
-
 // send writes one batch, retrying and splitting as needed, and gives
 // every row in it exactly one outcome.
 func (l *Loader) send(ctx *stall.Attempts, b *batch) {
@@ -400,15 +333,6 @@ func atWindowEnd(silent, window, maxBackoff time.Duration) windowEnd {
 		return batchAtFault
 	}
 	return retryOn
-}
-
-// outcome is what a failed attempt tells the in-flight limit: a node
-// without room (Dropped), or nothing to learn from (Ignore).
-func (e *WriteError) outcome() limit.Outcome {
-	if e.Saturated {
-		return limit.Dropped
-	}
-	return limit.Ignore
 }
 
 // releasePermit returns the batch's permit after its first attempt (or,
