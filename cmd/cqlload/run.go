@@ -24,16 +24,6 @@ import (
 	"github.com/cqlload/cqlload/loader"
 )
 
-// Exit statuses, as documented in the README.
-const (
-	exitOK          = 0
-	exitRejected    = 1  // finished, but some rows were rejected or their outcome is unknown
-	exitAborted     = 2  // MAXPARSEERRORS or MAXINSERTERRORS was crossed
-	exitFatal       = 3  // the run could not go on: cluster unreachable or silent, schema mismatch, damaged input, outputs held by another run
-	exitInterrupted = 4  // SIGINT, SIGTERM or SIGHUP, or standard output or error closed
-	exitUsage       = 64 // bad command line, a --resume that cannot be honoured, or a --split-plan that does not fit
-)
-
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// First, so that a signal that comes while the options are read or
 	// the cluster is reached stops the run in order instead of killing it.
@@ -109,11 +99,6 @@ func writeSplitPlan(ctx context.Context, opts loader.Options, path string, stdou
 	fmt.Fprintf(stdout, "Split plan for %d splits written to %s: %d record starts in %d files, %.1f MB read in %v of CPU.\n",
 		opts.SplitCount, path, st.Starts, st.Files, float64(st.Searched)/1e6, st.CPU.Round(time.Millisecond))
 	return exitOK
-}
-
-func usageError(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "cqlload: %v\nRun cqlload --help for usage.\n", err)
-	return exitUsage
 }
 
 // options settles the load's options from the command line, the cqlshrc,
@@ -343,21 +328,6 @@ func buildVersion() versionInfo {
 		}
 	}
 	return v
-}
-
-// exitStatus is what a scheduler learns from the run (see the README's
-// exit status table): the number of the loader's class of its outcome.
-func exitStatus(sum loader.Summary, runErr error) int {
-	return exitCodes[loader.Classify(sum, runErr)]
-}
-
-var exitCodes = map[loader.Class]int{
-	loader.ClassOK:          exitOK,
-	loader.ClassRejected:    exitRejected,
-	loader.ClassAborted:     exitAborted,
-	loader.ClassFatal:       exitFatal,
-	loader.ClassInterrupted: exitInterrupted,
-	loader.ClassUsage:       exitUsage,
 }
 
 // softMemoryLimit is 44 MiB for the driver, buffers and the collector's
