@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/cqlload/cqlload/cqlsh"
@@ -120,6 +121,10 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 			fmt.Fprintf(stderr, "cqlload: warning: %s\n", w)
 		},
 	}
+	// A flag given with its zero value (-u '', --cqlshrc '') still wins
+	// over the cqlshrc and the environment, or is refused by name where
+	// zero is no value (--port 0): Given says which were typed.
+	c.fs.Visit(func(f *pflag.Flag) { cfg.Given = append(cfg.Given, f.Name) })
 	// A flag left at its default is not given: the cqlshrc, the
 	// environment or the statement may set it.
 	if changed("ssl-no-verify") {
