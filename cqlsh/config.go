@@ -19,8 +19,9 @@ import (
 
 // Config is what a cqlsh-style command line gives a load: what to load,
 // how to reach the cluster, and loader options. Zero fields were not
-// given; Resolve fills them from the environment, the cqlshrc, the
-// credentials file and the defaults, as cqlsh does.
+// given, unless Given names them; Resolve fills them from the
+// environment, the cqlshrc, the credentials file and the defaults, as
+// cqlsh does.
 type Config struct {
 	// What to load: Execute, a COPY … FROM statement (cqlsh -e), or
 	// Script, the path of a file holding one (cqlsh -f); or else Table
@@ -73,6 +74,17 @@ type Config struct {
 	// Flags are loader options (by flag or COPY name, with their text),
 	// applied in order over the statement's WITH clause.
 	Flags [][2]string
+	// Given names the fields above that the user gave, by the long flag
+	// that sets each ("hosts", "port", "username", "password",
+	// "password-file", "ssl", "ssl-ca", "ssl-cert", "ssl-key",
+	// "connect-timeout", "request-timeout", "keyspace", "cqlshrc",
+	// "credentials", "config-file"). A field named here wins even when
+	// it is zero: -u '' is no user name, whatever the cqlshrc says, and
+	// --cqlshrc '' reads no cqlshrc. Where zero is no valid value
+	// (--hosts '', --port 0, a timeout of 0, --password-file ''),
+	// Resolve fails naming the flag. Unnamed fields are given when not
+	// zero, as they are for a caller that leaves Given nil.
+	Given []string
 
 	// Getenv reads CQLSH_HOST, CQLSH_PORT and CQLLOAD_PASSWORD;
 	// os.Getenv when nil.
@@ -110,6 +122,9 @@ func (c Config) Resolve() (loader.Options, error) {
 	if c.Warn == nil {
 		c.Warn = func(string) {}
 	}
+	if err := c.checkGiven(); err != nil {
+		return opts, err
+	}
 	r := resolver{Config: c, given: c}
 	if r.ConnectTimeout == 0 {
 		r.ConnectTimeout = opts.ConnectTimeout
@@ -129,7 +144,11 @@ func (c Config) Resolve() (loader.Options, error) {
 		return opts, err
 	}
 	configFile := r.ConfigFile
-	if stmt != nil && configFile == "" {
+	what := "CONFIGFILE"
+	if r.flag("config-file") {
+		// Given, even empty, it wins over the statement's.
+		what = "--config-file"
+	} else if stmt != nil && configFile == "" {
 		configFile = stmt.ConfigFile()
 	}
 	ks, table := opts.Keyspace, opts.Table
@@ -147,7 +166,7 @@ func (c Config) Resolve() (loader.Options, error) {
 		}
 	}
 	// As cqlsh: CONFIGFILE's sections, or else the cqlshrc's; never both.
-	what, file := "CONFIGFILE", configFile
+	file := configFile
 	if file == "" && rc != nil {
 		what, file = "cqlshrc", rc.Path
 	}
@@ -163,12 +182,55 @@ func (c Config) Resolve() (loader.Options, error) {
 	}
 	var errs []error
 	for _, kv := range r.Flags {
-		errs = append(errs, opts.SetOption(kv[0], kv[1]))
+		errs = append(errs, flagError(kv[0], opts.SetOption(kv[0], kv[1])))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return opts, err
 	}
 	return opts, r.connection(&opts, rc)
+}
+
+// flagError names the flag a user wrote in the error of a loader
+// option set by it: the loader's errors name the option's COPY name.
+func flagError(name string, err error) error {
+	opt, ok := loader.LookupOption(name)
+	if err == nil || !ok || !strings.EqualFold(name, opt.Flag) || strings.HasPrefix(err.Error(), "option --"+opt.Flag+":") {
+		return err
+	}
+	return fmt.Errorf("--%s: %w", opt.Flag, err)
+}
+
+// given reports whether the user gave the field that flag sets.
+func (c Config) isGiven(flag string) bool {
+	for _, g := range c.Given {
+		if g == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGiven refuses the given flags whose value is zero where zero is
+// no valid value: taken for "not given", they let the environment, the
+// cqlshrc or a default win over what the user typed.
+func (c Config) checkGiven() error {
+	var errs []error
+	if c.isGiven("hosts") && strings.Trim(c.Hosts, ", \t") == "" {
+		errs = append(errs, fmt.Errorf("--hosts %q: no contact point: give one or more hosts, comma-separated", c.Hosts))
+	}
+	if c.isGiven("port") && (c.Port < 1 || c.Port > 65535) {
+		errs = append(errs, fmt.Errorf("--port %d is not a port (1 to 65535)", c.Port))
+	}
+	if c.isGiven("connect-timeout") && c.ConnectTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--connect-timeout %v: must be more than 0", c.ConnectTimeout))
+	}
+	if c.isGiven("request-timeout") && c.RequestTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--request-timeout %v: must be more than 0", c.RequestTimeout))
+	}
+	if c.isGiven("password-file") && c.PasswordFile == "" {
+		errs = append(errs, errors.New(`--password-file "": give the path of a file`))
+	}
+	return errors.Join(errs...)
 }
 
 // resolver is a Config being resolved: the fields the cqlshrc and the
@@ -179,7 +241,13 @@ type resolver struct {
 	keyspace  string       // Keyspace, else the cqlshrc's
 	creds     *Credentials // the credentials file, nil if none
 	portGiven bool         // Port, or a positional PORT
+	// Where the TLS files came from, as errors name them: the flag, or
+	// the cqlshrc's key.
+	caFrom, certFrom, keyFrom string
 }
+
+// flag reports whether the user gave the field that flag sets.
+func (r *resolver) flag(name string) bool { return r.given.isGiven(name) }
 
 // readCqlshrc reads the cqlsh configuration file (Cqlshrc, else
 // ~/.cassandra/cqlshrc when it exists) and takes from it what the
@@ -188,7 +256,11 @@ type resolver struct {
 // applied with the other options. nil when there is no file.
 func (r *resolver) readCqlshrc() (*Cqlshrc, error) {
 	r.keyspace = r.Keyspace
+	r.caFrom, r.certFrom, r.keyFrom = "--ssl-ca", "--ssl-cert", "--ssl-key"
 	path, explicit := r.Cqlshrc, r.Cqlshrc != ""
+	if r.flag("cqlshrc") && !explicit {
+		return nil, nil // --cqlshrc '': none
+	}
 	if !explicit {
 		path = DefaultCqlshrcPath()
 	}
@@ -208,31 +280,35 @@ func (r *resolver) readCqlshrc() (*Cqlshrc, error) {
 	for _, w := range rc.Warnings {
 		r.Warn(w)
 	}
-	if r.Username == "" {
+	if r.Username == "" && !r.flag("username") {
 		r.Username = rc.Username
 	}
-	if r.keyspace == "" {
+	if r.keyspace == "" && !r.flag("keyspace") {
 		r.keyspace = rc.Keyspace
 	}
-	r.SSL = r.SSL || rc.SSL
+	// --ssl=false wins over the file: neither its ssl = true nor its
+	// [ssl] files turn TLS on.
+	sslOff := r.flag("ssl") && !r.SSL
+	r.SSL = r.SSL || rc.SSL && !sslOff
 	if r.given.ConnectTimeout == 0 && rc.ConnectTimeout > 0 {
 		r.ConnectTimeout = rc.ConnectTimeout
 	}
 	if r.given.RequestTimeout == 0 && rc.RequestTimeout > 0 {
 		r.RequestTimeout = rc.RequestTimeout
 	}
-	if r.SSLCA == "" {
-		r.SSLCA = rc.CertFile
+	key := func(k string) string { return fmt.Sprintf("cqlshrc %s [ssl] %s", rc.Path, k) }
+	if r.SSLCA == "" && !r.flag("ssl-ca") && !sslOff && rc.CertFile != "" {
+		r.SSLCA, r.caFrom = rc.CertFile, key("certfile")
 	}
 	if r.SSLNoVerify == nil && rc.Validate != nil {
 		noVerify := !*rc.Validate
 		r.SSLNoVerify = &noVerify
 	}
-	if r.SSLCert == "" {
-		r.SSLCert = rc.UserCert
+	if r.SSLCert == "" && !r.flag("ssl-cert") && !sslOff && rc.UserCert != "" {
+		r.SSLCert, r.certFrom = rc.UserCert, key("usercert")
 	}
-	if r.SSLKey == "" {
-		r.SSLKey = rc.UserKey
+	if r.SSLKey == "" && !r.flag("ssl-key") && !sslOff && rc.UserKey != "" {
+		r.SSLKey, r.keyFrom = rc.UserKey, key("userkey")
 	}
 	return rc, nil
 }
@@ -243,17 +319,23 @@ func (r *resolver) readCqlshrc() (*Cqlshrc, error) {
 // Username gave one; connection takes its password.
 func (r *resolver) readCredentials(rc *Cqlshrc) error {
 	path, explicit := r.Credentials, r.Credentials != ""
+	if r.flag("credentials") && !explicit {
+		return nil // --credentials '': none
+	}
+	from := "--credentials" // what the errors name
 	if !explicit && rc != nil {
-		path = rc.Credentials
+		path, from = rc.Credentials, fmt.Sprintf("cqlshrc %s [authentication] credentials", rc.Path)
 	}
 	if path == "" {
-		path = DefaultCredentialsPath()
+		path, from = DefaultCredentialsPath(), ""
 	}
 	if path == "" {
 		return nil
 	}
 	cr, err := ReadCredentials(homedir.Expand(path))
 	switch {
+	case err != nil && from != "":
+		return fmt.Errorf("%s: %w", from, err)
 	case err != nil:
 		return err
 	case cr == nil && explicit:
@@ -265,7 +347,7 @@ func (r *resolver) readCredentials(rc *Cqlshrc) error {
 		return nil
 	}
 	r.creds = cr
-	if r.given.Username == "" && cr.Username != "" {
+	if r.given.Username == "" && !r.flag("username") && cr.Username != "" {
 		r.Username = cr.Username
 	}
 	return nil
@@ -278,8 +360,8 @@ func (r *resolver) target(opts *loader.Options) (stmt *CopyStatement, err error)
 	r.portGiven = r.Port != 0
 	setPort := func(p string) error {
 		n, err := strconv.Atoi(p)
-		if err != nil {
-			return fmt.Errorf("port %q is not a number", p)
+		if err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("the PORT argument %q is not a port (1 to 65535)", p)
 		}
 		r.Port, r.portGiven = n, true
 		return nil
@@ -308,7 +390,7 @@ func (r *resolver) target(opts *loader.Options) (stmt *CopyStatement, err error)
 		return nil, errors.New("give the columns in the COPY statement's column list, not --columns")
 	case r.Execute != "":
 		if stmt, err = ParseCopy(r.Execute); err != nil && r.Script != "" {
-			return nil, fmt.Errorf("%s: %w", r.Script, err)
+			return nil, fmt.Errorf("-f %s: %w", r.Script, err)
 		} else if err != nil {
 			return nil, err
 		}
@@ -345,7 +427,7 @@ func (r *resolver) target(opts *loader.Options) (stmt *CopyStatement, err error)
 			}
 		}
 		if len(pos) == 0 {
-			return nil, errors.New("no input files given")
+			return nil, fmt.Errorf("--table %s: no input files given (name them after the flags)", r.Table)
 		}
 		opts.Files = pos
 		return nil, nil
@@ -392,20 +474,22 @@ func (r *resolver) connection(opts *loader.Options, rc *Cqlshrc) error {
 	if err != nil {
 		return err
 	}
-	if cr := r.creds; pw == "" && cr != nil && (cr.Username == "" || r.Username == cr.Username) {
+	// -p '' is no password: none is looked for, nor asked.
+	given := r.flag("password")
+	if cr := r.creds; pw == "" && !given && cr != nil && (cr.Username == "" || r.Username == cr.Username) {
 		pw = cr.Password
 	}
-	if pw == "" && rc != nil && r.Username == rc.Username {
+	if pw == "" && !given && rc != nil && r.Username == rc.Username {
 		pw = rc.Password
 	}
-	if pw == "" && r.Username != "" && r.Prompt != nil {
+	if pw == "" && !given && r.Username != "" && r.Prompt != nil {
 		// As cqlsh: a user name without a password asks for it.
 		if pw, err = r.Prompt(r.Username); err != nil {
 			return fmt.Errorf("reading the password: %w", err)
 		}
 	}
 	opts.Password = pw
-	if r.SSL || r.SSLCA != "" || r.SSLCert != "" || r.SSLServerName != "" {
+	if r.SSL || r.SSLCA != "" || r.SSLCert != "" || r.SSLKey != "" || r.SSLServerName != "" {
 		t, err := r.tlsConfig()
 		if err != nil {
 			return err
@@ -424,10 +508,12 @@ func (r *resolver) password() (string, error) {
 			r.Warn(CommandLinePasswordWarning)
 		}
 		return r.Password, nil
+	case r.flag("password"):
+		return "", nil // -p '': no password, and no secret to warn about
 	case r.PasswordFile != "":
 		pw, warning, err := ReadPasswordFile(r.PasswordFile)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("--password-file: %w", err)
 		}
 		if warning != "" {
 			r.Warn(warning)
@@ -440,28 +526,34 @@ func (r *resolver) password() (string, error) {
 func (r *resolver) tlsConfig() (*tls.Config, error) {
 	t := &tls.Config{InsecureSkipVerify: r.SSLNoVerify != nil && *r.SSLNoVerify, ServerName: r.SSLServerName, MinVersion: tls.VersionTLS12}
 	if r.SSLCA != "" {
-		pem, err := wholefile.Read(r.SSLCA, "--ssl-ca file", wholefile.MaxPEM)
+		pem, err := wholefile.Read(r.SSLCA, r.caFrom+" file", wholefile.MaxPEM)
 		if err != nil {
-			return nil, fmt.Errorf("--ssl-ca: %w", err)
+			return nil, fmt.Errorf("%s: %w", r.caFrom, err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--ssl-ca %s: no PEM certificate found", r.SSLCA)
+			return nil, fmt.Errorf("%s %s: no PEM certificate found", r.caFrom, r.SSLCA)
 		}
 		t.RootCAs = pool
 	}
 	if r.SSLCert != "" || r.SSLKey != "" {
-		certPEM, err := wholefile.Read(r.SSLCert, "--ssl-cert file", wholefile.MaxPEM)
-		if err != nil {
-			return nil, fmt.Errorf("--ssl-cert: %w", err)
+		switch {
+		case r.SSLCert == "":
+			return nil, fmt.Errorf("%s without --ssl-cert: a client key needs its certificate", r.keyFrom)
+		case r.SSLKey == "":
+			return nil, fmt.Errorf("%s without --ssl-key: a client certificate needs its key", r.certFrom)
 		}
-		keyPEM, err := wholefile.Read(r.SSLKey, "--ssl-key file", wholefile.MaxPEM)
+		certPEM, err := wholefile.Read(r.SSLCert, r.certFrom+" file", wholefile.MaxPEM)
 		if err != nil {
-			return nil, fmt.Errorf("--ssl-key: %w", err)
+			return nil, fmt.Errorf("%s: %w", r.certFrom, err)
+		}
+		keyPEM, err := wholefile.Read(r.SSLKey, r.keyFrom+" file", wholefile.MaxPEM)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.keyFrom, err)
 		}
 		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
-			return nil, fmt.Errorf("--ssl-cert/--ssl-key: %w", err)
+			return nil, fmt.Errorf("%s/%s: %w", r.certFrom, r.keyFrom, err)
 		}
 		t.Certificates = []tls.Certificate{cert}
 	}

@@ -1,7 +1,6 @@
 package csvparse
 
 import (
-	"errors"
 	"io"
 	"sync"
 	"time"
@@ -15,8 +14,6 @@ const (
 	asyncBufSize    = 64 << 10
 	asyncNoProgress = 100 // empty reads in a row before io.ErrNoProgress
 )
-
-var errAsyncClosed = errors.New("csvparse: source closed")
 
 // asyncRead is one Read of the source, done by asyncReader's goroutine.
 type asyncRead struct {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
-	"fmt"
 	"io"
 	"math/bits"
 	"slices"
@@ -12,27 +11,6 @@ import (
 
 	"golang.org/x/text/encoding/charmap"
 )
-
-var (
-	// ErrNotSplittable: the dialect's encoding (UTF-16), or a UTF-16 byte
-	// order mark at the file's start, rules out cutting by byte ranges.
-	ErrNotSplittable = errors.New("the encoding cannot be split by byte ranges (UTF-16)")
-	// ErrUndecidable: the bytes before the offset that the search may
-	// read do not decide whether it lies inside a quoted field.
-	ErrUndecidable = errors.New("cannot tell whether the offset lies inside a quoted field without reading further back")
-)
-
-// BoundaryError is a record boundary that could not be found.
-type BoundaryError struct {
-	Offset int64 // the offset asked about
-	Err    error // ErrNotSplittable, ErrUndecidable or a read error
-}
-
-func (e *BoundaryError) Error() string {
-	return fmt.Sprintf("record boundary at byte %d: %v", e.Offset, e.Err)
-}
-
-func (e *BoundaryError) Unwrap() error { return e.Err }
 
 // Splittable reports whether files in d's encoding can be cut into byte
 // ranges with FindRecordStart: UTF-8, latin-1 and cp1252 can, UTF-16 and

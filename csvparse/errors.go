@@ -3,6 +3,7 @@ package csvparse
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/cqlload/cqlload/internal/termsafe"
@@ -108,3 +109,54 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// Errors a BoundaryError can carry (FindRecordStart); compare with
+// errors.Is.
+var (
+	// ErrNotSplittable: the dialect's encoding (UTF-16), or a UTF-16 byte
+	// order mark at the file's start, rules out cutting by byte ranges.
+	ErrNotSplittable = errors.New("the encoding cannot be split by byte ranges (UTF-16)")
+	// ErrUndecidable: the bytes before the offset that the search may
+	// read do not decide whether it lies inside a quoted field.
+	ErrUndecidable = errors.New("cannot tell whether the offset lies inside a quoted field without reading further back")
+)
+
+// BoundaryError is a record boundary that could not be found.
+type BoundaryError struct {
+	Offset int64 // the offset asked about
+	Err    error // ErrNotSplittable, ErrUndecidable or a read error
+}
+
+func (e *BoundaryError) Error() string {
+	return fmt.Sprintf("record boundary at byte %d: %v", e.Offset, e.Err)
+}
+
+func (e *BoundaryError) Unwrap() error { return e.Err }
+
+// ZstdWindowError is a zstd frame that needs a window larger than
+// MaxZstdWindow: compressed with zstd --long=28 or more (or a frame of
+// one segment larger than that).
+type ZstdWindowError struct {
+	Need, Max uint64 // bytes
+}
+
+func (e *ZstdWindowError) Error() string {
+	long := bits.Len64(e.Need - 1) // the --long that writes such a window
+	return fmt.Sprintf("zstd: a frame needs a %s window (--long=%d), larger than the %s that cqlload, as zstd -d, decodes with: "+
+		"decompress it first with zstd -d --long=%d, or pipe it in: zstd -dc --long=%d FILE | cqlload ... -",
+		sizeText(e.Need), long, sizeText(e.Max), long, long)
+}
+
+// errLonger: the member goes on past the buffered bytes.
+var errLonger = errors.New("member longer than the buffer")
+
+// Errors of the package's own plumbing, never seen by a caller that uses
+// its types as documented.
+var (
+	// errAsyncClosed: a read of an asyncReader after Close.
+	errAsyncClosed = errors.New("csvparse: source closed")
+	// errNoRecord: Chunk.OpenRecord of a chunk with no record kept.
+	errNoRecord = errors.New("csvparse: chunk holds no record over the size limit, or was released")
+	// errClosed: Splitter.Next after Close.
+	errClosed = errors.New("csvparse: splitter closed")
+)

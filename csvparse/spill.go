@@ -2,7 +2,6 @@ package csvparse
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -111,8 +110,6 @@ func (r *spills) closeAll() {
 		sp.close()
 	}
 }
-
-var errNoRecord = errors.New("csvparse: chunk holds no record over the size limit, or was released")
 
 // OpenRecord streams what is kept of the record of a TooLong chunk: its
 // first KeptBytes bytes, exactly as read (decoded to UTF-8, like

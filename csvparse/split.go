@@ -32,8 +32,6 @@ const defaultBlockSize = 1 << 20
 // Blocks no larger than that make each chunk in use pin less input.
 func blockFor(maxChunkBytes int) int { return 2*maxChunkBytes + maxChunkBytes/4 }
 
-var errClosed = errors.New("csvparse: splitter closed")
-
 // DefaultKeepTooLong is Splitter.KeepTooLong's default: 1 MiB of a
 // record over the size limit shows what it is (usually an unbalanced
 // quote) without a gigabyte of it on disk.

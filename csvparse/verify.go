@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -24,20 +23,6 @@ const DefaultVerifyBuffer = 8 << 20
 // --memory. The decoder holds the window in memory; the library's own
 // bound is 512 MiB, and a frame's header alone can ask for it.
 const MaxZstdWindow = 128 << 20
-
-// ZstdWindowError is a zstd frame that needs a window larger than
-// MaxZstdWindow: compressed with zstd --long=28 or more (or a frame of
-// one segment larger than that).
-type ZstdWindowError struct {
-	Need, Max uint64 // bytes
-}
-
-func (e *ZstdWindowError) Error() string {
-	long := bits.Len64(e.Need - 1) // the --long that writes such a window
-	return fmt.Sprintf("zstd: a frame needs a %s window (--long=%d), larger than the %s that cqlload, as zstd -d, decodes with: "+
-		"decompress it first with zstd -d --long=%d, or pipe it in: zstd -dc --long=%d FILE | cqlload ... -",
-		sizeText(e.Need), long, sizeText(e.Max), long, long)
-}
 
 // sizeText writes n bytes in the largest binary unit that holds it
 // whole, or with one decimal.
@@ -317,9 +302,6 @@ func (v *verified) start(r io.Reader) error {
 	v.cur = v.zd
 	return nil
 }
-
-// errLonger: the member goes on past the buffered bytes.
-var errLonger = errors.New("member longer than the buffer")
 
 // checkGzip decompresses the member at the start of data, discarding
 // its output (or keeping it in v.cache, if small), and returns its

@@ -19,60 +19,6 @@ import (
 // called from many goroutines at once.
 type Converter func(dst, field []byte) ([]byte, error)
 
-// ConvertError is the error every converter returns: the CQL type, the
-// offending text (at most maxErrValue bytes) and the reason.
-type ConvertError struct {
-	Type  string
-	Value string
-	Err   error
-}
-
-func (e *ConvertError) Error() string {
-	var re *RangeError
-	if errors.As(e.Err, &re) && re.direct {
-		return fmt.Sprintf("%s %s %v", e.Type, e.Value, re)
-	}
-	return fmt.Sprintf("invalid %s %q: %v", e.Type, e.Value, e.Err)
-}
-
-func (e *ConvertError) Unwrap() error { return e.Err }
-
-// RangeError says a number is outside its type's range. Min and Max are the
-// bounds as CQL writes them.
-type RangeError struct {
-	Min, Max string
-	// direct is set when the range error is the converter's own, so that
-	// ConvertError prints "int 3000000000 out of range [...]"; a range error
-	// of a collection element keeps the "invalid list<int> ..." form.
-	direct bool
-}
-
-func (e *RangeError) Error() string {
-	return "out of range [" + e.Min + ", " + e.Max + "]"
-}
-
-// Reasons shared by many converters. They are values, not formatted
-// strings, so that returning them costs nothing until the error is printed.
-var (
-	errEmpty      = errors.New("empty value")
-	errNotNumber  = errors.New("not a number")
-	errNotInteger = errors.New("not an integer")
-	errNotUTF8    = errors.New("not valid UTF-8")
-	// errLoneSurrogate: csvparse's UTF-16 decoder keeps a lone surrogate
-	// as the three bytes (ED A0–BF xx) it would encode to in UTF-8.
-	errLoneSurrogate = errors.New("not valid text: a lone UTF-16 surrogate (U+D800–U+DFFF without its pair)")
-	errNotASCII      = errors.New("not ASCII")
-	errNotBool       = errors.New("not a boolean")
-	errBlobPrefix    = errors.New("a blob must be 0x followed by hex digits")
-	errBlobHex       = errors.New("after 0x, not pairs of hex digits")
-	errNotUUID       = errors.New("not a UUID")
-	errNotInet       = errors.New("not an IPv4 or IPv6 address")
-	errNotDate       = errors.New("not a date (yyyy-mm-dd, or a day number on which 2147483648 is 1970-01-01)")
-	errNotTime       = errors.New("not a time (hh:mm:ss[.fffffffff] or nanoseconds since midnight)")
-	errNotDuration   = errors.New("not a duration (like 1h30m, P1DT2H, P2W or P0001-02-03T04:05:06)")
-	errDecimalNaN    = errors.New("NaN and Infinity are not decimal values")
-)
-
 // maxErrValue bounds the text an error carries: a 10 MB blob should not
 // end up in an error file twice.
 const maxErrValue = 64
@@ -165,13 +111,6 @@ func isASCII(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// KeySizeError is a primary key value longer than MaxKeyComponentSize.
-type KeySizeError struct{ Size int }
-
-func (e *KeySizeError) Error() string {
-	return fmt.Sprintf("%d bytes, more than the %d a primary key column can hold", e.Size, MaxKeyComponentSize)
 }
 
 // builder carries what all converters of one run share.

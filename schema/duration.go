@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
@@ -14,8 +13,6 @@ const (
 	nsMinute = 60 * nsSecond
 	nsHour   = 60 * nsMinute
 )
-
-var errDurationRange = errors.New("duration component out of range")
 
 // convertDuration accepts Cassandra's three duration literal forms: the
 // unit form (1y2mo3w4d5h6m7s8ms9us10ns, units in decreasing order, µs for

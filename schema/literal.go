@@ -3,7 +3,6 @@ package schema
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf16"
@@ -334,8 +333,6 @@ func appendValue(p *litParser, dst []byte, enc encodeFunc) ([]byte, error) {
 	binary.BigEndian.PutUint32(out[at:], uint32(len(out)-at-4))
 	return out, nil
 }
-
-var errNullElement = errors.New("null is not allowed inside a list, set or map")
 
 // element reads the values inside a composite: the elements of a list, set
 // or map (and its keys), the components of a tuple, the fields of a UDT. A

@@ -9,8 +9,6 @@ import (
 	"strconv"
 )
 
-var errOverflow = errors.New("overflows int64")
-
 var intRanges = map[int]*RangeError{
 	8:  {Min: "-128", Max: "127"},
 	16: {Min: "-32768", Max: "32767"},
@@ -365,14 +363,10 @@ func appendBigVarint(dst []byte, n *big.Int) []byte {
 	return append(dst, raw...)
 }
 
-var errScale = errors.New("exponent out of range")
-
 // maxDigits bounds varint and decimal digits as Python (3.11 and later)
 // bounds int(str), so cqlsh rejects longer numbers too; it keeps the
 // quadratic decimal-to-binary conversion of a hostile field cheap.
 const maxDigits = 4300
-
-var errTooManyDigits = errors.New("more than 4300 digits")
 
 // convertDecimal serializes a decimal as its scale (int32) and unscaled
 // value (varint), keeping trailing zeros as Python's Decimal does: "1.50"

@@ -56,22 +56,6 @@ type Table struct {
 	Counter bool
 }
 
-// ErrNoColumn says a table has no column of a name.
-var ErrNoColumn = errors.New("no such column")
-
-// AmbiguousError says a name is none of a table's columns exactly, but
-// two or more of them when case is ignored ("VAL" with columns "Val" and
-// val): no rule can tell which one was meant, so it is an error, never a
-// guess.
-type AmbiguousError struct {
-	Name    string
-	Columns []string // as CQL identifiers, quoted where needed
-}
-
-func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("%s matches columns %s only when case is ignored (write the name exactly as one of them)", e.Name, strings.Join(e.Columns, " and "))
-}
-
 // Named finds the column a name as written in a header line stands for.
 // The one rule, for header names and column lists alike: the column of
 // exactly that name wins; failing that, the name as a "quoted" CQL
@@ -276,63 +260,6 @@ func isSystemKeyspace(name string) bool {
 // gives only their number, since a list of hundreds helps nobody spot a
 // typo.
 const MaxListed = 20
-
-// NotFoundError says a keyspace or a table does not exist and, when there
-// are few, names those that do, so that a typo or a case mismatch shows at
-// once.
-type NotFoundError struct {
-	// Keyspace is the keyspace as given when it is missing, or the
-	// keyspace's name when the table is missing.
-	Keyspace string
-	// Table is the table as given, or "" when the keyspace is missing.
-	Table string
-	// Existing lists the cluster's user keyspaces (when the keyspace is
-	// missing) or the keyspace's tables, sorted and written as CQL
-	// identifiers (quoted where needed). It is nil when there are none
-	// or more than MaxListed.
-	Existing []string
-	// Count is how many there are, -1 when they could not be read.
-	Count int
-}
-
-func (e *NotFoundError) setExisting(names []string) {
-	e.Count = len(names)
-	if len(names) == 0 || len(names) > MaxListed {
-		return
-	}
-	e.Existing = make([]string, len(names))
-	for i, n := range names {
-		e.Existing[i] = QuoteIdent(n)
-	}
-	sort.Strings(e.Existing)
-}
-
-func (e *NotFoundError) Error() string {
-	msg, where, kind := "keyspace "+e.Keyspace+" does not exist", "the cluster", "keyspaces"
-	if e.Table != "" {
-		msg, where, kind = "table "+e.Keyspace+"."+e.Table+" does not exist", "keyspace "+QuoteIdent(e.Keyspace), "tables"
-	}
-	switch {
-	case e.Count < 0:
-		return msg
-	case e.Count == 0 && e.Table == "":
-		return msg + " (the cluster has no keyspaces besides the system ones)"
-	case e.Count == 0:
-		return msg + " (" + where + " has no tables)"
-	case e.Existing == nil:
-		return fmt.Sprintf("%s (%s has %d %s)", msg, where, e.Count, kind)
-	}
-	return msg + " (" + where + " has " + kind + " " + strings.Join(e.Existing, ", ") + ")"
-}
-
-// Unwrap gives gocql.ErrKeyspaceDoesNotExist for a missing keyspace, so
-// that errors.Is works as with the driver's own error.
-func (e *NotFoundError) Unwrap() error {
-	if e.Table == "" {
-		return gocql.ErrKeyspaceDoesNotExist
-	}
-	return nil
-}
 
 // TableFromMetadata builds a Table from keyspace metadata the driver has
 // already read (LoadTable's work without a session, for tests and tools).

@@ -34,12 +34,6 @@ func (b *builder) convertTimestamp(dst, field []byte) ([]byte, error) {
 	return dst, &timestampFormatError{format: b.f.DateTimeFormat}
 }
 
-type timestampFormatError struct{ format string }
-
-func (e *timestampFormatError) Error() string {
-	return fmt.Sprintf("matches neither DATETIMEFORMAT %q, nor a CQL timestamp (yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][[ ]Z|±hh[:mm]| UTC]), nor integer milliseconds", e.format)
-}
-
 // civilMillis turns a broken-down time into milliseconds since the epoch,
 // applying the zone offset (east of UTC is subtracted) or, without one, the
 // configured time zone.
@@ -239,14 +233,6 @@ func yyyymmdd(s []byte) (y, m, d int, ok bool) {
 		return 0, 0, 0, false
 	}
 	return y, m, d, true
-}
-
-// compactDateError is an integer date that reads as yyyymmdd.
-type compactDateError struct{ y, m, d int }
-
-func (e *compactDateError) Error() string {
-	return fmt.Sprintf("reads as %04d-%02d-%02d without dashes: write dates as yyyy-mm-dd "+
-		"(an integer date is a day number on which 2147483648 is 1970-01-01, as Cassandra reads it)", e.y, e.m, e.d)
 }
 
 const nanosPerDay = 86400 * 1e9

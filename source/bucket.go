@@ -48,35 +48,6 @@ type listed struct {
 	etag string
 }
 
-// errKind is what a store's error means for the reader: whether a retry
-// may help, and what to tell the user.
-type errKind uint8
-
-const (
-	errOther    errKind = iota // anything else: a retry may help
-	errNotFound                // no such bucket or object
-	errDenied                  // access denied
-	errInvalid                 // a request the store refuses as such
-	errChanged                 // the object is no longer the version listed
-	// The request never reached the store: getting credentials failed.
-	// A retry may help (an instance role's metadata service may answer
-	// again), so it is not permanent, but it is not the store's answer.
-	errCredentials
-	// The store's host refused the connection: nothing listens at the
-	// endpoint. Retried, it hid a wrong endpoint for minutes.
-	errRefused
-	// The store has answered no request, and one waited out its bound
-	// (a *silentError): a wrong or dead endpoint, as a refused
-	// connection is.
-	errSilent
-)
-
-// permanent reports whether a retry cannot help.
-func (k errKind) permanent() bool { return k != errOther && k != errCredentials }
-
-// errNoObject is a missing object in the stores of this file.
-var errNoObject = errors.New("no such object")
-
 // dirBucket is file:///dir/: keys are slash-separated paths below dir.
 type dirBucket struct{ dir string }
 

@@ -23,9 +23,6 @@ var (
 	retryFor   = time.Minute
 )
 
-// errStalled is a request given up by its stallGuard.
-var errStalled = errors.New("no byte received")
-
 // stallGuard cancels a request that makes no progress for d (the
 // store's Config.Timeout): no headers, or no byte for a read waiting on
 // its body. The request is then made again from the byte reached, as a
@@ -168,8 +165,6 @@ type rangeReader struct {
 	lastErr  error
 	closed   bool
 }
-
-var errClosed = errors.New("read of a closed reader")
 
 func (rr *rangeReader) Read(p []byte) (int, error) {
 	for {
@@ -315,15 +310,6 @@ func (r *remote) fail(err error) error {
 func (p *place) fail(err error) error {
 	return fmt.Errorf("%s: %w", p.item, describe(err, p.bucket.kind(err)))
 }
-
-// causeError puts a plain cause before the driver's own message.
-type causeError struct {
-	cause string
-	err   error
-}
-
-func (e *causeError) Error() string { return e.cause + " (" + e.err.Error() + ")" }
-func (e *causeError) Unwrap() error { return e.err }
 
 // errorCode is the store's code for err (NoSuchBucket, AccessDenied, …),
 // or "" when its answer had none.

@@ -2,12 +2,10 @@ package source
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"sync/atomic"
-	"time"
 )
 
 // waitClient sends one store client's requests and decides what a wait
@@ -72,28 +70,4 @@ func hostPort(req *http.Request) string {
 		}
 	}
 	return net.JoinHostPort(req.URL.Hostname(), port)
-}
-
-// silentError is a store that answered nothing: its first requests
-// waited out a bound. The option that sets the bound is named, for a
-// store that is only slow.
-type silentError struct {
-	host   string        // host:port
-	wait   string        // what did not come: a connection, a TLS handshake, a response
-	limit  time.Duration // the bound waited out
-	option string        // the option that sets it
-	err    error
-}
-
-func (e *silentError) Error() string {
-	return fmt.Sprintf("the store at %s answered nothing: no %s within %v (%s); check the endpoint (%v)",
-		e.host, e.wait, e.limit, e.option, e.err)
-}
-
-func (e *silentError) Unwrap() error { return e.err }
-
-// silent reports whether err is a store that answered nothing.
-func silent(err error) bool {
-	var se *silentError
-	return errors.As(err, &se)
 }

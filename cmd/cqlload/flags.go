@@ -107,13 +107,13 @@ func cliFlags() []cliFlag {
 			}},
 		{opt("dc", "", conn, "local data center: coordinators are chosen there"), strFlag(func(c *cli) *string { return &c.dc })},
 		{loader.Option{Flag: "cqlshrc", Value: "path", Section: conn,
-			Help:       "cqlsh's configuration file: [connection], [authentication], [ssl] and [copy] sections; flags win",
+			Help:       "cqlsh's configuration file: [connection], [authentication], [ssl] and [copy] sections; flags win, and '' reads none",
 			Documented: "`~/.cassandra/cqlshrc`, when it exists",
 			Example:    "cqlload 10.0.0.5 9142 -u loader --ssl --ssl-ca ca.pem --table ks.t data.csv"},
 			strFlag(func(c *cli) *string { return &c.cqlshrc })},
 
 		{loader.Option{Flag: "credentials", Value: "path", Section: conn,
-			Help:       "cqlsh's credentials file: username and password under [PlainTextAuthProvider]; flags win, and it wins over the cqlshrc",
+			Help:       "cqlsh's credentials file: username and password under [PlainTextAuthProvider]; flags win, and it wins over the cqlshrc; '' reads none",
 			Documented: "`~/.cassandra/credentials` (or the cqlshrc's `[authentication] credentials`), when it exists"},
 			strFlag(func(c *cli) *string { return &c.credentials })},
 

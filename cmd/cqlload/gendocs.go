@@ -180,7 +180,9 @@ by an option, and the summary shows that the counts add up.
 Every cqlsh COPY FROM option is accepted in the WITH clause (names are
 case\-insensitive) and as a flag of the same name in kebab case. Precedence,
 low to high: defaults, CONFIGFILE's [copy] sections or else the cqlshrc's,
-WITH, flags.
+WITH, flags. A flag typed with an empty or zero value wins as any other
+value (\fB\-u ''\fR is no user name, whatever the cqlshrc says), or is a
+usage error naming it where zero is no value (\fB\-\-port 0\fR).
 .PP
 An input may be a file, a glob, a directory (its files, in name order),
 \fB\-\fR for standard input, or a URL of an object store with a glob or a

@@ -138,22 +138,3 @@ func (c *closedStops) Write(p []byte) (int, error) {
 
 // Unwrap gives the stream itself (isTerminal looks at it).
 func (c *closedStops) Unwrap() io.Writer { return c.w }
-
-// interruptError is the cause of a run stopped by a signal or by its
-// output closing: what the summary and the last line say instead of
-// "context canceled". It is a context.Canceled, which exitStatus maps to
-// exitInterrupted.
-type interruptError struct {
-	sig    os.Signal
-	closed string // the stream whose reader went away
-}
-
-func (e *interruptError) Error() string {
-	if e.closed != "" {
-		return "interrupted: " + e.closed + " was closed (broken pipe)"
-	}
-	name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[e.sig]
-	return "interrupted by " + name
-}
-
-func (e *interruptError) Unwrap() error { return context.Canceled }

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/cqlload/cqlload/cqlsh"
@@ -22,16 +23,6 @@ import (
 	"github.com/cqlload/cqlload/internal/termsafe"
 	"github.com/cqlload/cqlload/internal/wholefile"
 	"github.com/cqlload/cqlload/loader"
-)
-
-// Exit statuses, as documented in the README.
-const (
-	exitOK          = 0
-	exitRejected    = 1  // finished, but some rows were rejected or their outcome is unknown
-	exitAborted     = 2  // MAXPARSEERRORS or MAXINSERTERRORS was crossed
-	exitFatal       = 3  // the run could not go on: cluster unreachable or silent, schema mismatch, damaged input, outputs held by another run
-	exitInterrupted = 4  // SIGINT, SIGTERM or SIGHUP, or standard output or error closed
-	exitUsage       = 64 // bad command line, a --resume that cannot be honoured, or a --split-plan that does not fit
 )
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -111,11 +102,6 @@ func writeSplitPlan(ctx context.Context, opts loader.Options, path string, stdou
 	return exitOK
 }
 
-func usageError(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "cqlload: %v\nRun cqlload --help for usage.\n", err)
-	return exitUsage
-}
-
 // options settles the load's options from the command line, the cqlshrc,
 // the credentials file and the COPY statement (cqlsh.Config), and
 // validates them.
@@ -135,6 +121,10 @@ func (c *cli) options(opts *loader.Options, stdin io.Reader, stderr io.Writer) e
 			fmt.Fprintf(stderr, "cqlload: warning: %s\n", w)
 		},
 	}
+	// A flag given with its zero value (-u '', --cqlshrc '') still wins
+	// over the cqlshrc and the environment, or is refused by name where
+	// zero is no value (--port 0): Given says which were typed.
+	c.fs.Visit(func(f *pflag.Flag) { cfg.Given = append(cfg.Given, f.Name) })
 	// A flag left at its default is not given: the cqlshrc, the
 	// environment or the statement may set it.
 	if changed("ssl-no-verify") {
@@ -343,21 +333,6 @@ func buildVersion() versionInfo {
 		}
 	}
 	return v
-}
-
-// exitStatus is what a scheduler learns from the run (see the README's
-// exit status table): the number of the loader's class of its outcome.
-func exitStatus(sum loader.Summary, runErr error) int {
-	return exitCodes[loader.Classify(sum, runErr)]
-}
-
-var exitCodes = map[loader.Class]int{
-	loader.ClassOK:          exitOK,
-	loader.ClassRejected:    exitRejected,
-	loader.ClassAborted:     exitAborted,
-	loader.ClassFatal:       exitFatal,
-	loader.ClassInterrupted: exitInterrupted,
-	loader.ClassUsage:       exitUsage,
 }
 
 // softMemoryLimit is 44 MiB for the driver, buffers and the collector's

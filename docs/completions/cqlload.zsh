@@ -18,8 +18,8 @@ _arguments \
   '--connect-timeout=[connection timeout]:duration: ' \
   '--request-timeout=[longest an attempt waits for its answer, time the process was stopped left out]:duration: ' \
   '--dc=[local data center\: coordinators are chosen there]:string: ' \
-  '--cqlshrc=[cqlsh'\''s configuration file\: \[connection\], \[authentication\], \[ssl\] and \[copy\] sections; flags win]:path:_files' \
-  '--credentials=[cqlsh'\''s credentials file\: username and password under \[PlainTextAuthProvider\]; flags win, and it wins over the cqlshrc]:path:_files' \
+  '--cqlshrc=[cqlsh'\''s configuration file\: \[connection\], \[authentication\], \[ssl\] and \[copy\] sections; flags win, and '\'''\'' reads none]:path:_files' \
+  '--credentials=[cqlsh'\''s credentials file\: username and password under \[PlainTextAuthProvider\]; flags win, and it wins over the cqlshrc; '\'''\'' reads none]:path:_files' \
   '--consistency=[write consistency level]:level: ' \
   '(-e --execute)'{-e+,--execute=}'[a cqlsh COPY ... FROM statement]:string: ' \
   '(-f --file)'{-f+,--file=}'[read the COPY statement from this file, as cqlsh -f runs a script]:path:_files' \

@@ -1,14 +1,9 @@
 package wholefile
 
 import (
-	"errors"
 	"fmt"
 	"os"
 )
-
-// ErrLink is the error of OpenNoFollow for a path that is a symbolic
-// link.
-var ErrLink = errors.New("is a symbolic link: a file the run keeps open (a lock, an error file, a journal) is never opened through one, as a link planted at its name would send the run's writes to the file it names")
 
 // OpenNoFollow opens path as os.OpenFile does, except that a symbolic
 // link at path is refused (with ErrLink) rather than followed, and only

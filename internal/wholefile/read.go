@@ -36,24 +36,6 @@ const (
 	MaxSchema = 16 << 20
 )
 
-// TooLargeError is a file read whole that is larger than its bound.
-type TooLargeError struct {
-	Path  string
-	Kind  string // what the file is to the reader: "password file", "-f script", ...
-	Limit int64
-	Line  bool // only its first line was read, and it is longer than Limit
-}
-
-func (e *TooLargeError) Error() string {
-	what := "the file is larger than"
-	if e.Line {
-		what = "its first line is longer than"
-	}
-	// The path leads, as in os's errors: callers prefix what the file
-	// is for ("-f: ", "password file: ").
-	return fmt.Sprintf("%s: %s %s, the limit for a %s: is it the right file?", e.Path, what, sizeText(e.Limit), e.Kind)
-}
-
 // sizeText writes n bytes in the largest binary unit that divides it.
 func sizeText(n int64) string {
 	for _, u := range []struct {
