@@ -32,6 +32,12 @@ type Source struct {
 	// continues the file, line numbers count from 1 at the range's first
 	// record, not from the header's line.
 	HeaderBytes int64
+	// FirstLine, when positive, is the line number of the stream's first
+	// record, where a stream that continues a file (Continues, or after
+	// HeaderBytes) otherwise counts from 1: a loader that knows how many
+	// lines of the file come before the range numbers its lines as the
+	// file's.
+	FirstLine int64
 	// Until, when positive, ends the stream before the first record that
 	// begins at or after this offset of it: the record that straddles it
 	// is read whole, and nothing after that is read. A --split range

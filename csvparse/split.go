@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -151,9 +152,20 @@ type Splitter struct {
 	idle          *lifo.Pool[*block] // released full-size blocks (block.go)
 	blocksMade    int
 	seq           int64
-	next          int // index of the next source to open
-	f             *fileState
-	err           error // final
+	next          int          // index of the next source to open
+	open          []*fileState // the sources being read, in the order opened
+	turn          int          // index in open of the source the next chunk comes from
+	err           error        // final
+
+	// Interleave is how many sources are read at once, a chunk from each
+	// in turn, in the order they are opened; as one ends, the next source
+	// takes its place. 1 (NewSplitter's) reads them one after another.
+	// The order is fixed by the sources and the chunks' sizes alone, never
+	// by timing, so a rereading numbers every chunk (Seq) as before: the
+	// stripes of one file (Source ranges) read so hand out rows of every
+	// part of it at once. Each source being read holds a block. Set it
+	// before the first Next.
+	Interleave int
 
 	// SpillDir is where records over Dialect.MaxRecordBytes are kept
 	// while their chunk is in use ("" means os.TempDir()), when
@@ -226,6 +238,7 @@ func NewSplitter(sources []Source, d Dialect, chunkRecords int, maxChunkBytes in
 		FlushInterval: DefaultFlushInterval,
 		KeepTooLong:   DefaultKeepTooLong,
 		InputFiles:    len(sources),
+		Interleave:    1,
 	}
 	if s.chunkRecords <= 0 {
 		s.chunkRecords = DefaultChunkRecords
@@ -259,12 +272,13 @@ func (s *Splitter) TotalBytes() int64 {
 // end, keeps a goroutine until the writer writes or closes its end, or
 // the process exits.
 func (s *Splitter) Close() error {
-	var err error
-	if s.f != nil {
-		err = s.f.in.Close()
-		s.f.dropBlock()
-		s.f = nil
+	var errs []error
+	for _, f := range s.open {
+		errs = append(errs, f.in.Close())
+		f.dropBlock()
 	}
+	s.open = nil
+	err := errors.Join(errs...)
 	s.spills.closeAll()
 	if s.err == nil {
 		s.err = errClosed
@@ -281,25 +295,29 @@ func (s *Splitter) Next() (*Chunk, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	if s.f == nil {
-		if s.next >= len(s.sources) {
-			return nil, io.EOF
-		}
-		f, err := s.open(s.next)
+	for len(s.open) < max(s.Interleave, 1) && s.next < len(s.sources) {
+		f, err := s.openSource(s.next)
 		s.next++
 		if err != nil {
 			s.err = err
 			return nil, err
 		}
-		s.f = f
+		s.open = append(s.open, f)
 	}
-	f := s.f
+	if len(s.open) == 0 {
+		return nil, io.EOF
+	}
+	s.turn %= len(s.open)
+	f := s.open[s.turn]
 	c, err := s.fill(f)
 	if err != nil || c.LastOfFile {
 		// A read-only file's close error says nothing the reads did not.
 		_ = f.in.Close()
 		f.dropBlock()
-		s.f = nil
+		// The next source in turn moves into its place.
+		s.open = slices.Delete(s.open, s.turn, s.turn+1)
+	} else {
+		s.turn++
 	}
 	if err != nil {
 		s.err = err
@@ -323,7 +341,7 @@ func (s *Splitter) Next() (*Chunk, error) {
 	return c, nil
 }
 
-func (s *Splitter) open(idx int) (*fileState, error) {
+func (s *Splitter) openSource(idx int) (*fileState, error) {
 	src := s.sources[idx]
 	in, err := openInput(src, s.enc, s.VerifyBuffer)
 	if err != nil {
@@ -333,7 +351,11 @@ func (s *Splitter) open(idx int) (*fileState, error) {
 		_ = in.Close()
 		return nil, &InputError{File: src.Name, Err: errors.New("a stream ended at an offset (Until) must be uncompressed UTF-8")}
 	}
-	f := &fileState{idx: idx, src: src, in: in, line: 1, blockSize: s.blockSize, maxRecord: s.d.maxRecord(), newBlock: s.newBlock,
+	line := int64(1)
+	if src.Continues {
+		line = max(src.FirstLine, 1)
+	}
+	f := &fileState{idx: idx, src: src, in: in, line: line, blockSize: s.blockSize, maxRecord: s.d.maxRecord(), newBlock: s.newBlock,
 		spills: &s.spills, spillDir: s.SpillDir, keepLong: s.KeepTooLong, suspectAt: -1}
 	// Size the first block to the file: a chunk keeps its whole block
 	// alive, and a directory of small files should not cost a full block
@@ -817,7 +839,7 @@ func (f *fileState) readRecord(keep int64, over overMode, cut bool) (recSpan, bo
 	}
 	if hb := f.src.HeaderBytes; hb > 0 && !f.inRange && start >= hb {
 		f.inRange = true
-		f.line = 1
+		f.line = max(f.src.FirstLine, 1)
 	}
 	rec := recSpan{start: start, line: f.line}
 	f.sc.reset()

@@ -384,7 +384,7 @@ func TestChunkDataSurvivesLaterReads(t *testing.T) {
 // full-size block.
 func TestSmallFilesGetSmallBlocks(t *testing.T) {
 	s := NewSplitter([]Source{memSource("tiny.csv", []byte("a,b\n"), false)}, DefaultDialect(), 10, 0)
-	f, err := s.open(0)
+	f, err := s.openSource(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +393,7 @@ func TestSmallFilesGetSmallBlocks(t *testing.T) {
 		t.Errorf("first block of a 4-byte file is %d bytes", len(f.buf))
 	}
 	big := NewSplitter([]Source{memSource("big.csv", make([]byte, 3*defaultBlockSize), false)}, DefaultDialect(), 10, 0)
-	if f, err = big.open(0); err != nil {
+	if f, err = big.openSource(0); err != nil {
 		t.Fatal(err)
 	}
 	defer f.in.Close()
