@@ -73,6 +73,10 @@ type Loader struct {
 	// resumed one resumes: write timestamps are tsBase plus each record's
 	// ordinal in the input (plan.tsBind).
 	tsBase int64
+	// ordinals holds, for a striped load, each source's first ordinal:
+	// the records of the load before it (stripes.go); nil when the
+	// sources are read one after another, which counts them as it goes.
+	ordinals []int64
 	// stamps: the write timestamps that the logs of inputs that are error
 	// files give their rows, by input name (stamps.go).
 	stamps map[string][]int64
@@ -289,6 +293,15 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	if sources, err = repeatSources(sources, l.opts.Repeat); err != nil {
 		return Summary{}, err
 	}
+	// Striped, the sources are the files' stripes, read side by side.
+	st, err := stripeSources(objects, sources, &l.opts, len(l.stamps) > 0)
+	if err != nil {
+		return Summary{}, err
+	}
+	interleave := 1
+	if st != nil {
+		sources, l.ordinals, interleave = st.sources, st.bases, l.opts.Readers
+	}
 	// Held until the error files and the checkpoint are closed: see
 	// lock.go.
 	locks, err := lockOutputs(l.opts.Resume, l.opts.ErrFile)
@@ -318,6 +331,7 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	splitter.VerifyBuffer = l.opts.VerifyBuffer
 	splitter.KeepTooLong = l.opts.MaxErrorRecordBytes
 	splitter.MaxHeaderFields = l.maxHeaderFields()
+	splitter.Interleave = interleave
 	// MAXROWS's one-input rule belongs to the whole load: a split dealt
 	// one file of several, or one file read --repeat times, is not a
 	// load of one input.

@@ -49,6 +49,9 @@ type Options struct {
 	OnWarnings func(host string, warnings []string)
 	// countWarnings is the Loader's own count, set by New.
 	countWarnings func(warnings []string)
+	// stripeMin, when positive, replaces minStripeBytes: tests stripe
+	// small files.
+	stripeMin int64
 
 	// What to load. Keyspace and Table are the names as stored, which
 	// case matters in: "events", or "MyEvents" for a table created as
@@ -124,6 +127,12 @@ type Options struct {
 	// named suspect in the error log if it then fails. Default 8 MiB;
 	// <= 0 checks nothing before use.
 	VerifyBuffer int
+	// Readers is how many places of the input are read at once: each
+	// large enough uncompressed file is cut into stripes, so that rows of
+	// a file in token order (a full-table export) reach every node at
+	// once (stripes.go). 1 reads every input from start to end; default
+	// DefaultReaders.
+	Readers int
 
 	// Load testing. Repeat reads the input this many times, keys
 	// unchanged, so that a file makes a sustained load (default 1).
@@ -195,6 +204,7 @@ func DefaultOptions() Options {
 		RetryWindow:         time.Minute,
 		FlushInterval:       time.Second,
 		VerifyBuffer:        csvparse.DefaultVerifyBuffer,
+		Readers:             DefaultReaders,
 		TTL:                 -1,
 		MaxParseErrors:      -1,
 		MaxInsertErrors:     1000,
@@ -239,7 +249,7 @@ func (o *Options) Validate() error {
 	}{
 		{"CHUNKSIZE", o.ChunkSize}, {"NUMPROCESSES", o.Workers}, {"max-in-flight", o.MaxInFlight},
 		{"MINBATCHSIZE", o.MinBatchSize}, {"MAXBATCHSIZE", o.MaxBatchSize},
-		{"max-batch-bytes", o.MaxBatchBytes},
+		{"max-batch-bytes", o.MaxBatchBytes}, {"READERS", o.Readers},
 	}
 	for _, p := range positive {
 		if p.v < 1 {

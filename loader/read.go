@@ -84,10 +84,15 @@ func (rd *reader) finish(s *csvparse.Splitter, chunks chan *chunkRecord, notSent
 func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sources []csvparse.Source, out chan<- *chunkRecord) error {
 	defer close(out)
 	errFileOf := map[int]int{} // source → error file
-	var own ownBytes
-	// ordinal counts the input's records before a chunk, those of chunks
-	// an earlier run settled included, for write timestamps: the same in
-	// every run of the input.
+	// owns holds each source's share of percent done, while it is read.
+	owns := map[int]*ownBytes{}
+	// next holds, for each source being read, the ordinal of its next
+	// chunk's first record: the input's records before it, those of
+	// chunks an earlier run settled included, for write timestamps. The
+	// same in every run of the input. Sources read one after another
+	// count from where the one before ended; stripes read side by side
+	// from the count the load made before (Loader.ordinals).
+	next := map[int]int64{}
 	var ordinal int64
 	// Of a file with recorded write timestamps, the records before a
 	// chunk: where its stamps begin.
@@ -105,12 +110,27 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 			h = l.errs.FileFor(l.headerLine(c))
 			errFileOf[c.Source] = h
 		}
-		if c.Source != own.source || c.Seq == 0 {
-			own = ownBytes{source: c.Source, decoded: c.DecodedSize}
+		own := owns[c.Source]
+		if own == nil {
+			own = &ownBytes{source: c.Source, decoded: c.DecodedSize}
+			owns[c.Source] = own
 		}
 		cr := l.ledger.open(c, own.of(c, sources[c.Source].Size), h, l.table.Counter)
-		cr.ordinal = ordinal
-		ordinal += int64(c.Records)
+		ord, ok := next[c.Source]
+		switch {
+		case ok:
+		case l.ordinals != nil:
+			ord = l.ordinals[c.Source]
+		default:
+			ord = ordinal
+		}
+		cr.ordinal = ord
+		ordinal = ord + int64(c.Records)
+		next[c.Source] = ordinal
+		if c.LastOfFile {
+			delete(owns, c.Source)
+			delete(next, c.Source)
+		}
 		if c.Source != fileSource {
 			fileSource, inFile = c.Source, 0
 		}

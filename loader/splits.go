@@ -55,7 +55,7 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 			continue
 		}
 		starts := startsOf(obj)
-		r, err := rangeSource(obj, u.Start, u.End, o.Dialect, starts)
+		r, err := rangeSource(obj, u.Start, u.End, o.Dialect, starts, "--split")
 		searched += starts.Searched()
 		if err != nil {
 			return nil, 0, err
@@ -154,12 +154,13 @@ func rangeable(obj source.Object, o *Options) (bool, error) {
 
 // rangeSource is the part of obj whose records begin in [start, end),
 // its ends moved to record starts by starts. It has Size 0 when no record
-// begins in the range.
-func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts startFinder) (csvparse.Source, error) {
+// begins in the range. Its errors begin with what, the option that cut
+// the file.
+func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts startFinder, what string) (csvparse.Source, error) {
 	boundary := func(off int64) (int64, error) {
 		p, err := starts.At(off)
 		if err != nil {
-			return 0, fmt.Errorf("--split: %s: %w", obj.Name, err)
+			return 0, fmt.Errorf("%s: %s: %w", what, obj.Name, err)
 		}
 		return p, nil
 	}
@@ -203,11 +204,11 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts
 		// blank lines: up to where the second one begins.
 		h, err := csvparse.HeaderEnd(obj.ReaderAt, obj.Size, d)
 		if err != nil {
-			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", obj.Name, err)
+			return csvparse.Source{}, fmt.Errorf("%s: %s: header: %w", what, obj.Name, err)
 		}
 		header = make([]byte, h)
 		if _, err := obj.ReaderAt.ReadAt(header, 0); err != nil && !(errors.Is(err, io.EOF) && h == obj.Size) {
-			return csvparse.Source{}, fmt.Errorf("--split: %s: header: %w", obj.Name, err)
+			return csvparse.Source{}, fmt.Errorf("%s: %s: header: %w", what, obj.Name, err)
 		}
 	}
 	if until > 0 {

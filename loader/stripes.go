@@ -1,0 +1,169 @@
+package loader
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/source"
+)
+
+// Stripes: a file read from its start to its end hands its rows out in
+// the file's order. A full-table export is in token order, so every
+// stretch of it belongs to one replica set, and one node works while
+// the others wait. Cut into stripes read at once (the Splitter's
+// Interleave), a file hands out rows of Readers places in it, and so of
+// as many parts of the ring.
+//
+// Rows keep their place in the input: write timestamps count records
+// from the load's start (Loader.tsBase + ordinal), so that of two rows
+// with one key the later wins, whichever stripe read it first. A stripe
+// must so know how many records come before it before any of its rows is
+// converted. A first pass cuts every input into records (the Splitter's
+// own cutting, without parsing fields) and records, at the first record
+// past each planned stripe start, its offset, line and ordinal: the
+// stripes start exactly there, their lines are the file's, and their
+// ordinals those of a reading from start to end. The pass reads the
+// input once more (from the page cache, for a file just written), at the
+// Splitter's speed, about 1 GB/s of plain narrow rows.
+//
+// A load is striped only when every input can be read at any offset and
+// counted: a known size, uncompressed UTF-8 (offsets are the file's
+// bytes), no SKIPROWS or MAXROWS (cut files whole for --split too), not
+// --split, --repeat, or error files with recorded write timestamps as
+// input. Anything else is read in order, as with --readers 1.
+
+// DefaultReaders is how many stripes are read at once by default: twice
+// the nodes of a six-node cluster, each stripe at one replica set at a
+// time.
+const DefaultReaders = 12
+
+// minStripeBytes is the smallest stripe: a file smaller than two of them
+// is read whole. Each stripe read at once holds a block of input.
+const minStripeBytes = 4 << 20
+
+// stripes is the striped load: its sources and, for each, the records of
+// the load before its first (the ordinal of its first record).
+type stripes struct {
+	sources []csvparse.Source
+	bases   []int64
+}
+
+// stripeSources cuts the inputs into stripes, or returns nil when the
+// load is read in order. sources are the objects' sources, one each.
+func stripeSources(objects []source.Object, sources []csvparse.Source, o *Options, stamped bool) (*stripes, error) {
+	if o.Readers <= 1 || o.SplitCount > 1 || o.Repeat > 1 || stamped || !csvparse.RawOffsets(o.Dialect) || len(objects) != len(sources) {
+		return nil, nil
+	}
+	minStripe := int64(minStripeBytes)
+	if o.stripeMin > 0 {
+		minStripe = o.stripeMin
+	}
+	cut := make([]bool, len(objects))
+	anyCut := false
+	for i, obj := range objects {
+		if obj.Size < 0 || obj.ReaderAt == nil || obj.OpenRange == nil {
+			return nil, nil // a stream: its records cannot be counted ahead
+		}
+		if obj.Size < 2*minStripe {
+			continue
+		}
+		ok, err := rangeable(obj, o)
+		if err != nil || !ok {
+			// Compressed, or counted from the file's start; an
+			// unreadable file fails in the load, where it is reported.
+			if err != nil || o.Dialect.SkipRows > 0 || o.Dialect.MaxRows >= 0 {
+				return nil, nil
+			}
+			continue
+		}
+		cut[i], anyCut = true, true
+	}
+	if !anyCut {
+		return nil, nil
+	}
+	st := &stripes{}
+	var before int64 // records of the load before the current input
+	for i, obj := range objects {
+		k := 1
+		if cut[i] {
+			k = int(min(int64(o.Readers), obj.Size/minStripe))
+		}
+		starts, records, err := countRecords(obj, o, k)
+		if err != nil {
+			// The load reads the input in order and reports what is
+			// wrong with it, where a pass ahead has nobody to tell.
+			return nil, nil
+		}
+		if len(starts) == 1 {
+			st.sources = append(st.sources, sources[i])
+			st.bases = append(st.bases, before)
+			before += records
+			continue
+		}
+		for j, s := range starts {
+			end := obj.Size
+			if j+1 < len(starts) {
+				end = starts[j+1].offset
+			}
+			r, err := rangeSource(obj, s.offset, end, o.Dialect, exactStarts{}, "--readers")
+			if err != nil {
+				return nil, err
+			}
+			if j > 0 {
+				// The file's own line numbers and name: the stripes'
+				// rows are reported as a reading in order reports them.
+				r.Name, r.FirstLine = obj.Name, s.line
+			}
+			r.Listed = sources[i].Listed
+			st.sources = append(st.sources, r)
+			st.bases = append(st.bases, before+s.ordinal)
+		}
+		before += records
+	}
+	return st, nil
+}
+
+// stripeStart is where a stripe begins: a record's offset in the file,
+// its line, and the records of the file before it.
+type stripeStart struct {
+	offset, line, ordinal int64
+}
+
+// countRecords cuts obj into records as the load will, and returns the
+// starts of at most k stripes of about equal size (the first at 0) and
+// the file's record count.
+func countRecords(obj source.Object, o *Options, k int) ([]stripeStart, int64, error) {
+	// Chunks of at most a sixteenth of a stripe place each start within
+	// that of its plan.
+	stripe := obj.Size / int64(k)
+	s := csvparse.NewSplitter([]csvparse.Source{obj.Source}, o.Dialect, csvparse.DefaultChunkRecords, int(min(MaxChunkBytes, max(stripe/16, 1024))))
+	defer s.Close()
+	s.KeepTooLong = 0 // a record over MaxRecordBytes is only counted
+	s.FlushInterval = 0
+	starts := []stripeStart{{}}
+	var records int64
+	for {
+		c, err := s.Next()
+		if err == io.EOF {
+			return starts, records, nil
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", obj.Name, err)
+		}
+		// A chunk's first record starts the next stripe once the chunk
+		// lies past the stripe's planned start, and a stripe never
+		// starts before the header is past.
+		if next := int64(len(starts)) * obj.Size / int64(k); len(starts) < k && c.Records > 0 && c.Offset >= next {
+			starts = append(starts, stripeStart{offset: c.Offset, line: c.FirstLine, ordinal: records})
+		}
+		records += int64(c.Records)
+		c.Release()
+	}
+}
+
+// exactStarts is the startFinder of offsets known to be record starts.
+type exactStarts struct{}
+
+func (exactStarts) At(off int64) (int64, error) { return off, nil }
+func (exactStarts) Searched() int64             { return 0 }
