@@ -29,7 +29,7 @@ var shapeSamples = map[string]string{
 	"MAXROWS": "5", "SKIPROWS": "2", "SKIPCOLS": "a", "REPEAT": "3", "SPLIT": "1/2", "SPLITSIZE": "1000000",
 	"HEADER": "true", "DELIMITER": "|", "QUOTE": "'", "ESCAPE": "", "ENCODING": "latin-1", "MAXRECORDBYTES": "1000",
 	"NULL": "N", "NULLMODE": "unset", "DATETIMEFORMAT": "%d/%m/%Y", "TIMEZONE": "Local", "DECIMALSEP": ",",
-	"THOUSANDSSEP": ".", "BOOLSTYLE": "Y,N", "CQLSHESCAPES": "true", "TTL": "60", "CHUNKSIZE": "10",
+	"THOUSANDSSEP": ".", "BOOLSTYLE": "Y,N", "CQLSHESCAPES": "true", "TTL": "60", "CHUNKSIZE": "10", "READERS": "3",
 }
 
 // TestShapeOptionsRecorded: the checkpoint records every shape option:
