@@ -96,6 +96,10 @@ func shapeOptionsV2(o *Options, chunkBytes int) map[string]string {
 	return m
 }
 
+// sinceFormat2 are the shape options added since checkpoints' format 2,
+// by the flag they are recorded under.
+var sinceFormat2 = map[string]string{"REPEAT": "repeat", "READERS": "readers"}
+
 // TestShapeOptionsCompatible: the options of format 2 keep their keys
 // and forms, whatever their values; an option recorded since is left
 // out at its default, so a checkpoint of a run at the defaults reads as
@@ -108,11 +112,11 @@ func TestShapeOptionsCompatible(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, old := shapeOptions(&o, 1<<20), shapeOptionsV2(&o, 1<<20)
-		if name == "REPEAT" { // recorded since format 2, when not 1
-			if got["repeat"] != v {
-				t.Errorf("REPEAT = %s recorded as %q", v, got["repeat"])
+		if flag := sinceFormat2[name]; flag != "" { // recorded when not at the default
+			if got[flag] != v {
+				t.Errorf("%s = %s recorded as %q", name, v, got[flag])
 			}
-			delete(got, "repeat")
+			delete(got, flag)
 		}
 		if !maps.Equal(got, old) {
 			t.Errorf("%s = %q: options %v, format 2 wrote %v", name, v, got, old)
