@@ -49,9 +49,6 @@ type Options struct {
 	OnWarnings func(host string, warnings []string)
 	// countWarnings is the Loader's own count, set by New.
 	countWarnings func(warnings []string)
-	// stripeMin, when positive, replaces minStripeBytes: tests stripe
-	// small files.
-	stripeMin int64
 
 	// What to load. Keyspace and Table are the names as stored, which
 	// case matters in: "events", or "MyEvents" for a table created as
@@ -131,8 +128,10 @@ type Options struct {
 	// large enough uncompressed file is cut into stripes, so that rows of
 	// a file in token order (a full-table export) reach every node at
 	// once (stripes.go). 1 reads every input from start to end; default
-	// DefaultReaders.
-	Readers int
+	// DefaultReaders. StripeSize is the smallest stripe: a file under
+	// two of them is read whole (default 4 MiB).
+	Readers    int
+	StripeSize int64
 
 	// Load testing. Repeat reads the input this many times, keys
 	// unchanged, so that a file makes a sustained load (default 1).
@@ -205,6 +204,7 @@ func DefaultOptions() Options {
 		FlushInterval:       time.Second,
 		VerifyBuffer:        csvparse.DefaultVerifyBuffer,
 		Readers:             DefaultReaders,
+		StripeSize:          DefaultStripeSize,
 		TTL:                 -1,
 		MaxParseErrors:      -1,
 		MaxInsertErrors:     1000,
@@ -270,6 +270,9 @@ func (o *Options) Validate() error {
 	}
 	if o.SplitPlan != "" && o.SplitCount <= 1 {
 		bad("--split-plan needs --split I/N")
+	}
+	if o.StripeSize < 1<<10 {
+		bad("stripe-size must be at least 1024 bytes, got %d", o.StripeSize)
 	}
 	if o.SplitSize < 1<<10 {
 		bad("split-size must be at least 1024 bytes, got %d", o.SplitSize)

@@ -29,7 +29,7 @@ var shapeSamples = map[string]string{
 	"MAXROWS": "5", "SKIPROWS": "2", "SKIPCOLS": "a", "REPEAT": "3", "SPLIT": "1/2", "SPLITSIZE": "1000000",
 	"HEADER": "true", "DELIMITER": "|", "QUOTE": "'", "ESCAPE": "", "ENCODING": "latin-1", "MAXRECORDBYTES": "1000",
 	"NULL": "N", "NULLMODE": "unset", "DATETIMEFORMAT": "%d/%m/%Y", "TIMEZONE": "Local", "DECIMALSEP": ",",
-	"THOUSANDSSEP": ".", "BOOLSTYLE": "Y,N", "CQLSHESCAPES": "true", "TTL": "60", "CHUNKSIZE": "10", "READERS": "3",
+	"THOUSANDSSEP": ".", "BOOLSTYLE": "Y,N", "CQLSHESCAPES": "true", "TTL": "60", "CHUNKSIZE": "10", "READERS": "3", "STRIPESIZE": "65536",
 }
 
 // TestShapeOptionsRecorded: the checkpoint records every shape option:
@@ -98,7 +98,7 @@ func shapeOptionsV2(o *Options, chunkBytes int) map[string]string {
 
 // sinceFormat2 are the shape options added since checkpoints' format 2,
 // by the flag they are recorded under.
-var sinceFormat2 = map[string]string{"REPEAT": "repeat", "READERS": "readers"}
+var sinceFormat2 = map[string]string{"REPEAT": "repeat", "READERS": "readers", "STRIPESIZE": "stripesize"}
 
 // TestShapeOptionsCompatible: the options of format 2 keep their keys
 // and forms, whatever their values; an option recorded since is left

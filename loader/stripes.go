@@ -38,9 +38,10 @@ import (
 // time.
 const DefaultReaders = 12
 
-// minStripeBytes is the smallest stripe: a file smaller than two of them
-// is read whole. Each stripe read at once holds a block of input.
-const minStripeBytes = 4 << 20
+// DefaultStripeSize is the smallest stripe by default: a file smaller
+// than two is read whole. Each stripe read at once holds a block of
+// input, and the first pass costs the same whatever the size.
+const DefaultStripeSize = 4 << 20
 
 // stripes is the striped load: its sources and, for each, the records of
 // the load before its first (the ordinal of its first record).
@@ -55,10 +56,7 @@ func stripeSources(objects []source.Object, sources []csvparse.Source, o *Option
 	if o.Readers <= 1 || o.SplitCount > 1 || o.Repeat > 1 || stamped || !csvparse.RawOffsets(o.Dialect) || len(objects) != len(sources) {
 		return nil, nil
 	}
-	minStripe := int64(minStripeBytes)
-	if o.stripeMin > 0 {
-		minStripe = o.stripeMin
-	}
+	minStripe := o.StripeSize
 	cut := make([]bool, len(objects))
 	anyCut := false
 	for i, obj := range objects {

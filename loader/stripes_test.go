@@ -71,7 +71,7 @@ func TestStripePlan(t *testing.T) {
 	o.Files = []string{path}
 	o.Dialect.Header = true
 	o.Readers = 4
-	o.stripeMin = 4 << 10
+	o.StripeSize = 4 << 10
 	objs, srcs := objectsOf(t, &o)
 	st, err := stripeSources(objs, srcs, &o, false)
 	if err != nil || st == nil {
@@ -136,7 +136,7 @@ func TestStripePlan(t *testing.T) {
 		{"--split", func(o *Options) { o.SplitCount = 2 }},
 		{"--repeat", func(o *Options) { o.Repeat = 2 }},
 		{"latin-1", func(o *Options) { o.Dialect.Encoding = "latin1" }},
-		{"too small", func(o *Options) { o.stripeMin = 1 << 30 }},
+		{"too small", func(o *Options) { o.StripeSize = 1 << 30 }},
 	} {
 		o2 := o
 		tc.mod(&o2)
@@ -161,7 +161,7 @@ func TestStripesKeepTheInputsOrder(t *testing.T) {
 		o := testOptions(t, c, "d", path)
 		o.Dialect.Header = true
 		o.Readers = readers
-		o.stripeMin = 4 << 10
+		o.StripeSize = 4 << 10
 		o.ChunkSize = 100
 		s, err := runLoad(t, o)
 		if err != nil || s.RowsWritten != int64(rows) || s.RowsFailedParse != 1 {
@@ -220,7 +220,7 @@ func TestStripesKeepEveryNodeBusy(t *testing.T) {
 		base := perNode(c)
 		o := testOptions(t, c, "s", path)
 		o.Readers = readers
-		o.stripeMin = 16 << 10
+		o.StripeSize = 16 << 10
 		o.ChunkSize = 200
 		var got []float64
 		done := make(chan struct{})
