@@ -130,6 +130,10 @@ type Loader struct {
 	splitFind time.Duration // --split's search for record starts
 	// splitSearched is the input that search read.
 	splitSearched int64
+	// stripes is how many stripes the inputs are read as (0: in order);
+	// stripeCount the CPU time of counting their records first.
+	stripes     int
+	stripeCount time.Duration
 }
 
 // Redactor returns the redactor of a run with o: it masks o.Password and
@@ -294,13 +298,15 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	// Striped, the sources are the files' stripes, read side by side.
-	st, err := stripeSources(objects, sources, &l.opts, len(l.stamps) > 0)
+	var st *stripes
+	count := cputime.Of(func() { st, err = stripeSources(objects, sources, &l.opts, len(l.stamps) > 0) })
 	if err != nil {
 		return Summary{}, err
 	}
 	interleave := 1
 	if st != nil {
 		sources, l.ordinals, interleave = st.sources, st.bases, l.opts.Readers
+		l.stripes, l.stripeCount = len(st.sources), count
 	}
 	// Held until the error files and the checkpoint are closed: see
 	// lock.go.
@@ -527,6 +533,7 @@ func (l *Loader) summary() Summary {
 	s.Split = l.split
 	s.PreviousErrFiles = l.keptErrFiles
 	s.InputsLeftOut = l.leftOut
+	s.Stripes, s.StripeCountS = l.stripes, l.stripeCount.Seconds()
 	s.SplitFindS = l.splitFind.Seconds()
 	s.SplitFindBytes = l.splitSearched
 	s.StartedAt = time.Unix(0, l.tracker.start.Load()).UTC()

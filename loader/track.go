@@ -277,6 +277,11 @@ type Summary struct {
 	// through a map: the prefix before a range of a file without quote
 	// characters, a window otherwise.
 	SplitFindBytes int64 `json:"split_find_bytes,omitempty"`
+	// Stripes is how many stripes the inputs were read as, side by side
+	// (--readers); 0 when they were read in order. StripeCountS is the
+	// CPU time of the pass that counted their records first.
+	Stripes      int     `json:"stripes,omitempty"`
+	StripeCountS float64 `json:"stripe_count_s,omitempty"`
 	// Split, with --split, says which split of which load the run was,
 	// so that cqlload summarize can tell a split missing or given twice.
 	Split *SplitOf `json:"split,omitempty"`
