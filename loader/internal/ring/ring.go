@@ -66,14 +66,8 @@ func (r *Ring) GroupOf(token int64) int {
 // Sets()-1.
 func (r *Ring) Sets() int { return max(len(r.sets), 1) }
 
-// SetOfGroup is the replica set of a batching group (GroupOf): groups
-// of one set differ only by shard.
-func (r *Ring) SetOfGroup(group int) int {
-	if r.Shards <= 1 {
-		return group
-	}
-	return group / r.Shards
-}
+// SetOf is the id of the replica set owning token.
+func (r *Ring) SetOf(token int64) int { return r.replicaSet(token) }
 
 // SetHosts are the host ids of a replica set, sorted; the slice is
 // shared: do not modify it.

@@ -208,8 +208,8 @@ func TestGroupOfSplitsReplicaSetsByShard(t *testing.T) {
 }
 
 // TestSetShares: each replica set's share of the ring is the length of
-// its ranges, the first range wrapping past the ring's end; a group's
-// set is the same whatever its shard.
+// its ranges, the first range wrapping past the ring's end; a token's
+// set holds its replicas.
 func TestSetShares(t *testing.T) {
 	const q = int64(1) << 62 // a quarter of the ring
 	nodes := []Node{
@@ -241,10 +241,9 @@ func TestSetShares(t *testing.T) {
 	if got := all.SetShares(); len(got) != 1 || math.Abs(got[0]-1) > 1e-9 {
 		t.Errorf("rf 3 of 3 nodes: shares %v, want one set with all", got)
 	}
-	r.Shards = 4
-	for _, tok := range []int64{-q - 5, 7, q - 3} {
-		if got, want := r.SetOfGroup(r.GroupOf(tok)), r.replicaSet(tok); got != want {
-			t.Errorf("token %d: set of its group %d, want %d", tok, got, want)
+	for _, tok := range []int64{-q - 5, 7, q - 3, q + 1} {
+		if got, want := r.SetHosts(r.SetOf(tok)), r.Replicas(tok); !slices.Equal(got, want) {
+			t.Errorf("token %d: set of hosts %v, want %v", tok, got, want)
 		}
 	}
 }
