@@ -38,6 +38,17 @@ func (h *hints) all() []string {
 	return append([]string(nil), h.list...)
 }
 
+// Hints returns the hints given so far, as the summary lists them: a
+// reporter shows each as it comes (the token order of the input is found
+// while loading, and worth knowing before the end). Safe at any time.
+func (l *Loader) Hints() []string {
+	hs := l.hints.all()
+	for i, h := range hs {
+		hs[i] = l.red.String(h)
+	}
+	return hs
+}
+
 // delimiterHint: a record with one field where the table expects several,
 // that another common delimiter would split into as many.
 func (l *Loader) delimiterHint(raw []byte, want int) string {
