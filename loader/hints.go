@@ -10,8 +10,10 @@ import (
 )
 
 // hints are advice about the usual first mistakes with a new file: the
-// wrong delimiter, a header line loaded as data. Each kind is given once
-// a run, in the reason of the row that shows it and in the summary.
+// wrong delimiter, a header line loaded as data; and about an input
+// whose shape slows the load (rows in token order, order.go). Each kind
+// is given once a run, in the reason of the row that shows it and in the
+// summary.
 type hints struct {
 	mu    sync.Mutex
 	given map[string]bool
