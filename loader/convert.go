@@ -18,6 +18,7 @@ import (
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/murmur3"
 	"github.com/cqlload/cqlload/internal/termsafe"
+	"github.com/cqlload/cqlload/loader/internal/tokenorder"
 	"github.com/cqlload/cqlload/schema"
 )
 
@@ -295,6 +296,7 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 // It ends when chunks is closed, or when the reader is abandoned.
 func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct{}, out chan<- *batch) error {
 	var g grouper
+	var tally tokenorder.Tally
 	for {
 		var cr *chunkRecord
 		select {
@@ -321,6 +323,7 @@ func (l *Loader) convertLoop(chunks <-chan *chunkRecord, abandoned <-chan struct
 		if cr.prior != nil {
 			rows = l.sortPriorDoubt(cr, rows)
 		}
+		l.noteOrder(cr, rows, &tally)
 		if len(rows) > 0 {
 			if err := l.ledger.dispatch(cr); err != nil {
 				// Not recorded in doubt: its updates must not be sent.

@@ -10,8 +10,10 @@ import (
 )
 
 // hints are advice about the usual first mistakes with a new file: the
-// wrong delimiter, a header line loaded as data. Each kind is given once
-// a run, in the reason of the row that shows it and in the summary.
+// wrong delimiter, a header line loaded as data; and about an input
+// whose shape slows the load (rows in token order, order.go). Each kind
+// is given once a run, in the reason of the row that shows it and in the
+// summary.
 type hints struct {
 	mu    sync.Mutex
 	given map[string]bool
@@ -36,6 +38,17 @@ func (h *hints) all() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]string(nil), h.list...)
+}
+
+// Hints returns the hints given so far, as the summary lists them: a
+// reporter shows each as it comes (the token order of the input is found
+// while loading, and worth knowing before the end). Safe at any time.
+func (l *Loader) Hints() []string {
+	hs := l.hints.all()
+	for i, h := range hs {
+		hs[i] = l.red.String(h)
+	}
+	return hs
 }
 
 // delimiterHint: a record with one field where the table expects several,

@@ -323,7 +323,8 @@ type Summary struct {
 	Reasons         []Reason `json:"reasons,omitempty"`
 	OtherReasonRows int64    `json:"other_reason_rows,omitempty"`
 	// Hints: advice about the usual first mistakes (the wrong DELIMITER,
-	// a header line loaded as data), once each.
+	// a header line loaded as data) and about an input in token order,
+	// once each.
 	Hints []string `json:"hints,omitempty"`
 	// NothingToDo: the --resume checkpoint records a completed run of the
 	// same input and options, so nothing was loaded again.

@@ -42,10 +42,14 @@ type reporter struct {
 	bar   *progressbar.ProgressBar
 	ivs   *loader.IntervalReader
 	l     *loader.Loader
+	// given returns the loader's hints so far; hints is how many of
+	// them were shown.
+	given func() []string
+	hints int
 }
 
 func startReporter(l *loader.Loader, mode string, every time.Duration, w io.Writer) *reporter {
-	r := &reporter{done: make(chan struct{}), ivs: l.Intervals(), l: l}
+	r := &reporter{done: make(chan struct{}), ivs: l.Intervals(), l: l, given: l.Hints}
 	if mode == "none" {
 		return r
 	}
@@ -82,11 +86,31 @@ func startReporter(l *loader.Loader, mode string, every time.Duration, w io.Writ
 				}
 				return
 			case <-t.C:
+				r.showHints(w)
 				r.draw(l.Progress(), w)
 			}
 		}
 	}()
 	return r
+}
+
+// showHints writes the hints given since the last report, each once, as
+// the summary will: the token order of the input is found while loading,
+// and worth knowing long before the end. The last report leaves them to
+// the summary.
+func (r *reporter) showHints(w io.Writer) {
+	hs := r.given()
+	if len(hs) <= r.hints {
+		return
+	}
+	if r.bar != nil {
+		// Above the bar, which the draw that follows puts back.
+		_ = r.bar.Clear()
+	}
+	for _, h := range hs[r.hints:] {
+		fmt.Fprintf(w, "Hint: %s\n", h)
+	}
+	r.hints = len(hs)
 }
 
 func (r *reporter) draw(p loader.Progress, w io.Writer) {

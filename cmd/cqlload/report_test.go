@@ -108,3 +108,28 @@ func TestFitParts(t *testing.T) {
 		}
 	}
 }
+
+// TestHintsShownOnce: a hint given while loading (the input's token
+// order) is written in the log at the next report, each once, above the
+// bar.
+func TestHintsShownOnce(t *testing.T) {
+	r, out := barReporter(t)
+	var given []string
+	r.given = func() []string { return given }
+	r.showHints(out)
+	if strings.Contains(out.String(), "Hint:") {
+		t.Fatalf("no hint given, shown %q", out.String())
+	}
+	given = []string{"lines 1–40000 of a.csv went to one replica set at a time"}
+	r.showHints(out)
+	r.draw(loader.Progress{RowsWritten: 1, Elapsed: time.Second}, out)
+	given = append(given, "second")
+	r.showHints(out)
+	r.showHints(out)
+	if got := strings.Count(out.String(), "Hint: lines 1–40000 of a.csv"); got != 1 {
+		t.Errorf("the first hint shown %d times: %q", got, out.String())
+	}
+	if got := strings.Count(out.String(), "Hint: second\n"); got != 1 {
+		t.Errorf("the second hint shown %d times: %q", got, out.String())
+	}
+}

@@ -62,6 +62,40 @@ func (r *Ring) GroupOf(token int64) int {
 	return set*r.Shards + shard.Of(token, r.Shards, r.IgnoreMSB)
 }
 
+// Sets is the number of distinct replica sets; set ids run from 0 to
+// Sets()-1.
+func (r *Ring) Sets() int { return max(len(r.sets), 1) }
+
+// SetOf is the id of the replica set owning token.
+func (r *Ring) SetOf(token int64) int { return r.replicaSet(token) }
+
+// SetHosts are the host ids of a replica set, sorted; the slice is
+// shared: do not modify it.
+func (r *Ring) SetHosts(set int) []string {
+	if set < 0 || set >= len(r.sets) {
+		return nil
+	}
+	return r.sets[set]
+}
+
+// SetShares is each replica set's share of the token ring, by set id:
+// the share of rows it takes when their tokens are spread at random, as
+// the Murmur3 partitioner spreads keys. They add up to 1.
+func (r *Ring) SetShares() []float64 {
+	shares := make([]float64, r.Sets())
+	if len(r.ends) <= 1 {
+		shares[0] = 1
+		return shares
+	}
+	for i, end := range r.ends {
+		prev := r.ends[(i+len(r.ends)-1)%len(r.ends)]
+		// Unsigned, the difference wraps past the ring's end as the
+		// first range does.
+		shares[r.set[i]] += float64(uint64(end)-uint64(prev)) / (1 << 64)
+	}
+	return shares
+}
+
 // Primary is the coordinator of token: its first replica in ring order
 // (local data center first), which the driver's token-aware policy picks
 // while it is up; "" when the ring is unknown.

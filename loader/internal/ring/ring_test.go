@@ -206,3 +206,44 @@ func TestGroupOfSplitsReplicaSetsByShard(t *testing.T) {
 		t.Fatalf("%d groups over 2 replica sets of 4 shards, want 8", len(seen))
 	}
 }
+
+// TestSetShares: each replica set's share of the ring is the length of
+// its ranges, the first range wrapping past the ring's end; a token's
+// set holds its replicas.
+func TestSetShares(t *testing.T) {
+	const q = int64(1) << 62 // a quarter of the ring
+	nodes := []Node{
+		{ID: "a", Tokens: []int64{-q}}, // (q, -q]: half the ring, wrapping
+		{ID: "b", Tokens: []int64{0}},  // (-q, 0]: a quarter
+		{ID: "c", Tokens: []int64{q}},  // (0, q]: a quarter
+	}
+	r := New(nodes, Replication{class: "SimpleStrategy", rf: 1}, "")
+	if r.Sets() != 3 {
+		t.Fatalf("%d sets, want 3", r.Sets())
+	}
+	want := map[string]float64{"a": 0.5, "b": 0.25, "c": 0.25}
+	sum := 0.0
+	for set, share := range r.SetShares() {
+		id := r.SetHosts(set)[0]
+		if math.Abs(share-want[id]) > 1e-9 {
+			t.Errorf("set of %s: share %v, want %v", id, share, want[id])
+		}
+		sum += share
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		t.Errorf("shares add up to %v", sum)
+	}
+	one := New(nodes[:1], Replication{class: "SimpleStrategy", rf: 1}, "")
+	if got := one.SetShares(); len(got) != 1 || got[0] != 1 {
+		t.Errorf("one node: shares %v, want [1]", got)
+	}
+	all := New(nodes, Replication{class: "SimpleStrategy", rf: 3}, "")
+	if got := all.SetShares(); len(got) != 1 || math.Abs(got[0]-1) > 1e-9 {
+		t.Errorf("rf 3 of 3 nodes: shares %v, want one set with all", got)
+	}
+	for _, tok := range []int64{-q - 5, 7, q - 3, q + 1} {
+		if got, want := r.SetHosts(r.SetOf(tok)), r.Replicas(tok); !slices.Equal(got, want) {
+			t.Errorf("token %d: set of hosts %v, want %v", tok, got, want)
+		}
+	}
+}
