@@ -235,3 +235,10 @@ func TestShapesTargets(t *testing.T) {
 		t.Errorf("report lacks %q:\n%s", line, out.String())
 	}
 }
+
+func TestOnlyRefusesAnUnknownPart(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-only", "datasets"}, &stdout, &stderr); code != 64 || !strings.Contains(stderr.String(), `-only "datasets": want capacity, splits or shapes`) {
+		t.Errorf("-only datasets: exit %d, %q", code, stderr.String())
+	}
+}
