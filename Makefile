@@ -77,7 +77,7 @@ PGO_RUNS := 1 2
 pgo: build
 	rm -rf $(BIN)/pgo
 	for i in $(PGO_RUNS); do $(GO) run ./bench -rows 1000000 -alloc-rows 1000000 -datasets narrow,1kb,wide,rich -store narrow \
-	  -scale 0 -capacity=false -splits=false -repeat 1 -profile $(BIN)/pgo/$$i -json $(BIN)/pgo/$$i.json -plot "" || exit 1; done
+	  -scale 0 -capacity=false -splits=false -shapes=false -repeat 1 -profile $(BIN)/pgo/$$i -json $(BIN)/pgo/$$i.json -plot "" || exit 1; done
 	$(GO) tool pprof -proto $(BIN)/pgo/*/*.cpu.pprof > cmd/cqlload/default.pgo
 
 # Starts cqlsim, applies the demo schema, loads testdata/ with a progress

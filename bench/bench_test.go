@@ -194,7 +194,7 @@ func TestProgressLines(t *testing.T) {
 		"Processed: 12345 rows; Rate: 24690 rows/s; Rejected: 0; Elapsed: 0.5s (50.0%)\n" +
 		"Processed: 20000 rows; Rate: 0 rows/s; Rejected: 3; Elapsed: 2.0s; interval 0.5s: 15310 rows/s, 766 req/s, latency ms p50 0.60 p95 2.10 p99 5.00 max 12.00, 0 errors (0.0%), 0 retries, in-flight limit 48\n"
 	var other bytes.Buffer
-	got := readSamples(strings.NewReader(in), &other)
+	got, lines := readSamples(strings.NewReader(in), &other)
 	want := []sample{{t: 500 * time.Millisecond}, {t: 500 * time.Millisecond, rows: 12345}, {t: 2 * time.Second, rows: 20000, rate: 15310, limit: 48}}
 	if len(got) != len(want) {
 		t.Fatalf("samples %+v, want %+v", got, want)
@@ -206,6 +206,9 @@ func TestProgressLines(t *testing.T) {
 	}
 	if !strings.Contains(other.String(), "warning: something") {
 		t.Errorf("other lines %q lost the warning", other.String())
+	}
+	if len(lines) != 1 || lines[0].text != "2026/01/01 warning: something" || lines[0].after != 1 {
+		t.Errorf("log lines %+v, want the warning after the first sample", lines)
 	}
 }
 
@@ -361,6 +364,65 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	if fi, err := os.Stat(rep.Capacity.Plot); err != nil || fi.Size() == 0 {
 		t.Errorf("capacity plot %q: %v", rep.Capacity.Plot, err)
+	}
+	checkShapesSmoke(t, &rep, stdout.String(), rows)
+}
+
+// checkShapesSmoke: the shapes table has every scenario, each wrote all
+// its rows and none was rejected, and the figures are plausible: the
+// busiest node's share from the rows' tokens is what cqlsim counted.
+func checkShapesSmoke(t *testing.T, rep *report, stdout string, rows int64) {
+	t.Helper()
+	sr := rep.Shapes
+	if sr == nil || sr.PerNodeRPS <= 0 || sr.PerNodeRPS != rep.Capacity.PerNodeRPS || sr.Rows != rows {
+		t.Fatalf("shapes %+v, want a per-node capacity (the capacity scenarios', %v) and %d rows", sr, rep.Capacity.PerNodeRPS, rows)
+	}
+	if !strings.Contains(stdout, "\nShapes (") {
+		t.Error("the report lacks the shapes table")
+	}
+	small := rows / 10
+	want := map[string]int64{
+		"token-sorted, 1 token per node": rows, "key-sorted, 1 token per node": rows, "shuffled, 1 token per node": rows,
+		"token-sorted, 16 tokens per node": rows, "key-sorted, 16 tokens per node": rows, "shuffled, 16 tokens per node": rows,
+		fmt.Sprintf("%d rows in one file", small): small, fmt.Sprintf("%d files of 10 rows", small/10): small,
+		"token-sorted, one gzip member, 1 token per node": rows,
+	}
+	for _, r := range sr.Runs {
+		n, ok := want[r.Scenario]
+		if !ok {
+			t.Errorf("unexpected or repeated shapes scenario %q", r.Scenario)
+			continue
+		}
+		delete(want, r.Scenario)
+		if r.Rows != n || r.Rejected != 0 {
+			t.Errorf("%s: %d rows written, %d rejected; want %d, none", r.Scenario, r.Rows, r.Rejected, n)
+		}
+		if r.BusiestShare < 1.0/3 || r.BusiestShare > 1 || r.BoundRPS <= 0 || r.RowsPerS <= 0 || r.Share <= 0 || r.PeakRSSMiB <= 0 {
+			t.Errorf("%s: implausible figures %+v", r.Scenario, r)
+		}
+		if d := r.BusiestShare - r.CoordinatedShare; d < -0.02 || d > 0.02 {
+			t.Errorf("%s: the busiest node's share %.3f from the tokens, %.3f from cqlsim's counts", r.Scenario, r.BusiestShare, r.CoordinatedShare)
+		}
+		if (r.Kind == kindManyFiles) != (int64(r.Files) == small/10) {
+			t.Errorf("%s: %d files", r.Scenario, r.Files)
+		}
+		if !strings.Contains(stdout, r.Scenario) {
+			t.Errorf("the table lacks %s", r.Scenario)
+		}
+	}
+	for name := range want {
+		t.Errorf("no shapes scenario %q", name)
+	}
+	// One target per order and token count, the small files', the
+	// warning's (met, missed or not measured) and peak RSS.
+	n := 0
+	for _, tg := range rep.Targets {
+		if strings.HasPrefix(tg.What, "shapes: ") {
+			n++
+		}
+	}
+	if n != 9 {
+		t.Errorf("%d shapes targets, want 9", n)
 	}
 }
 

@@ -86,7 +86,7 @@ func runCapacity(ctx context.Context, cfg config, rep *report, d dataset, file, 
 			CapacityRPS: fixed.Summary.RowsPerSec, Share: adaptive.Summary.RowsPerSec / fixed.Summary.RowsPerSec,
 			P50: adaptive.Summary.Latency.P50, P99: adaptive.Summary.Latency.P99})
 	cr.UnloadedP50 = adaptive.Summary.Latency.P50
-	c := math.Round(fixed.Summary.RowsPerSec / 2 / 3)
+	c := perNodeCapacity(fixed.Summary.RowsPerSec)
 	cr.PerNodeRPS = c
 	logf("capacity: unlimited %.0f rows/s fixed, %.0f adaptive; each node now at %.0f rows/s", fixed.Summary.RowsPerSec, adaptive.Summary.RowsPerSec, c)
 
@@ -94,7 +94,7 @@ func runCapacity(ctx context.Context, cfg config, rep *report, d dataset, file, 
 	// cqlsim's tokens give the nodes unequal shares, and the busiest node
 	// at its capacity bounds the run (3·C only with equal shares).
 	for _, mode := range []string{"shed", "queue", "timeout"} {
-		r, err := capacityScenario(ctx, cfg, d, file, work, "capacity, "+mode, 0, []string{"--capacity", ftoa(c), "--overload", mode}, nil)
+		r, _, err := capacityScenario(ctx, cfg, d, file, work, capacitySetup{name: "capacity, " + mode, simArgs: []string{"--capacity", ftoa(c), "--overload", mode}})
 		if err != nil {
 			return err
 		}
@@ -104,8 +104,8 @@ func runCapacity(ctx context.Context, cfg config, rep *report, d dataset, file, 
 
 	// One node at a quarter of the others' capacity: the run can go no
 	// faster than that node's share of the tokens lets it.
-	slow, err := capacityScenario(ctx, cfg, d, file, work, "one node at C/4", 0, []string{"--capacity", ftoa(c)},
-		func(s *sim) error { return setCapacity(s, 1, c/4) })
+	slow, _, err := capacityScenario(ctx, cfg, d, file, work, capacitySetup{name: "one node at C/4", simArgs: []string{"--capacity", ftoa(c)},
+		prepare: func(s *sim) error { return setCapacity(s, 1, c/4) }})
 	if err != nil {
 		return err
 	}
@@ -127,41 +127,62 @@ func runCapacity(ctx context.Context, cfg config, rep *report, d dataset, file, 
 	return nil
 }
 
+// perNodeCapacity is the capacity C of each of the 3 nodes given what
+// cqlload reaches against the unlimited cluster with a fixed limit: 3·C
+// is half of that, so that the cluster, not cqlload, sets the pace.
+func perNodeCapacity(unlimited float64) float64 { return math.Round(unlimited / 2 / 3) }
+
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 0, 64) }
 
-// capacityScenario loads file into a fresh cluster started with simArgs,
-// after prepare (if any) has shaped it; bound is the cluster's capacity in
-// rows/s, or 0 to derive it from each node's share of the rows.
-func capacityScenario(ctx context.Context, cfg config, d dataset, file, work, name string, bound float64, simArgs []string, prepare func(*sim) error) (capacityRun, error) {
-	r := capacityRun{Scenario: name}
-	s, err := startSim(ctx, cfg.bin, work, true, 0, simArgs...)
+// capacitySetup is one load against a cluster with a capacity: the
+// capacity scenarios' and the shapes'.
+type capacitySetup struct {
+	name       string
+	simArgs    []string         // cqlsim's flags beside startSim's own
+	loaderArgs []string         // cqlload's flags beside runLoader's own
+	prepare    func(*sim) error // shapes the started cluster; nil: nothing
+	// bound is the cluster's capacity for the run in rows/s, given the
+	// cluster and its counters over the run; nil derives it from each
+	// node's share of the rows it coordinated (shareBound).
+	bound func(*sim, simCounters) (float64, error)
+}
+
+// capacityScenario loads file into a fresh cluster started with
+// sc.simArgs, after sc.prepare (if any) has shaped it, and returns the
+// run's figures against its bound and the cqlload run itself.
+func capacityScenario(ctx context.Context, cfg config, d dataset, file, work string, sc capacitySetup) (capacityRun, loaderRun, error) {
+	r := capacityRun{Scenario: sc.name}
+	var lr loaderRun
+	s, err := startSim(ctx, cfg.bin, work, true, 0, sc.simArgs...)
 	if err != nil {
-		return r, err
+		return r, lr, err
 	}
 	defer s.close()
-	if prepare != nil {
-		if err := prepare(s); err != nil {
-			return r, err
+	if sc.prepare != nil {
+		if err := sc.prepare(s); err != nil {
+			return r, lr, err
 		}
 	}
 	before, err := s.counters()
 	if err != nil {
-		return r, err
+		return r, lr, err
 	}
-	lr, err := runLoader(ctx, cfg.bin, s, d.table, file, work)
+	lr, err = runLoader(ctx, cfg.bin, s, d.table, file, work, sc.loaderArgs...)
 	if err != nil {
-		return r, err
+		return r, lr, err
 	}
 	after, err := s.counters()
 	if err != nil {
-		return r, err
+		return r, lr, err
 	}
 	delta := after.sub(before)
-	if bound == 0 {
-		bound, err = shareBound(s, delta)
-		if err != nil {
-			return r, err
-		}
+	boundOf := sc.bound
+	if boundOf == nil {
+		boundOf = shareBound
+	}
+	bound, err := boundOf(s, delta)
+	if err != nil {
+		return r, lr, err
 	}
 	sum := lr.Summary
 	r.CapacityRPS, r.RowsPerS = bound, sum.RowsPerSec
@@ -169,7 +190,7 @@ func capacityScenario(ctx context.Context, cfg config, d dataset, file, work, na
 	r.Rejected = sum.RowsFailedInsert + sum.RowsUnknown + sum.RowsNotSent
 	r.Requests, r.Overloaded = sum.Requests, delta.Overloaded
 	r.P50, r.P99 = sum.Latency.P50, sum.Latency.P99
-	return r, nil
+	return r, lr, nil
 }
 
 // shareBound is the rate the slowest node lets the run reach: each node
@@ -204,18 +225,35 @@ func getJSON(url string, v any) error {
 	return json.NewDecoder(resp.Body).Decode(v)
 }
 
-func nodeCapacities(s *sim) ([]float64, error) {
-	var out []float64
+// simNode is what the benchmark reads of a node's state (GET /nodes/{n}).
+type simNode struct {
+	Capacity struct {
+		RowsPerSec float64 `json:"rows_per_sec"`
+	} `json:"capacity"`
+	Tokens []int64 `json:"tokens"`
+}
+
+// nodeStates reads the state of the 3 nodes startSim starts.
+func nodeStates(s *sim) ([]simNode, error) {
+	var out []simNode
 	for n := 1; n <= 3; n++ {
-		var st struct {
-			Capacity struct {
-				RowsPerSec float64 `json:"rows_per_sec"`
-			} `json:"capacity"`
-		}
+		var st simNode
 		if err := getJSON("http://"+s.statsAddr+"/nodes/"+strconv.Itoa(n), &st); err != nil {
 			return nil, err
 		}
-		out = append(out, st.Capacity.RowsPerSec)
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func nodeCapacities(s *sim) ([]float64, error) {
+	nodes, err := nodeStates(s)
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	for _, n := range nodes {
+		out = append(out, n.Capacity.RowsPerSec)
 	}
 	return out, nil
 }

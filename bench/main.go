@@ -5,7 +5,7 @@
 // floor ("floor", see package bench/floor) on the same file, and prints
 // one table; the figures also go to a JSON file.
 //
-//	go run ./bench [-rows N] [-bin DIR] [-json FILE] [-datasets a,b] [-scale K]
+//	go run ./bench [-rows N] [-bin DIR] [-json FILE] [-datasets a,b] [-scale K] [-only capacity|splits|shapes]
 //
 // BENCH_ROWS sets the default of -rows (1,000,000) and BENCH_DIR keeps the
 // generated datasets in that directory instead of a temporary one.
@@ -67,6 +67,7 @@ type config struct {
 	repeat                   int
 	capacity                 bool
 	splits                   bool
+	shapes                   bool
 	capacityPhase            time.Duration
 	plotPath                 string
 	log                      io.Writer
@@ -106,6 +107,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.profileDir, "profile", "", "write CPU and allocation profiles of the in-process runs to this directory")
 	fs.BoolVar(&cfg.capacity, "capacity", true, "also run the capacity scenarios (nodes with a capacity, narrow dataset)")
 	fs.BoolVar(&cfg.splits, "splits", true, "also load twice -rows narrow rows with 1, 2 and 4 --split processes")
+	fs.BoolVar(&cfg.shapes, "shapes", true, "also run the shapes scenarios (narrow rows token-sorted, key-sorted, shuffled, in many small files, as one gzip member, against nodes with a capacity)")
+	only := fs.String("only", "", "run only this part: capacity, splits or shapes (no datasets table, store mode or memory scaling)")
 	fs.DurationVar(&cfg.capacityPhase, "capacity-phase", 5*time.Second, "each phase of the capacity change scenario (full, halved, restored)")
 	fs.StringVar(&cfg.plotPath, "plot", filepath.Join("bench", "capacity.png"), "draw the capacity change here (PNG or SVG by extension); empty: do not")
 	fs.IntVar(&cfg.shards, "shards", 0, "make cqlsim announce ScyllaDB sharding with this many shards per node, and report the share of rows written on their shard")
@@ -114,6 +117,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 || cfg.rows < 1 {
 		fmt.Fprintln(stderr, "bench: unexpected arguments; see -help")
+		return 64
+	}
+	switch *only {
+	case "":
+	case "capacity", "splits", "shapes":
+		*names, cfg.store, cfg.scale = "", "", 0
+		cfg.capacity, cfg.splits, cfg.shapes = *only == "capacity", *only == "splits", *only == "shapes"
+	default:
+		fmt.Fprintf(stderr, "bench: -only %q: want capacity, splits or shapes\n", *only)
 		return 64
 	}
 	for _, n := range strings.Split(*names, ",") {
@@ -255,6 +267,18 @@ func runAll(ctx context.Context, cfg config, rep *report) error {
 		}
 		logf("capacity scenarios on %s", filepath.Base(file))
 		if err := runCapacity(ctx, cfg, rep, d, file, work, logf); err != nil {
+			return err
+		}
+	}
+
+	if cfg.shapes {
+		d, _ := findDataset("narrow")
+		file, _, err := prepare(dataDir, d, cfg.rows, logf)
+		if err != nil {
+			return err
+		}
+		logf("shapes scenarios on %s", filepath.Base(file))
+		if err := runShapes(ctx, cfg, rep, d, file, work, logf); err != nil {
 			return err
 		}
 	}

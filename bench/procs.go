@@ -257,19 +257,29 @@ var (
 	intervalRE  = regexp.MustCompile(`interval [0-9.]+s: (\d+) rows/s,.* in-flight limit (\d+)`)
 )
 
+// logLine is a line of cqlload's log that is not progress, with the
+// number of progress lines before it: where in the run it was said.
+type logLine struct {
+	text  string
+	after int // samples before it
+}
+
 // readSamples collects cqlload's progress lines. Each line's time comes
 // from the line itself, not from when it was read: a busy machine delays
 // the reading, and lines then arrive in bursts. Rows ÷ rate recovers the
 // elapsed time cqlload printed to a tenth of a second, with the rate's
-// precision. Lines that are not progress are kept for error messages.
-func readSamples(r io.Reader, other *bytes.Buffer) []sample {
+// precision. Lines that are not progress are kept for error messages,
+// and returned with their place among the samples.
+func readSamples(r io.Reader, other *bytes.Buffer) ([]sample, []logLine) {
 	var out []sample
+	var lines []logLine
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()
 		m := processedRE.FindStringSubmatch(line)
 		if m == nil {
 			other.WriteString(line + "\n")
+			lines = append(lines, logLine{text: line, after: len(out)})
 			continue
 		}
 		n, _ := strconv.ParseInt(m[1], 10, 64)
@@ -285,7 +295,7 @@ func readSamples(r io.Reader, other *bytes.Buffer) []sample {
 		}
 		out = append(out, smp)
 	}
-	return out
+	return out, lines
 }
 
 // steadyRate is the write rate once the run is under way: from the first
@@ -419,6 +429,7 @@ func parseHWM(status []byte) (int64, bool) {
 type loaderRun struct {
 	procStats
 	Samples []sample
+	Log     []logLine // the lines that are not progress
 	Summary loader.Summary
 }
 
@@ -451,7 +462,7 @@ func runLoaderEnv(ctx context.Context, bin string, s *sim, env []string, table, 
 		return lr, fmt.Errorf("start cqlload: %w", err)
 	}
 	rss := watchRSS(cmd.Process.Pid)
-	lr.Samples = readSamples(stderr, &other)
+	lr.Samples, lr.Log = readSamples(stderr, &other)
 	werr := cmd.Wait()
 	lr.procStats = statsOf(cmd.ProcessState, time.Since(start), rss.finish())
 	if werr != nil {

@@ -23,6 +23,7 @@ type report struct {
 	Targets        []target        `json:"targets,omitempty"`
 	Capacity       *capacityReport `json:"capacity,omitempty"`
 	Splits         []splitRun      `json:"splits,omitempty"`
+	Shapes         *shapesReport   `json:"shapes,omitempty"`
 	// ScanFloorMsPerGB is the least CPU a scan of the split file for a
 	// quote can cost on this machine: bytes.IndexByte over it in memory.
 	ScanFloorMsPerGB float64 `json:"split_scan_floor_ms_per_gb,omitempty"`
@@ -83,6 +84,9 @@ func checkTargets(r *report) []target {
 		ts = append(ts, capacityTargets(r.Capacity)...)
 	}
 	ts = append(ts, splitTargets(r.Splits)...)
+	if r.Shapes != nil {
+		ts = append(ts, shapesTargets(r.Shapes)...)
+	}
 	return ts
 }
 
@@ -223,6 +227,9 @@ func printReport(w io.Writer, r *report) {
 	}
 	if len(r.Splits) > 0 {
 		printSplits(w, r.Splits, 2*r.RowsPerDataset, r.ScanFloorMsPerGB)
+	}
+	if r.Shapes != nil {
+		printShapes(w, r.Shapes)
 	}
 	if len(r.Targets) > 0 {
 		if r.RowsPerDataset < 100_000 {

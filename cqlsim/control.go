@@ -173,6 +173,10 @@ type nodeState struct {
 	Fault   faultState `json:"fault"`
 	// Capacity is Node.Capacity.
 	Capacity capacityState `json:"capacity"`
+	// Tokens are the node's tokens in ascending order, as system.local
+	// and system.peers give them: a benchmark or test outside the
+	// process reads the ring here to tell each node's share of its rows.
+	Tokens []int64 `json:"tokens"`
 }
 
 type capacityState struct {
@@ -202,7 +206,7 @@ func (n *Node) state() nodeState {
 	}
 	rate, mode := n.Capacity()
 	return nodeState{Node: n.info.index + 1, Address: n.info.addr.String(), Up: n.Running(), Paused: n.Paused(), Fault: fs,
-		Capacity: capacityState{RowsPerSec: rate, Mode: mode}}
+		Capacity: capacityState{RowsPerSec: rate, Mode: mode}, Tokens: append([]int64(nil), n.info.tokens...)}
 }
 
 // parseCapacity reads the parameters of POST /nodes/{n}/capacity:

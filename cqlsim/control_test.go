@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -351,5 +353,26 @@ func TestControlRefusesBrowserRequests(t *testing.T) {
 				t.Errorf("status %d, node stopped: %v", resp.StatusCode, stopped)
 			}
 		})
+	}
+}
+
+// TestControlNodeTokens: GET /nodes/{n} gives the node's tokens, the
+// ring a process outside reads to tell each node's share of its rows.
+func TestControlNodeTokens(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 3, VNodes: 4})
+	c := newControl(t, cl)
+	for i := range 3 {
+		code, body := c.do(http.MethodGet, "/nodes/"+strconv.Itoa(i+1))
+		if code != http.StatusOK {
+			t.Fatalf("GET /nodes/%d: %d %s", i+1, code, body)
+		}
+		var st nodeState
+		if err := json.Unmarshal([]byte(body), &st); err != nil {
+			t.Fatalf("GET /nodes/%d: %v in %s", i+1, err, body)
+		}
+		want := cl.Tokens(i)
+		if len(want) != 4 || !slices.Equal(st.Tokens, want) {
+			t.Errorf("node %d: tokens %v, want %v (4, ascending)", i+1, st.Tokens, want)
+		}
 	}
 }

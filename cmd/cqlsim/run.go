@@ -99,7 +99,8 @@ const httpUsage = `HTTP on --stats-addr (n counts from 1, as in /stats):
                               written (as a replica, on its shard), batches,
                               errors sent by kind (injected and real), capacity
                               (setting, queue length, errors it caused); the process
-  GET  /nodes/{n}             the node's state: up, paused, fault, capacity
+  GET  /nodes/{n}             the node's state: up, paused, fault, capacity,
+                              tokens (ascending)
   POST /nodes/{n}/stop        kill the node: connections closed, port refused,
                               data kept; the other nodes announce it DOWN
   POST /nodes/{n}/start       bring it back with its data, announced UP
