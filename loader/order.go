@@ -128,19 +128,19 @@ func inputKindOf(inputs []source.Object, name string) inputKind {
 }
 
 // orderRemedy is what to do about an input read in token order, by its
-// kind. Every input is read from its start, in one pass, so each remedy
-// has several processes read one file from several places at once
-// (--split), or the rows shuffled. A loader that reads a file from
-// several places itself changes these words, here only.
+// kind. cqlload reads a plain file from several places at once (stripes,
+// --readers), so the remedy of a stream or a compressed file is a plain
+// file; a plain file read in order was not striped, and the remedy says
+// what stripes need.
 func orderRemedy(kind inputKind) string {
-	const split = "--split I/N in N processes at once (N at least the number of nodes), each reading its own part of the file"
+	const stripes = "cqlload reads a plain UTF-8 file of at least two --stripe-size from --readers places at once"
 	switch kind {
 	case streamInput:
-		return "A stream is read in order: write it to a file and load that with " + split + "; or shuffle the rows"
+		return "A stream is read in order: write it to a file and load that (" + stripes + "); or shuffle the rows"
 	case gzipFile:
-		return "A gzip file is read from its start: decompress it and load the plain file with " + split + "; or shuffle the rows"
+		return "A gzip file is read from its start: decompress it and load the plain file (" + stripes + "); or shuffle the rows"
 	case zstdFile:
-		return "A zstd file is read from its start: decompress it and load the plain file with " + split + "; or shuffle the rows"
+		return "A zstd file is read from its start: decompress it and load the plain file (" + stripes + "); or shuffle the rows"
 	}
-	return "Load it with " + split + "; or shuffle the rows"
+	return "It was read from its start: " + stripes + ", without SKIPROWS, MAXROWS or --repeat; or load it with --split I/N in N processes at once; or shuffle the rows"
 }

@@ -37,7 +37,7 @@ func TestOrderHint(t *testing.T) {
 		partitions int
 		want       []string
 	}{
-		{"plain.csv", 0, []string{"lines 10–40009 of plain.csv", "of 3 (10.0.0.2, then 10.0.0.3)", "token order", "Load it with --split I/N"}},
+		{"plain.csv", 0, []string{"lines 10–40009 of plain.csv", "of 3 (10.0.0.2, then 10.0.0.3)", "token order", "load it with --split I/N"}},
 		{"export.gz", 0, []string{"A gzip file", "decompress it"}},
 		{"export", 0, []string{"A gzip file"}},
 		{"export.zst", 0, []string{"A zstd file", "decompress it"}},
