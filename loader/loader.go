@@ -79,6 +79,9 @@ type Loader struct {
 	// the records of the load before it (stripes.go); nil when the
 	// sources are read one after another, which counts them as it goes.
 	ordinals []int64
+	// fileOf holds, for a striped load, each source's file: the index of
+	// its first stripe; nil when every source is a file.
+	fileOf []int
 	// stamps: the write timestamps that the logs of inputs that are error
 	// files give their rows, by input name (stamps.go).
 	stamps map[string][]int64
@@ -308,7 +311,7 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	}
 	interleave := 1
 	if st != nil {
-		sources, l.ordinals, interleave = st.sources, st.bases, l.opts.Readers
+		sources, l.ordinals, l.fileOf, interleave = st.sources, st.bases, st.first, l.opts.Readers
 		l.stripes, l.stripeCount = len(st.sources), count
 	}
 	// Held until the error files and the checkpoint are closed: see
@@ -665,6 +668,9 @@ func (l *Loader) maxHeaderFields() int {
 // list of unknown names made a 62 KB file a 69 MB log.
 func (l *Loader) planFor(source int, file string, header []string, headerFields int) (*plan, error) {
 	key := source
+	if l.fileOf != nil && source >= 0 {
+		key = l.fileOf[source] // a file's stripes share its header
+	}
 	byHeader := l.opts.Dialect.Header && len(l.opts.Columns) == 0
 	if !byHeader {
 		key = -1

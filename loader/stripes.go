@@ -48,6 +48,10 @@ const DefaultStripeSize = 4 << 20
 type stripes struct {
 	sources []csvparse.Source
 	bases   []int64
+	// first holds, for each source, the index of its file's first
+	// stripe: what is said once per file (a header that does not fit)
+	// is said once.
+	first []int
 }
 
 // stripeSources cuts the inputs into stripes, or returns nil when the
@@ -93,9 +97,11 @@ func stripeSources(objects []source.Object, sources []csvparse.Source, o *Option
 			// wrong with it, where a pass ahead has nobody to tell.
 			return nil, nil
 		}
+		first := len(st.sources)
 		if len(starts) == 1 {
 			st.sources = append(st.sources, sources[i])
 			st.bases = append(st.bases, before)
+			st.first = append(st.first, first)
 			before += records
 			continue
 		}
@@ -116,6 +122,7 @@ func stripeSources(objects []source.Object, sources []csvparse.Source, o *Option
 			r.Listed = sources[i].Listed
 			st.sources = append(st.sources, r)
 			st.bases = append(st.bases, before+s.ordinal)
+			st.first = append(st.first, first)
 		}
 		before += records
 	}

@@ -292,3 +292,25 @@ func tokenOfBigint(k int64) int64 {
 	}
 	return murmur3.Token(b[:])
 }
+
+// TestStripesBadHeaderOnce: a header that does not fit the table is said
+// once for its file, however many stripes read it, and every row is
+// rejected with it.
+func TestStripesBadHeaderOnce(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.d (k int, c int, v text, n int, PRIMARY KEY (k, c));`, nil)
+	path, rows := dupsFile(t, 3000, 0)
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, append([]byte("k,c,v,nope"), data[len("k,c,v,n"):]...), 0o644)
+	o := testOptions(t, c, "d", path)
+	o.Dialect.Header = true
+	o.Readers = 4
+	o.StripeSize = 4 << 10
+	s, _ := runLoad(t, o)
+	if s.Stripes != 4 || s.RowsWritten != 0 || s.RowsFailedParse != int64(rows) {
+		t.Fatalf("%d stripes, %d written, %d failed parse; want 4, 0, %d", s.Stripes, s.RowsWritten, s.RowsFailedParse, rows)
+	}
+	log, _ := os.ReadFile(o.ErrFile + ".log")
+	if n := strings.Count(string(log), ": header: "); n != 1 {
+		t.Errorf("the header's reason is in the log %d times, want once:\n%.2000s", n, log)
+	}
+}
