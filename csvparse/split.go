@@ -363,11 +363,17 @@ func (s *Splitter) openSource(idx int) (*fileState, error) {
 	// a move to a full block.
 	first := int64(s.blockSize)
 	if src.Size >= 0 {
-		growth := int64(2)
-		if in.compressed {
-			growth = 8
+		// Plain UTF-8 read as it is takes its size and a little room to
+		// see the end: the 4 KiB left over by a guess for decoded input
+		// were most of what each of 10,000 small files allocated.
+		growth, room := int64(1), int64(512)
+		switch {
+		case in.compressed:
+			growth, room = 8, 4096
+		case s.enc != nil:
+			growth, room = 2, 4096
 		}
-		first = min(first, growth*src.Size+4096)
+		first = min(first, growth*src.Size+room)
 	}
 	f.blk = s.newBlock(int(first))
 	f.buf = f.blk.buf

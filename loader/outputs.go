@@ -64,29 +64,61 @@ func outputFiles(o *Options, others ...outputFile) []outputFile {
 
 // checkOutputs refuses outputs that are inputs: a local input whose path
 // is an output's (or one of its numbered ones), or that is the same file
-// as an output that exists.
+// as an output that exists. Each output is resolved and looked up once,
+// and an input is looked up only when some output exists: with 10,000
+// small inputs, a Getwd and a stat per input and output took longer than
+// loading them.
 func checkOutputs(objects []source.Object, outs []outputFile) error {
+	type resolved struct {
+		outputFile
+		abs string
+		st  os.FileInfo // nil: it does not exist, or it stands for numbered files
+	}
+	cwd, cwdErr := os.Getwd()
+	absOf := func(p string) (string, bool) {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p), true
+		}
+		if cwdErr != nil {
+			return "", false
+		}
+		return filepath.Join(cwd, p), true
+	}
+	var res []resolved
+	anyExists := false
+	for _, out := range outs {
+		p, ok := absOf(out.path)
+		if !ok {
+			continue
+		}
+		r := resolved{outputFile: out, abs: p}
+		if !out.numbered {
+			if st, err := os.Stat(out.path); err == nil {
+				r.st, anyExists = st, true
+			}
+		}
+		res = append(res, r)
+	}
 	for _, obj := range objects {
 		local, ok := source.LocalPath(obj.Name)
 		if obj.Size < 0 || !ok {
 			continue // standard input, a pipe, an object in storage
 		}
-		in, err := filepath.Abs(local)
-		if err != nil {
+		in, ok := absOf(local)
+		if !ok {
 			continue
 		}
-		inSt, inErr := os.Stat(local)
-		for _, out := range outs {
-			p, err := filepath.Abs(out.path)
-			if err != nil {
-				continue
-			}
-			clash := in == p
+		var inSt os.FileInfo
+		if anyExists {
+			inSt, _ = os.Stat(local)
+		}
+		for _, out := range res {
+			clash := in == out.abs
 			if out.numbered {
-				rest, ok := strings.CutPrefix(in, p)
+				rest, ok := strings.CutPrefix(in, out.abs)
 				clash = ok && runlog.NumberedSuffix(rest)
-			} else if outSt, err := os.Stat(out.path); !clash && err == nil && inErr == nil {
-				clash = os.SameFile(inSt, outSt)
+			} else if !clash && out.st != nil && inSt != nil {
+				clash = os.SameFile(inSt, out.st)
 			}
 			if clash {
 				name := out.path

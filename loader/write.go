@@ -16,9 +16,8 @@ import (
 
 // batch is a group of rows of one chunk sent as one request.
 type batch struct {
-	rows []*row
+	rows []*row // of one chunk or several (row.rec)
 	plan *plan
-	rec  *chunkRecord
 	host string // the coordinator, whose in-flight limit the batch takes
 	// pinned: sent to host itself, not where the driver would route it
 	// (reroute moved it off a coordinator that stopped answering).
@@ -33,13 +32,13 @@ type batch struct {
 func (l *Loader) send(ctx *stall.Attempts, b *batch) {
 	if l.opts.DryRun {
 		l.releasePermit(b, 0, limit.Ignore)
-		l.ledger.notSentDryRun(b.rec, len(b.rows))
+		byChunk(b.rows, func(cr *chunkRecord, rows []*row) { l.ledger.notSentDryRun(cr, len(rows)) })
 		return
 	}
 	if l.life.skipping() {
 		// --duration ended the run: what is not sent yet is skipped.
 		l.releasePermit(b, 0, limit.Ignore)
-		l.ledger.notSentByDuration(b.rec, len(b.rows))
+		byChunk(b.rows, func(cr *chunkRecord, rows []*row) { l.ledger.notSentByDuration(cr, len(rows)) })
 		return
 	}
 	if l.life.stopped() {
@@ -158,7 +157,7 @@ func (l *Loader) waitTurn(ctx *stall.Attempts, w *writing, attempt int) (stopped
 func (l *Loader) recordSending(w *writing, attempt int) bool {
 	b := w.b
 	if !b.plan.counter && attempt == 1 {
-		if err := l.ledger.sendingInsert(b.rec.seq); err != nil {
+		if err := l.ledger.sendingInsert(lastSeq(w.rows)); err != nil {
 			// Not recorded: a resumed run could call a row it
 			// wrote failed.
 			l.ledger.fail(err)
@@ -168,7 +167,9 @@ func (l *Loader) recordSending(w *writing, attempt int) bool {
 	}
 	if b.plan.counter && !w.marked {
 		w.marked = true
-		if err := l.ledger.sending(b.rec, w.rows); err != nil {
+		var err error
+		byChunk(w.rows, func(cr *chunkRecord, rows []*row) { err = cmp.Or(err, l.ledger.sending(cr, rows)) })
+		if err != nil {
 			// Not recorded: sending could count it twice on resume.
 			l.ledger.fail(err)
 			l.settleRows(b, w.rows, notSent, "the counter journal could not be written: "+err.Error())
@@ -210,7 +211,7 @@ func (l *Loader) attempt(ctx *stall.Attempts, w *writing, attempt int) *WriteErr
 			bytes += int(r.size)
 		}
 		l.tracker.acked(len(w.rows), bytes, end.UnixNano())
-		l.ledger.wrote(b.rec, w.rows)
+		byChunk(w.rows, l.ledger.wrote)
 		return nil
 	}
 	we := classify(err)
@@ -239,7 +240,7 @@ func (l *Loader) failed(ctx *stall.Attempts, w *writing, attempt int, we *WriteE
 		// Refused, nothing applied: a run killed while it waits to
 		// retry leaves them sendable, not unknown. The retry marks
 		// them sent again first.
-		l.ledger.refused(b.rec, w.rows)
+		byChunk(w.rows, l.ledger.refused)
 		w.marked = false
 	}
 	if w.firstFailure.IsZero() {
@@ -366,13 +367,16 @@ func (l *Loader) giveUp(b *batch, rows []*row, mayBeApplied bool, reason string)
 // request was invalid (invalid: a row refused on its own, as it would
 // have been in any run).
 func (l *Loader) rejectInsert(b *batch, rows []*row, reason string, mayBeApplied, invalid bool) {
-	switch {
-	case mayBeApplied:
+	if mayBeApplied {
 		l.settleRows(b, rows, unknown, reason+"; an attempt may have been applied")
-	case b.rec.priorSent && !invalid:
-		l.settleRows(b, rows, unknown, reason+"; the run this one resumed may have written it")
-	default:
-		l.settleRows(b, rows, rejectedInsert, reason)
+	} else {
+		byChunk(rows, func(cr *chunkRecord, rows []*row) {
+			if cr.priorSent && !invalid {
+				l.settleRows(b, rows, unknown, reason+"; the run this one resumed may have written it")
+			} else {
+				l.settleRows(b, rows, rejectedInsert, reason)
+			}
+		})
 	}
 	l.checkInsertErrors(len(rows), reason)
 }
@@ -395,7 +399,7 @@ func (l *Loader) checkInsertErrors(n int, last string) {
 func (l *Loader) settleRows(b *batch, rows []*row, kind outcome, reason string) {
 	sendable := kind == notSent || kind == rejectedInsert
 	for _, r := range rows {
-		l.ledger.reject(b.rec, kind, reject{where: at(b.rec.file, r.line), reason: reason, raw: r.raw(b.rec), idx: int(r.idx)}, sendable)
+		l.ledger.reject(r.rec, kind, reject{where: at(r.rec.file, r.line), reason: reason, raw: r.raw(r.rec), idx: int(r.idx)}, sendable)
 	}
 }
 
@@ -544,4 +548,28 @@ func (l *Loader) backoff(attempt int) time.Duration {
 		d = l.opts.MaxBackoff
 	}
 	return time.Duration(rand.Int64N(int64(d) + 1))
+}
+
+// byChunk calls fn with each run of consecutive rows of one chunk: the
+// ledger counts rows chunk by chunk, and a batch may hold rows of several
+// small chunks (convertLoop gathers them).
+func byChunk(rows []*row, fn func(cr *chunkRecord, rows []*row)) {
+	for len(rows) > 0 {
+		n := 1
+		for n < len(rows) && rows[n].rec == rows[0].rec {
+			n++
+		}
+		fn(rows[0].rec, rows[:n])
+		rows = rows[n:]
+	}
+}
+
+// lastSeq is the highest sequence number of the rows' chunks: recording
+// that it is being sent covers the others (ledger.sendingInsert).
+func lastSeq(rows []*row) int64 {
+	seq := rows[0].rec.seq
+	for _, r := range rows[1:] {
+		seq = max(seq, r.rec.seq)
+	}
+	return seq
 }
