@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/source"
@@ -105,7 +106,8 @@ func stripeSources(objects []source.Object, sources []csvparse.Source, o *Option
 			before += records
 			continue
 		}
-		for j, s := range starts {
+		for _, j := range spread(len(starts)) {
+			s := starts[j]
 			end := obj.Size
 			if j+1 < len(starts) {
 				end = starts[j+1].offset
@@ -172,3 +174,52 @@ type exactStarts struct{}
 
 func (exactStarts) At(off int64) (int64, error) { return off, nil }
 func (exactStarts) Searched() int64             { return 0 }
+
+// spread is the order the k stripes of a file are read in, a chunk from
+// each in turn, so that any few read one after another lie far apart in
+// the file: by a stride of about k/φ (the golden ratio), which spreads
+// every run of them evenly (a low-discrepancy order), when one is prime
+// to k and not 1 or k-1; else the two halves taken in turn. In a file in
+// token order, stripes next to each other hold rows of one replica set,
+// and read one after the other their chunks went to the workers in runs
+// for one node, which held the others' rows back: on 3 nodes of one
+// token each, 12 stripes in file order reached 74% of the cluster's
+// bound and 24 stripes 61%.
+func spread(k int) []int {
+	order := make([]int, 0, k)
+	if s := goldenStride(k); s > 0 {
+		for i := range k {
+			order = append(order, i*s%k)
+		}
+		return order
+	}
+	h := (k + 1) / 2
+	for i := range h {
+		order = append(order, i)
+		if i+h < k {
+			order = append(order, i+h)
+		}
+	}
+	return order
+}
+
+// goldenStride is the stride nearest k/φ that is prime to k, other than
+// 1 and k-1; 0 if there is none.
+func goldenStride(k int) int {
+	g := int(math.Round(float64(k) / math.Phi))
+	for d := 0; d < k; d++ {
+		for _, s := range []int{g - d, g + d} {
+			if s > 1 && s < k-1 && gcd(s, k) == 1 {
+				return s
+			}
+		}
+	}
+	return 0
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}

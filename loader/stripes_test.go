@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -108,9 +109,11 @@ func TestStripePlan(t *testing.T) {
 			t.Errorf("stripe %d: FirstLine %d, header %d bytes", i+1, s.FirstLine, s.HeaderBytes)
 		}
 	}
-	for i := 1; i < len(st.bases); i++ {
-		if st.bases[i] <= st.bases[i-1] {
-			t.Errorf("ordinals %v do not grow", st.bases)
+	// Read in a spread order, the stripes' ordinals are distinct.
+	sorted := slices.Sorted(slices.Values(st.bases))
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] <= sorted[i-1] {
+			t.Errorf("ordinals %v: two stripes start at one record", st.bases)
 		}
 	}
 	found := 0
@@ -312,5 +315,26 @@ func TestStripesBadHeaderOnce(t *testing.T) {
 	log, _ := os.ReadFile(o.ErrFile + ".log")
 	if n := strings.Count(string(log), ": header: "); n != 1 {
 		t.Errorf("the header's reason is in the log %d times, want once:\n%.2000s", n, log)
+	}
+}
+
+// TestSpread: every stripe once, the first first, and, of 5 or more, no
+// two read one after the other next to each other in the file.
+func TestSpread(t *testing.T) {
+	for k := 1; k <= 40; k++ {
+		got := spread(k)
+		seen := map[int]bool{}
+		for i, j := range got {
+			if seen[j] || j < 0 || j >= k {
+				t.Fatalf("spread(%d) = %v", k, got)
+			}
+			seen[j] = true
+			if i > 0 && k >= 5 && (j-got[i-1] == 1 || got[i-1]-j == 1) {
+				t.Errorf("spread(%d) = %v: %d after %d", k, got, j, got[i-1])
+			}
+		}
+		if len(got) != k || got[0] != 0 {
+			t.Fatalf("spread(%d) = %v", k, got)
+		}
 	}
 }
