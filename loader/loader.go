@@ -140,6 +140,9 @@ type Loader struct {
 	splitFind time.Duration // --split's search for record starts
 	// splitSearched is the input that search read.
 	splitSearched int64
+	// chunkBytes caps a chunk's input: MaxChunkBytes, or
+	// stripeChunkBytes when the inputs are read as stripes.
+	chunkBytes int
 	// stripes is how many stripes the inputs are read as (0: in order);
 	// stripeCount the CPU time of counting their records first.
 	stripes     int
@@ -315,9 +318,11 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	interleave := 1
+	l.chunkBytes = MaxChunkBytes
 	if st != nil {
 		sources, l.ordinals, l.fileOf, interleave = st.sources, st.bases, st.first, l.opts.Readers
 		l.stripes, l.stripeCount = len(st.sources), count
+		l.chunkBytes = stripeChunkBytes
 	}
 	// Held until the error files and the checkpoint are closed: see
 	// lock.go.
@@ -343,7 +348,7 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 			return Summary{}, err
 		}
 	}
-	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, MaxChunkBytes)
+	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, l.chunkBytes)
 	splitter.FlushInterval = l.opts.FlushInterval
 	splitter.VerifyBuffer = l.opts.VerifyBuffer
 	splitter.KeepTooLong = l.opts.MaxErrorRecordBytes
@@ -482,7 +487,7 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	for i := range ids {
 		ids[i].Path = l.red.String(ids[i].Path)
 	}
-	shape := shapeOptions(&l.opts, MaxChunkBytes)
+	shape := shapeOptions(&l.opts, l.chunkBytes)
 	action, prev, err := decideResume(l.opts.Resume, ids, shape)
 	if err != nil {
 		return false, err
