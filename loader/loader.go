@@ -76,13 +76,6 @@ type Loader struct {
 	// resumed one resumes: write timestamps are tsBase plus each record's
 	// ordinal in the input (plan.tsBind).
 	tsBase int64
-	// ordinals holds, for a striped load, each source's first ordinal:
-	// the records of the load before it (stripes.go); nil when the
-	// sources are read one after another, which counts them as it goes.
-	ordinals []int64
-	// fileOf holds, for a striped load, each source's file: the index of
-	// its first stripe; nil when every source is a file.
-	fileOf []int
 	// stamps: the write timestamps that the logs of inputs that are error
 	// files give their rows, by input name (stamps.go).
 	stamps map[string][]int64
@@ -140,13 +133,9 @@ type Loader struct {
 	splitFind time.Duration // --split's search for record starts
 	// splitSearched is the input that search read.
 	splitSearched int64
-	// chunkBytes caps a chunk's input: MaxChunkBytes, or
-	// stripeChunkBytes when the inputs are read as stripes.
-	chunkBytes int
-	// stripes is how many stripes the inputs are read as (0: in order);
-	// stripeCount the CPU time of counting their records first.
-	stripes     int
-	stripeCount time.Duration
+	// stripes: the inputs are read as stripes (stripes.go); nil when
+	// they are read in order.
+	stripes *stripes
 }
 
 // Redactor returns the redactor of a run with o: it masks o.Password and
@@ -312,17 +301,14 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	// Striped, the sources are the files' stripes, read side by side.
-	var st *stripes
-	count := cputime.Of(func() { st, err = stripeSources(objects, sources, &l.opts, len(l.stamps) > 0) })
+	count := cputime.Of(func() { l.stripes, err = stripeSources(objects, sources, &l.opts, len(l.stamps) > 0) })
 	if err != nil {
 		return Summary{}, err
 	}
 	interleave := 1
-	l.chunkBytes = MaxChunkBytes
-	if st != nil {
-		sources, l.ordinals, l.fileOf, interleave = st.sources, st.bases, st.first, l.opts.Readers
-		l.stripes, l.stripeCount = len(st.sources), count
-		l.chunkBytes = stripeChunkBytes
+	if l.stripes != nil {
+		sources, interleave = l.stripes.sources, l.opts.Readers
+		l.stripes.counted = count
 	}
 	// Held until the error files and the checkpoint are closed: see
 	// lock.go.
@@ -348,7 +334,7 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 			return Summary{}, err
 		}
 	}
-	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, l.chunkBytes)
+	splitter := csvparse.NewSplitter(sources, l.opts.Dialect, l.opts.ChunkSize, l.stripes.chunkBytes())
 	splitter.FlushInterval = l.opts.FlushInterval
 	splitter.VerifyBuffer = l.opts.VerifyBuffer
 	splitter.KeepTooLong = l.opts.MaxErrorRecordBytes
@@ -487,7 +473,7 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 	for i := range ids {
 		ids[i].Path = l.red.String(ids[i].Path)
 	}
-	shape := shapeOptions(&l.opts, l.chunkBytes)
+	shape := shapeOptions(&l.opts, l.stripes.chunkBytes())
 	action, prev, err := decideResume(l.opts.Resume, ids, shape)
 	if err != nil {
 		return false, err
@@ -549,7 +535,9 @@ func (l *Loader) summary() Summary {
 	s.Split = l.split
 	s.PreviousErrFiles = l.keptErrFiles
 	s.InputsLeftOut = l.leftOut
-	s.Stripes, s.StripeCountS = l.stripes, l.stripeCount.Seconds()
+	if l.stripes != nil {
+		s.Stripes, s.StripeCountS = len(l.stripes.sources), l.stripes.counted.Seconds()
+	}
 	s.SplitFindS = l.splitFind.Seconds()
 	s.SplitFindBytes = l.splitSearched
 	s.StartedAt = time.Unix(0, l.tracker.start.Load()).UTC()
@@ -678,8 +666,8 @@ func (l *Loader) maxHeaderFields() int {
 // list of unknown names made a 62 KB file a 69 MB log.
 func (l *Loader) planFor(source int, file string, header []string, headerFields int) (*plan, error) {
 	key := source
-	if l.fileOf != nil && source >= 0 {
-		key = l.fileOf[source] // a file's stripes share its header
+	if l.stripes != nil && source >= 0 {
+		key = l.stripes.first[source] // a file's stripes share its header
 	}
 	byHeader := l.opts.Dialect.Header && len(l.opts.Columns) == 0
 	if !byHeader {

@@ -91,7 +91,7 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 	// chunks an earlier run settled included, for write timestamps. The
 	// same in every run of the input. Sources read one after another
 	// count from where the one before ended; stripes read side by side
-	// from the count the load made before (Loader.ordinals).
+	// from the count the load made before (stripes.bases).
 	next := map[int]int64{}
 	var ordinal int64
 	// Of a file with recorded write timestamps, the records before a
@@ -119,8 +119,8 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 		ord, ok := next[c.Source]
 		switch {
 		case ok:
-		case l.ordinals != nil:
-			ord = l.ordinals[c.Source]
+		case l.stripes != nil:
+			ord = l.stripes.bases[c.Source]
 		default:
 			ord = ordinal
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/source"
@@ -60,6 +61,17 @@ type stripes struct {
 	// stripe: what is said once per file (a header that does not fit)
 	// is said once.
 	first []int
+	// counted is the CPU time of counting the records first.
+	counted time.Duration
+}
+
+// chunkBytes caps a chunk's input: stripeChunkBytes for a striped load
+// (st not nil), else MaxChunkBytes.
+func (st *stripes) chunkBytes() int {
+	if st == nil {
+		return MaxChunkBytes
+	}
+	return stripeChunkBytes
 }
 
 // stripeSources cuts the inputs into stripes, or returns nil when the
