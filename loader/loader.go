@@ -70,8 +70,7 @@ type Loader struct {
 	idleSlabs *lifo.Pool[*slabs] // released slabs for the next chunks (slabs.go)
 	bindBufs  sync.Pool          // of *[]any: batch statements' values (exec)
 	hints     hints
-	order     orderWatch      // is the input in token order? (order.go)
-	inputs    []source.Object // the run's inputs, for the order hint's remedy
+	order     orderWatch // is the input in token order? (order.go)
 	// tsBase is the run's start in microseconds, or that of the run a
 	// resumed one resumes: write timestamps are tsBase plus each record's
 	// ordinal in the input (plan.tsBind).
@@ -268,7 +267,7 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	if objects, l.leftOut, err = leaveOutOwn(objects, &l.opts, l.errFileOption, l.defaultErrFile); err != nil {
 		return Summary{}, err
 	}
-	l.inputs = objects
+	l.order.inputs = objects
 	if err := checkInputsOnce(objects); err != nil {
 		return Summary{}, err
 	}

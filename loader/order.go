@@ -21,6 +21,8 @@ type orderWatch struct {
 	// windowRows is the detector's window; 0 is its default. Tests of a
 	// few thousand rows set less.
 	windowRows int64
+	// inputs are the run's inputs, whose kind picks the hint's remedy.
+	inputs []source.Object
 }
 
 // detector is the detector for rg, nil when rg cannot show token order
@@ -59,7 +61,7 @@ func (l *Loader) noteOrder(cr *chunkRecord, rows []row, t *tokenorder.Tally) {
 		t.Add(rg.SetOf(rows[i].token), rows[i].token, rows[i].line)
 	}
 	if f, ok := d.Add(t); ok {
-		l.hints.add("token order", orderHint(f, rg, inputKindOf(l.inputs, f.File)))
+		l.hints.add("token order", orderHint(f, rg, inputKindOf(l.order.inputs, f.File)))
 	}
 }
 
