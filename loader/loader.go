@@ -281,13 +281,17 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	l.split = splitOf(objects, &l.opts)
-	var sources []csvparse.Source
+	var spans []span
 	// CPU time: on a busy machine the wall clock would count other
 	// processes' turns.
 	var searched int64
-	find := cputime.Of(func() { sources, searched, err = splitSources(objects, &l.opts) })
+	find := cputime.Of(func() { spans, searched, err = splitSpans(objects, &l.opts) })
 	if err != nil {
 		return Summary{}, err
+	}
+	sources := make([]csvparse.Source, len(spans))
+	for i, sp := range spans {
+		sources[i] = sp.src
 	}
 	if l.opts.SplitCount > 1 {
 		l.splitFind, l.splitSearched = find, searched
@@ -299,8 +303,8 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	if sources, err = repeatSources(sources, l.opts.Repeat); err != nil {
 		return Summary{}, err
 	}
-	// Striped, the sources are the files' stripes, read side by side.
-	count := cputime.Of(func() { l.stripes, err = stripeSources(objects, sources, &l.opts, len(l.stamps) > 0) })
+	// Striped, the sources are the spans' stripes, read side by side.
+	count := cputime.Of(func() { l.stripes, err = stripeSources(spans, &l.opts, len(l.stamps) > 0) })
 	if err != nil {
 		return Summary{}, err
 	}

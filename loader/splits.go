@@ -31,8 +31,29 @@ import (
 // or MAXROWS is given (they count a file's records from its start), nor
 // when the encoding or compression rules it out.
 func splitSources(objects []source.Object, o *Options) (sources []csvparse.Source, searched int64, err error) {
+	spans, searched, err := splitSpans(objects, o)
+	for _, sp := range spans {
+		sources = append(sources, sp.src)
+	}
+	return sources, searched, err
+}
+
+// span is what a source of the run reads: the bytes [from, end) of obj,
+// from a record's start, up to the first record that begins at or after
+// end (Source.Until); all of it for a whole file.
+type span struct {
+	src       csvparse.Source
+	obj       source.Object
+	from, end int64
+}
+
+// splitSpans is splitSources with each source's span.
+func splitSpans(objects []source.Object, o *Options) (spans []span, searched int64, err error) {
 	if o.SplitCount <= 1 {
-		return sourcesOf(objects), 0, nil
+		for _, obj := range objects {
+			spans = append(spans, span{src: obj.Source, obj: obj, end: obj.Size})
+		}
+		return spans, 0, nil
 	}
 	byName, plan, closeFiles, err := layoutSplits(objects, o)
 	defer closeFiles()
@@ -47,24 +68,29 @@ func splitSources(objects []source.Object, o *Options) (sources []csvparse.Sourc
 		}
 		startsOf = func(obj source.Object) startFinder { return p.finder(obj, o.Dialect) }
 	}
-	var out []csvparse.Source
+	// The spans keep the objects as given: byName's read the files
+	// through handles closed on return.
+	given := map[string]source.Object{}
+	for _, obj := range objects {
+		given[obj.Name] = obj
+	}
 	for _, u := range split.Merge(plan[o.SplitIndex]) {
 		obj := byName[u.Name]
 		if wholeUnit(u, obj) {
-			out = append(out, obj.Source)
+			spans = append(spans, span{src: obj.Source, obj: given[u.Name], end: obj.Size})
 			continue
 		}
 		starts := startsOf(obj)
-		r, err := rangeSource(obj, u.Start, u.End, o.Dialect, starts, "--split")
+		r, from, err := rangeSource(obj, u.Start, u.End, o.Dialect, starts, "--split")
 		searched += starts.Searched()
 		if err != nil {
 			return nil, 0, err
 		}
 		if r.Size > 0 || u.Start == 0 {
-			out = append(out, r)
+			spans = append(spans, span{src: r, obj: given[u.Name], from: from, end: u.End})
 		}
 	}
-	return out, searched, nil
+	return spans, searched, nil
 }
 
 // layoutSplits checks that objects can be split and deals them to the
@@ -153,10 +179,10 @@ func rangeable(obj source.Object, o *Options) (bool, error) {
 }
 
 // rangeSource is the part of obj whose records begin in [start, end),
-// its ends moved to record starts by starts. It has Size 0 when no record
-// begins in the range. Its errors begin with what, the option that cut
-// the file.
-func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts startFinder, what string) (csvparse.Source, error) {
+// its ends moved to record starts by starts, and the offset its first
+// record begins at. It has Size 0 when no record begins in the range. Its
+// errors begin with what, the option that cut the file.
+func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts startFinder, what string) (src csvparse.Source, from int64, err error) {
 	boundary := func(off int64) (int64, error) {
 		p, err := starts.At(off)
 		if err != nil {
@@ -164,9 +190,9 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts
 		}
 		return p, nil
 	}
-	from, err := boundary(start)
+	from, err = boundary(start)
 	if err != nil {
-		return csvparse.Source{}, err
+		return csvparse.Source{}, 0, err
 	}
 	// The range ends where the first record that begins at or after end
 	// begins. In UTF-8 the Splitter stops there as it parses (Until): a
@@ -182,7 +208,7 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts
 	if !csvparse.RawOffsets(d) {
 		to, err := boundary(end)
 		if err != nil {
-			return csvparse.Source{}, err
+			return csvparse.Source{}, 0, err
 		}
 		until, size = 0, to-from
 		open = func(off int64) (io.ReadCloser, error) { return obj.OpenRange(off, to-off) }
@@ -193,10 +219,10 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts
 		// The file's first range: read as the file is, header and all.
 		return csvparse.Source{Name: obj.Name, Size: size, Until: until, Open: func() (io.ReadCloser, error) {
 			return open(0)
-		}}, nil
+		}}, from, nil
 	}
 	if size == 0 {
-		return csvparse.Source{Name: obj.Name}, nil
+		return csvparse.Source{Name: obj.Name}, from, nil
 	}
 	var header []byte
 	if d.Header {
@@ -204,11 +230,11 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts
 		// blank lines: up to where the second one begins.
 		h, err := csvparse.HeaderEnd(obj.ReaderAt, obj.Size, d)
 		if err != nil {
-			return csvparse.Source{}, fmt.Errorf("%s: %s: header: %w", what, obj.Name, err)
+			return csvparse.Source{}, 0, fmt.Errorf("%s: %s: header: %w", what, obj.Name, err)
 		}
 		header = make([]byte, h)
 		if _, err := obj.ReaderAt.ReadAt(header, 0); err != nil && !(errors.Is(err, io.EOF) && h == obj.Size) {
-			return csvparse.Source{}, fmt.Errorf("%s: %s: header: %w", what, obj.Name, err)
+			return csvparse.Source{}, 0, fmt.Errorf("%s: %s: header: %w", what, obj.Name, err)
 		}
 	}
 	if until > 0 {
@@ -228,7 +254,7 @@ func rangeSource(obj source.Object, start, end int64, d csvparse.Dialect, starts
 				io.Reader
 				io.Closer
 			}{io.MultiReader(bytes.NewReader(header), rc), rc}, nil
-		}}, nil
+		}}, from, nil
 }
 
 // endSlack is how far past a range's planned end the first request for

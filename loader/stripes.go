@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
-	"github.com/cqlload/cqlload/source"
 )
 
 // Stripes: a file read from its start to its end hands its rows out in
@@ -32,8 +31,10 @@ import (
 // A load is striped only when every input can be read at any offset and
 // counted: a known size, uncompressed UTF-8 (offsets are the file's
 // bytes), no SKIPROWS or MAXROWS (cut files whole for --split too), not
-// --split, --repeat, or error files with recorded write timestamps as
-// input. Anything else is read in order, as with --readers 1.
+// --repeat, or error files with recorded write timestamps as input.
+// Anything else is read in order, as with --readers 1. A --split process
+// stripes its own ranges (spans) as a run stripes whole files: their
+// ordinals count from the split's start, as a split's always have.
 
 // DefaultReaders is how many stripes are read at once by default: twice
 // the nodes of a six-node cluster, each stripe at one replica set at a
@@ -74,20 +75,22 @@ func (st *stripes) chunkBytes() int {
 	return stripeChunkBytes
 }
 
-// stripeSources cuts the inputs into stripes, or returns nil when the
-// load is read in order. sources are the objects' sources, one each.
-func stripeSources(objects []source.Object, sources []csvparse.Source, o *Options, stamped bool) (*stripes, error) {
-	if o.Readers <= 1 || o.SplitCount > 1 || o.Repeat > 1 || stamped || !csvparse.RawOffsets(o.Dialect) || len(objects) != len(sources) {
+// stripeSources cuts the run's spans (whole files, or a --split's
+// ranges of them) into stripes, or returns nil when the load is read in
+// order.
+func stripeSources(spans []span, o *Options, stamped bool) (*stripes, error) {
+	if o.Readers <= 1 || o.Repeat > 1 || stamped || !csvparse.RawOffsets(o.Dialect) {
 		return nil, nil
 	}
 	minStripe := o.StripeSize
-	cut := make([]bool, len(objects))
+	cut := make([]bool, len(spans))
 	anyCut := false
-	for i, obj := range objects {
+	for i, sp := range spans {
+		obj := sp.obj
 		if obj.Size < 0 || obj.ReaderAt == nil || obj.OpenRange == nil {
 			return nil, nil // a stream: its records cannot be counted ahead
 		}
-		if obj.Size < 2*minStripe {
+		if sp.end-sp.from < 2*minStripe {
 			continue
 		}
 		ok, err := rangeable(obj, o)
@@ -105,13 +108,13 @@ func stripeSources(objects []source.Object, sources []csvparse.Source, o *Option
 		return nil, nil
 	}
 	st := &stripes{}
-	var before int64 // records of the load before the current input
-	for i, obj := range objects {
+	var before int64 // records of the load before the current span
+	for i, sp := range spans {
 		k := 1
 		if cut[i] {
-			k = int(min(int64(o.Readers), obj.Size/minStripe))
+			k = int(min(int64(o.Readers), (sp.end-sp.from)/minStripe))
 		}
-		starts, records, err := countRecords(obj, o, k)
+		starts, records, err := countRecords(sp, o, k)
 		if err != nil {
 			// The load reads the input in order and reports what is
 			// wrong with it, where a pass ahead has nobody to tell.
@@ -119,7 +122,7 @@ func stripeSources(objects []source.Object, sources []csvparse.Source, o *Option
 		}
 		first := len(st.sources)
 		if len(starts) == 1 {
-			st.sources = append(st.sources, sources[i])
+			st.sources = append(st.sources, sp.src)
 			st.bases = append(st.bases, before)
 			st.first = append(st.first, first)
 			before += records
@@ -127,20 +130,18 @@ func stripeSources(objects []source.Object, sources []csvparse.Source, o *Option
 		}
 		for _, j := range spread(len(starts)) {
 			s := starts[j]
-			end := obj.Size
+			end := sp.end
 			if j+1 < len(starts) {
 				end = starts[j+1].offset
 			}
-			r, err := rangeSource(obj, s.offset, end, o.Dialect, exactStarts{}, "--readers")
+			r, _, err := rangeSource(sp.obj, s.offset, end, o.Dialect, exactStarts{}, "--readers")
 			if err != nil {
 				return nil, err
 			}
-			if j > 0 {
-				// The file's own line numbers and name: the stripes'
-				// rows are reported as a reading in order reports them.
-				r.Name, r.FirstLine = obj.Name, s.line
-			}
-			r.Listed = sources[i].Listed
+			// The span's own name and line numbers (the file's, or a
+			// --split range's): the stripes' rows are reported as a
+			// reading in order reports them.
+			r.Name, r.FirstLine, r.Listed = sp.src.Name, s.line, sp.src.Listed
 			st.sources = append(st.sources, r)
 			st.bases = append(st.bases, before+s.ordinal)
 			st.first = append(st.first, first)
@@ -151,23 +152,23 @@ func stripeSources(objects []source.Object, sources []csvparse.Source, o *Option
 }
 
 // stripeStart is where a stripe begins: a record's offset in the file,
-// its line, and the records of the file before it.
+// its line as its span counts lines, and the span's records before it.
 type stripeStart struct {
 	offset, line, ordinal int64
 }
 
-// countRecords cuts obj into records as the load will, and returns the
-// starts of at most k stripes of about equal size (the first at 0) and
-// the file's record count.
-func countRecords(obj source.Object, o *Options, k int) ([]stripeStart, int64, error) {
+// countRecords cuts sp into records as the load will, and returns the
+// starts of at most k stripes of about equal size (the first at the
+// span's start) and the span's record count.
+func countRecords(sp span, o *Options, k int) ([]stripeStart, int64, error) {
 	// Chunks of at most a sixteenth of a stripe place each start within
 	// that of its plan.
-	stripe := obj.Size / int64(k)
-	s := csvparse.NewSplitter([]csvparse.Source{obj.Source}, o.Dialect, csvparse.DefaultChunkRecords, int(min(MaxChunkBytes, max(stripe/16, 1024))))
+	stripe := (sp.end - sp.from) / int64(k)
+	s := csvparse.NewSplitter([]csvparse.Source{sp.src}, o.Dialect, csvparse.DefaultChunkRecords, int(min(MaxChunkBytes, max(stripe/16, 1024))))
 	defer s.Close()
 	s.KeepTooLong = 0 // a record over MaxRecordBytes is only counted
 	s.FlushInterval = 0
-	starts := []stripeStart{{}}
+	starts := []stripeStart{{offset: sp.from, line: 1}}
 	var records int64
 	for {
 		c, err := s.Next()
@@ -175,13 +176,16 @@ func countRecords(obj source.Object, o *Options, k int) ([]stripeStart, int64, e
 			return starts, records, nil
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", obj.Name, err)
+			return nil, 0, fmt.Errorf("%s: %w", sp.src.Name, err)
 		}
+		// The chunk's first record in the file: a range's stream has the
+		// header put before it.
+		off := sp.from + c.Offset - sp.src.HeaderBytes
 		// A chunk's first record starts the next stripe once the chunk
 		// lies past the stripe's planned start, and a stripe never
 		// starts before the header is past.
-		if next := int64(len(starts)) * obj.Size / int64(k); len(starts) < k && c.Records > 0 && c.Offset >= next {
-			starts = append(starts, stripeStart{offset: c.Offset, line: c.FirstLine, ordinal: records})
+		if next := sp.from + int64(len(starts))*(sp.end-sp.from)/int64(k); len(starts) < k && c.Records > 0 && off >= next {
+			starts = append(starts, stripeStart{offset: off, line: c.FirstLine, ordinal: records})
 		}
 		records += int64(c.Records)
 		c.Release()

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cqlload/cqlload/cqlsim"
-	"github.com/cqlload/cqlload/csvparse"
 	"github.com/cqlload/cqlload/internal/murmur3"
 	"github.com/cqlload/cqlload/source"
 )
@@ -50,17 +49,18 @@ func dupsFile(t *testing.T, rows, badLine int) (string, int) {
 	return path, rows
 }
 
-func objectsOf(t *testing.T, o *Options) ([]source.Object, []csvparse.Source) {
+// spansOf is the spans a run with o reads.
+func spansOf(t *testing.T, o *Options) []span {
 	t.Helper()
 	objs, err := source.ExpandObjects(context.Background(), o.Files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var srcs []csvparse.Source
-	for _, obj := range objs {
-		srcs = append(srcs, obj.Source)
+	spans, _, err := splitSpans(objs, o)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return objs, srcs
+	return spans
 }
 
 // TestStripePlan: a file is cut where the stripes' first records begin,
@@ -73,8 +73,8 @@ func TestStripePlan(t *testing.T) {
 	o.Dialect.Header = true
 	o.Readers = 4
 	o.StripeSize = 4 << 10
-	objs, srcs := objectsOf(t, &o)
-	st, err := stripeSources(objs, srcs, &o, false)
+	spans := spansOf(t, &o)
+	st, err := stripeSources(spans, &o, false)
 	if err != nil || st == nil {
 		t.Fatalf("stripes %v, %v; want 4", st, err)
 	}
@@ -136,18 +136,17 @@ func TestStripePlan(t *testing.T) {
 		{"--readers 1", func(o *Options) { o.Readers = 1 }},
 		{"SKIPROWS", func(o *Options) { o.Dialect.SkipRows = 1 }},
 		{"MAXROWS", func(o *Options) { o.Dialect.MaxRows = 10 }},
-		{"--split", func(o *Options) { o.SplitCount = 2 }},
 		{"--repeat", func(o *Options) { o.Repeat = 2 }},
 		{"latin-1", func(o *Options) { o.Dialect.Encoding = "latin1" }},
 		{"too small", func(o *Options) { o.StripeSize = 1 << 30 }},
 	} {
 		o2 := o
 		tc.mod(&o2)
-		if st, err := stripeSources(objs, srcs, &o2, false); st != nil || err != nil {
+		if st, err := stripeSources(spansOf(t, &o2), &o2, false); st != nil || err != nil {
 			t.Errorf("%s: striped (%v), want the file read in order", tc.name, err)
 		}
 	}
-	if st, _ := stripeSources(objs, srcs, &o, true); st != nil {
+	if st, _ := stripeSources(spans, &o, true); st != nil {
 		t.Error("inputs with recorded write timestamps were striped")
 	}
 }
@@ -336,5 +335,68 @@ func TestSpread(t *testing.T) {
 		if len(got) != k || got[0] != 0 {
 			t.Fatalf("spread(%d) = %v", k, got)
 		}
+	}
+}
+
+// TestStripesWithinSplits: each --split process reads its range as
+// stripes; together they load every row once, and a bad row is reported
+// where its range's lines put it.
+func TestStripesWithinSplits(t *testing.T) {
+	c := startCluster(t, 3, 1, `CREATE TABLE ks.u (k int PRIMARY KEY, v text);`, nil)
+	const rows, badLine = 6000, 5521 // in the last stripe of split 1
+	var b strings.Builder
+	for i := range rows {
+		if i+1 == badLine {
+			b.WriteString("bad,row\n")
+			continue
+		}
+		if i%7 == 0 {
+			fmt.Fprintf(&b, "%d,\"v%d\nsecond line\"\n", i, i)
+			continue
+		}
+		fmt.Fprintf(&b, "%d,v%d\n", i, i)
+	}
+	path := filepath.Join(t.TempDir(), "u.csv")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	var read, written int64
+	logs := ""
+	for i := range 2 {
+		o := testOptions(t, c, "u", path)
+		o.Columns = []string{"k", "v"}
+		o.SplitIndex, o.SplitCount, o.SplitSize = i, 2, 1024
+		o.Readers, o.StripeSize = 3, 4<<10
+		s, err := runLoad(t, o)
+		if err != nil || s.Stripes != 3 {
+			t.Fatalf("split %d: %d stripes, err %v; want 3", i, s.Stripes, err)
+		}
+		read += s.RowsRead
+		written += s.RowsWritten
+		// Each split's error file has its index before the extension.
+		found, _ := filepath.Glob(filepath.Join(filepath.Dir(o.ErrFile), "*.log"))
+		for _, f := range found {
+			log, _ := os.ReadFile(f)
+			logs += string(log)
+		}
+	}
+	if read != rows || written != rows-1 {
+		t.Errorf("the splits read %d rows and wrote %d; want %d and %d", read, written, rows, rows-1)
+	}
+	var n int
+	if err := session(t, c).Query(`SELECT count(*) FROM ks.u`).Scan(&n); err != nil || n != rows-1 {
+		t.Errorf("the table holds %d rows (%v), want %d", n, err, rows-1)
+	}
+	// The log names the bad row as FILE@OFFSET:LINE, its line counted
+	// from the range's start.
+	var off, line int
+	at := strings.Index(logs, path+"@")
+	if at < 0 {
+		t.Fatalf("no range named in the logs:\n%s", logs)
+	}
+	if _, err := fmt.Sscanf(logs[at+len(path):], "@%d:%d:", &off, &line); err != nil {
+		t.Fatalf("%v in %q", err, logs[at:])
+	}
+	lines := strings.Split(b.String()[off:], "\n")
+	if line < 1 || line > len(lines) || lines[line-1] != "bad,row" {
+		t.Errorf("the log names %s@%d:%d, which is not the bad row", path, off, line)
 	}
 }
