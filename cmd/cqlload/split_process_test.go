@@ -104,16 +104,24 @@ func TestSplitProcesses(t *testing.T) {
 	type splitCase struct {
 		n       int
 		planned bool // a --write-split-plan process first, then --split-plan
+		// striped: each process reads its ranges as stripes (at the
+		// default --stripe-size, only test-large's files are striped).
+		striped bool
 	}
-	cases := []splitCase{{3, false}, {4, true}} // make check: N = 7 too
+	cases := []splitCase{{3, false, false}, {4, true, true}} // make check: N = 7 too
 	if full {
-		cases = []splitCase{{3, false}, {7, false}, {4, true}}
+		cases = []splitCase{{3, false, false}, {7, false, false}, {4, true, true}}
 	}
 	for _, c := range cases {
 		n := c.n
 		name := fmt.Sprintf("N=%d", n)
 		if c.planned {
 			name += ", planned"
+		}
+		var stripeArgs []string
+		if c.striped {
+			name += ", stripes"
+			stripeArgs = []string{"--readers", "4", "--stripe-size", "64KiB"}
 		}
 		t.Run(name, func(t *testing.T) {
 			sim := proctest.StartSim(t, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};"+
@@ -139,7 +147,7 @@ func TestSplitProcesses(t *testing.T) {
 				args := []string{"--table", "ks.s", "--header", "true", "--progress", "none",
 					"--split", fmt.Sprintf("%d/%d", i, n), "--split-size", "262144",
 					"--err-file", filepath.Join(run, "rejected.err"), "--summary-json", sums[i]}
-				args = append(args, planArgs...)
+				args = append(append(args, planArgs...), stripeArgs...)
 				cmds[i] = sim.Cmd(ctx, t, append(args, files...)...)
 				cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
 				if err := cmds[i].Start(); err != nil {
@@ -149,6 +157,11 @@ func TestSplitProcesses(t *testing.T) {
 			for i, c := range cmds {
 				if err := c.Wait(); err != nil {
 					t.Fatalf("split %d/%d: %v\n%s", i, n, err, outs[i].String())
+				}
+			}
+			for i := range n {
+				if s := readSummary(t, sums[i]); c.striped && s.Stripes < 2 {
+					t.Errorf("split %d/%d: read as %d stripes", i, n, s.Stripes)
 				}
 			}
 			coordinated := sim.RowsWritten(t)
