@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -477,6 +478,13 @@ func (l *Loader) openLedger(objects []source.Object) (done bool, err error) {
 		ids[i].Path = l.red.String(ids[i].Path)
 	}
 	shape := shapeOptions(&l.opts, l.stripes.chunkBytes())
+	if l.stripes != nil {
+		// Whether the inputs are striped decides the chunks as the
+		// options do: a run that could not count them first (an input
+		// unreadable then) reads them in order, and must not take the
+		// settled chunks of a striped run for its own.
+		shape["stripes"] = strconv.Itoa(len(l.stripes.sources))
+	}
 	action, prev, err := decideResume(l.opts.Resume, ids, shape)
 	if err != nil {
 		return false, err

@@ -2,6 +2,8 @@ package loader
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/cqlload/cqlload/cqlsim"
 	"github.com/cqlload/cqlload/internal/murmur3"
+	"github.com/cqlload/cqlload/loader/internal/runlog"
 	"github.com/cqlload/cqlload/source"
 )
 
@@ -398,5 +401,36 @@ func TestStripesWithinSplits(t *testing.T) {
 	lines := strings.Split(b.String()[off:], "\n")
 	if line < 1 || line > len(lines) || lines[line-1] != "bad,row" {
 		t.Errorf("the log names %s@%d:%d, which is not the bad row", path, off, line)
+	}
+}
+
+// TestStripesInTheCheckpoint: a striped run's checkpoint records its
+// stripes, so that a run that reads the inputs otherwise (in order, or
+// in other stripes) does not take its settled chunks for its own.
+func TestStripesInTheCheckpoint(t *testing.T) {
+	c := startCluster(t, 1, 1, `CREATE TABLE ks.d (k int, c int, v text, n int, PRIMARY KEY (k, c));`, nil)
+	path, _ := dupsFile(t, 3000, 0)
+	o := testOptions(t, c, "d", path)
+	o.Dialect.Header = true
+	o.Readers, o.StripeSize = 4, 4<<10
+	o.Resume = filepath.Join(t.TempDir(), "ckpt")
+	if s, err := runLoad(t, o); err != nil || s.Stripes != 4 {
+		t.Fatalf("%d stripes, err %v", s.Stripes, err)
+	}
+	var cp runlog.Checkpoint
+	if b, err := os.ReadFile(o.Resume); err != nil || json.Unmarshal(b, &cp) != nil {
+		t.Fatalf("checkpoint: %v", err)
+	}
+	if cp.Options["stripes"] != "4" || cp.Options["chunkbytes"] != fmt.Sprint(stripeChunkBytes) {
+		t.Fatalf("checkpoint options %v, want 4 stripes of %d-byte chunks", cp.Options, stripeChunkBytes)
+	}
+	// As if the run had stopped, and had read the file as 3 stripes.
+	cp.Complete, cp.Options["stripes"] = false, "3"
+	b, _ := json.Marshal(cp)
+	os.WriteFile(o.Resume, b, 0o600)
+	_, err := runLoad(t, o)
+	var re *ResumeError
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, "stripes") {
+		t.Errorf("resuming a run of other stripes: %v, want a refusal naming the stripes", err)
 	}
 }
