@@ -206,6 +206,7 @@ func TestShapesTargets(t *testing.T) {
 		{Scenario: "100 rows in one file", Kind: kindOneFile, TokensPerNode: 1, Rows: 100, RowsPerS: 1000},
 		{Scenario: "10 files of 10 rows", Kind: kindManyFiles, TokensPerNode: 1, Files: 10, Rows: 100, RowsPerS: 499},
 		{Scenario: "gzip", Kind: kindGzip, TokensPerNode: 1, Rows: 1000, Warned: true, WarnedAtRows: 100, PeakRSSMiB: 60},
+		{Scenario: "200 rows of one partition", Kind: kindHot, TokensPerNode: 1, Rows: 200, Share: 0.95, Rejected: 1},
 	}}
 	want := map[string]bool{
 		"shapes: token-sorted, 1 token per node: % of the bound":   false,
@@ -214,6 +215,7 @@ func TestShapesTargets(t *testing.T) {
 		"shapes: 10 files of 10 rows: % of one file's rows/s":      false,
 		"shapes: gzip: token-order warning at % of the rows":       true,
 		"shapes: peak RSS MiB, largest of the plain files' runs":   false,
+		"shapes: 200 rows of one partition: % of the bound":        false, // a row rejected
 	}
 	got := map[string]bool{}
 	for _, tg := range shapesTargets(sr) {
