@@ -290,10 +290,7 @@ func (l *Loader) run(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	sources := make([]csvparse.Source, len(spans))
-	for i, sp := range spans {
-		sources[i] = sp.src
-	}
+	sources := spanSources(spans)
 	if l.opts.SplitCount > 1 {
 		l.splitFind, l.splitSearched = find, searched
 		if h := splitSearchHint(searched, sources); h != "" {

@@ -112,7 +112,7 @@ func (l *Loader) read(ctx context.Context, rd *reader, s *csvparse.Splitter, sou
 		}
 		own := owns[c.Source]
 		if own == nil {
-			own = &ownBytes{source: c.Source, decoded: c.DecodedSize}
+			own = &ownBytes{decoded: c.DecodedSize}
 			owns[c.Source] = own
 		}
 		cr := l.ledger.open(c, own.of(c, sources[c.Source].Size), h, l.table.Counter)
@@ -209,7 +209,6 @@ func (l *Loader) headerLine(c *csvparse.Chunk) string {
 // the share is then capped by the raw bytes consumed, and a file's last
 // chunk gets whatever is left, so the shares always add up to its size.
 type ownBytes struct {
-	source        int
 	raw, credited int64
 	decoded       int64 // the file's decompressed size when compressed and known (Chunk.DecodedSize)
 }

@@ -32,10 +32,16 @@ import (
 // when the encoding or compression rules it out.
 func splitSources(objects []source.Object, o *Options) (sources []csvparse.Source, searched int64, err error) {
 	spans, searched, err := splitSpans(objects, o)
-	for _, sp := range spans {
-		sources = append(sources, sp.src)
+	return spanSources(spans), searched, err
+}
+
+// spanSources is the sources that read spans, in order.
+func spanSources(spans []span) []csvparse.Source {
+	sources := make([]csvparse.Source, len(spans))
+	for i, sp := range spans {
+		sources[i] = sp.src
 	}
-	return sources, searched, err
+	return sources
 }
 
 // span is what a source of the run reads: the bytes [from, end) of obj,
