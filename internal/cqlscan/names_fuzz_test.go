@@ -15,7 +15,7 @@ import (
 // written out again; and any names, each written as a quoted identifier,
 // come back exactly, commas, quotes and all.
 func FuzzColumns(f *testing.F) {
-	for _, s := range []string{`a, "B,c", "q""q"`, "Val,val", `"[timestamp]","t[0]"`, "ünï", "a--b", `"x" y`, ",", `""`, "my col"} {
+	for _, s := range []string{`a, "B,c", "q""q"`, "Val,val", `"[timestamp]","t[0]"`, "ünï", "a--b", `"x" y`, ",", `""`, "my col", "\u0085\"", "\xa0\"b\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {

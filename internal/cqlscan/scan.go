@@ -43,8 +43,8 @@ func (p *Scanner) SkipSpace() {
 	for p.Pos < len(p.Src) {
 		rest := p.Src[p.Pos:]
 		switch {
-		case unicode.IsSpace(rune(rest[0])):
-			p.Pos++
+		case spaceLen(rest) > 0:
+			p.Pos += spaceLen(rest)
 		case p.Flag:
 			return
 		case strings.HasPrefix(rest, "--"), strings.HasPrefix(rest, "//"):
@@ -62,6 +62,24 @@ func (p *Scanner) SkipSpace() {
 		default:
 			return
 		}
+	}
+}
+
+// spaceLen is the length of the white space character s begins with, 0
+// if it begins with none. By rune, as strings.TrimSpace reads: U+0085
+// is two bytes, and a lone byte 0x85 is no space.
+func spaceLen(s string) int {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError || !unicode.IsSpace(r) {
+		return 0
+	}
+	return size
+}
+
+// skipBlanks moves past white space, and only that.
+func (p *Scanner) skipBlanks() {
+	for n := spaceLen(p.Src[p.Pos:]); n > 0; n = spaceLen(p.Src[p.Pos:]) {
+		p.Pos += n
 	}
 }
 
@@ -183,18 +201,14 @@ func Names(list string) ([]string, error) {
 	p := &Scanner{Src: list, Flag: true}
 	var out []string
 	for {
-		for p.Pos < len(p.Src) && unicode.IsSpace(rune(p.Src[p.Pos])) {
-			p.Pos++
-		}
+		p.skipBlanks()
 		if p.Pos < len(p.Src) && p.Src[p.Pos] == '"' {
 			n, err := p.Quoted('"', "quoted name")
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", list, err)
 			}
 			out = append(out, `"`+strings.ReplaceAll(n, `"`, `""`)+`"`)
-			for p.Pos < len(p.Src) && unicode.IsSpace(rune(p.Src[p.Pos])) {
-				p.Pos++
-			}
+			p.skipBlanks()
 			if p.Pos < len(p.Src) && p.Src[p.Pos] != ',' {
 				return nil, fmt.Errorf("%s: %w", list, p.Errorf("expected , after the quoted name %s", out[len(out)-1]))
 			}

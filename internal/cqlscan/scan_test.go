@@ -21,6 +21,12 @@ func TestParseSkipCols(t *testing.T) {
 		{"", nil, ""},
 		{`"x" y`, nil, `expected , after the quoted name "x"`},
 		{`"x`, nil, "unterminated quoted name"},
+		// White space is read by rune, as the trimming of bare names
+		// reads it: U+0085 and U+00A0 are blanks before a quoted name;
+		// a lone byte 0x85 or 0xA0 is part of a name.
+		{"\u0085\"x\"\u00a0, b", []string{`"x"`, "b"}, ""},
+		{"\u0085\"", nil, "unterminated quoted name"},
+		{"\x85a,\xa0\"b\"", []string{"\x85a", "\xa0\"b\""}, ""},
 	}
 	for _, tc := range tests {
 		got, err := Names(tc.in)
