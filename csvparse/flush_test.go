@@ -245,7 +245,7 @@ func closeWithin(t *testing.T, s *Splitter) {
 // TestRegularFilesReadDirectly: a source of known size gets no reading
 // goroutine, so nothing changes for files.
 func TestRegularFilesReadDirectly(t *testing.T) {
-	in, err := openInput(memSource("a", []byte("a\n"), false), nil, 0)
+	in, err := openInput(memSource("a", []byte("a\n"), false), nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestRegularFilesReadDirectly(t *testing.T) {
 		_, _ = io.WriteString(pw, "a\n")
 		_ = pw.Close()
 	}()
-	in, err = openInput(src, nil, 0)
+	in, err = openInput(src, nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func (in *input) streaming() (bool, int64) {
 // extension so a corrupt .gz fails loudly instead of loading garbage),
 // verified as verified.go says with verifyLimit, and decoding to UTF-8
 // on it.
-func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, error) {
+func openInput(src Source, enc encoding.Encoding, verifyLimit int, onPart func(compressed, decompressed int64)) (*input, error) {
 	if src.Open == nil {
 		return nil, errors.New("source cannot be opened")
 	}
@@ -107,6 +107,9 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 		magic = nil
 	}
 	name := strings.ToLower(src.Name)
+	if src.Decoded {
+		name = "" // text, whatever the file's name says
+	}
 	if kind := unsupportedCompression(name, magic); kind != "" {
 		_ = closeRaw()
 		return nil, fmt.Errorf("compressed with %s, which cqlload does not read: decompress it first, or pipe it to stdin", kind)
@@ -114,8 +117,9 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 	isGzip := strings.HasPrefix(string(magic), gzipMagic) || strings.HasSuffix(name, ".gz")
 	isZstd := strings.HasPrefix(string(magic), zstdMagic) || strings.HasSuffix(name, ".zst") || strings.HasSuffix(name, ".zstd")
 	switch {
-	case len(magic) == 0:
-		// Empty: nothing to decompress, whatever the name says.
+	case len(magic) == 0, src.Decoded:
+		// Empty, or decompressed already: nothing to decompress,
+		// whatever the name says.
 	case isGzip || isZstd:
 		// A header error comes from the first Read, as any other damage.
 		v, err := newVerified(isGzip, br, verifyLimit)
@@ -123,6 +127,7 @@ func openInput(src Source, enc encoding.Encoding, verifyLimit int) (*input, erro
 			_ = closeRaw()
 			return nil, err
 		}
+		v.onPart = onPart
 		in.r, in.compressed, in.v = v, true, v
 		in.close = append(in.close, v.Close)
 		in.decoded = decodedSize(src.Size, isGzip, rc, br)

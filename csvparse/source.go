@@ -49,6 +49,10 @@ type Source struct {
 	// Offsets are the stream's bytes, so Until needs a stream the
 	// Splitter neither decompresses nor transcodes (see RawOffsets).
 	Until int64
+	// Decoded says Open's stream is the file's text, decompressed
+	// already (a stripe of a multipart file, see Decompress): it is
+	// not decompressed again, whatever its name or first bytes.
+	Decoded bool
 	// Listed: the input was found by listing a directory or matching a
 	// glob, not named. A loader leaves its own files (error files, their
 	// logs) out of such inputs, where the user did not choose them.

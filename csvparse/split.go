@@ -212,6 +212,14 @@ type Splitter struct {
 	// len(sources). Set it before the first Next.
 	InputFiles int
 
+	// Parts, if set, is told where each gzip member or zstd frame of a
+	// compressed source begins: its offset in the file and in the
+	// decompressed text (the offsets of Chunk.Offset), as the Splitter
+	// comes to it, before any record of it is handed out. A loader
+	// learns so where stripes of a Multipart file can start. Set it
+	// before the first Next.
+	Parts func(source int, compressed, decompressed int64)
+
 	spills     spills
 	blockBytes int64 // bytes of all blocks made, for tests of memory use
 }
@@ -343,7 +351,11 @@ func (s *Splitter) Next() (*Chunk, error) {
 
 func (s *Splitter) openSource(idx int) (*fileState, error) {
 	src := s.sources[idx]
-	in, err := openInput(src, s.enc, s.VerifyBuffer)
+	var onPart func(compressed, decompressed int64)
+	if s.Parts != nil {
+		onPart = func(c, d int64) { s.Parts(idx, c, d) }
+	}
+	in, err := openInput(src, s.enc, s.VerifyBuffer, onPart)
 	if err != nil {
 		return nil, &InputError{File: src.Name, Err: err}
 	}

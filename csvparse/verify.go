@@ -108,10 +108,18 @@ type verified struct {
 	streaming bool
 	gen       int64
 	members   int // members started
+
+	// read counts the compressed bytes read from src, out the
+	// decompressed bytes returned; onPart, if set, is told where each
+	// member begins in both (Splitter.Parts).
+	read   *countingReader
+	out    int64
+	onPart func(compressed, decompressed int64)
 }
 
 func newVerified(isGzip bool, src io.Reader, limit int) (*verified, error) {
-	v := &verified{gzip: isGzip, src: src, limit: limit}
+	read := &countingReader{r: src}
+	v := &verified{gzip: isGzip, src: read, read: read, limit: limit}
 	if !isGzip {
 		// Decode in the caller's goroutine: the splitter is the only
 		// reader, and the workers already use the other cores.
@@ -167,6 +175,7 @@ func (v *verified) Read(p []byte) (int, error) {
 			v.err = wrapDecodeErr(v.name(), err)
 		}
 		if n > 0 {
+			v.out += int64(n)
 			return n, nil
 		}
 	}
@@ -211,6 +220,9 @@ func (v *verified) next() error {
 			return io.EOF
 		}
 		return v.srcErr
+	}
+	if v.onPart != nil {
+		v.onPart(v.read.n-int64(len(data)), v.out)
 	}
 	v.members++
 	if v.limit > 0 {
