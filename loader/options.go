@@ -125,7 +125,8 @@ type Options struct {
 	// <= 0 checks nothing before use.
 	VerifyBuffer int
 	// Readers is how many places of the input are read at once: each
-	// large enough uncompressed file is cut into stripes, so that rows of
+	// large enough file, plain or compressed in parts (bgzip, zstd
+	// frames), is cut into stripes, so that rows of
 	// a file in token order (a full-table export) reach every node at
 	// once (stripes.go). 1 reads every input from start to end; default
 	// DefaultReaders. StripeSize is the smallest stripe: a file under

@@ -485,7 +485,7 @@ func optionTable() []Option {
 			Differs: "cqlload extension"},
 			durationOpt(func(o *Options) *time.Duration { return &o.StoreTimeout })),
 		with(Option{Name: "READERS", Kind: KindShape, Flag: "readers", Value: "int", Section: SectionInput,
-			Help:    "places of the input read at once: a large uncompressed file is cut into stripes read side by side, so that a file in token order (a full-table export) keeps every node busy; 1 reads each file from start to end",
+			Help:    "places of the input read at once: a large file (plain, bgzip, or zstd of several frames) is cut into stripes read side by side, so that a file in token order (a full-table export) keeps every node busy; 1 reads each file from start to end",
 			Differs: "cqlload extension: cqlsh and DSBulk read a file from start to end, so a token-ordered file loads at one node's speed"},
 			intOpt(func(o *Options) *int { return &o.Readers })),
 		with(Option{Name: "STRIPESIZE", Kind: KindShape, Flag: "stripe-size", Value: "bytes", Section: SectionInput,

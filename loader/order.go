@@ -130,19 +130,22 @@ func inputKindOf(inputs []source.Object, name string) inputKind {
 }
 
 // orderRemedy is what to do about an input read in token order, by its
-// kind. cqlload reads a plain file from several places at once (stripes,
-// --readers), so the remedy of a stream or a compressed file is a plain
-// file; a plain file read in order was not striped, and the remedy says
-// what stripes need.
+// kind. cqlload reads a plain file, a bgzip file or a zstd file of
+// several frames from several places at once (stripes, --readers), so
+// the remedy of a stream or of a compressed file of one part is one of
+// those; a file of those kinds read in order was not striped, and the
+// remedy says what stripes need.
 func orderRemedy(kind inputKind) string {
 	const stripes = "cqlload reads a plain UTF-8 file of at least two --stripe-size from --readers places at once"
 	switch kind {
 	case streamInput:
 		return "A stream is read in order: write it to a file and load that (" + stripes + "); or shuffle the rows"
 	case gzipFile:
-		return "A gzip file is read from its start: decompress it and load the plain file (" + stripes + "); or shuffle the rows"
+		return "A gzip file of one member is read from its start: compress it with bgzip, whose blocks cqlload reads from --readers places at once, " +
+			"or decompress it and load the plain file (" + stripes + "); or shuffle the rows"
 	case zstdFile:
-		return "A zstd file is read from its start: decompress it and load the plain file (" + stripes + "); or shuffle the rows"
+		return "A zstd file of one frame is read from its start: compress it in frames (pzstd, or zstd's seekable format), which cqlload reads from --readers places at once, " +
+			"or decompress it and load the plain file (" + stripes + "); or shuffle the rows"
 	}
 	return "It was read from its start: " + stripes + ", without SKIPROWS, MAXROWS or --repeat; or load it with --split I/N in N processes at once; or shuffle the rows"
 }

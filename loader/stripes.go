@@ -1,12 +1,15 @@
 package loader
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"time"
 
 	"github.com/cqlload/cqlload/csvparse"
+	"github.com/cqlload/cqlload/source"
 )
 
 // Stripes: a file read from its start to its end hands its rows out in
@@ -28,9 +31,18 @@ import (
 // input once more (from the page cache, for a file just written), at the
 // Splitter's speed, about 1 GB/s of plain narrow rows.
 //
+// A compressed file in parts that decompress on their own (bgzip's
+// blocks, zstd frames: csvparse.Multipart) is striped too, in its text:
+// the first pass decompresses it and the Splitter says where each part
+// begins (Splitter.Parts), in the file and in the text; a stripe starts
+// at the first record past its planned place in the file, and is read by
+// decompressing from the part that holds that record and dropping the
+// text before it. A file of one gzip member or one zstd frame can only
+// be read from its start.
+//
 // A load is striped only when every input can be read at any offset and
-// counted: a known size, uncompressed UTF-8 (offsets are the file's
-// bytes), no SKIPROWS or MAXROWS (cut files whole for --split too), not
+// counted: a known size, UTF-8 (offsets are the file's bytes, or its
+// text's), no SKIPROWS or MAXROWS (cut files whole for --split too), not
 // --repeat, or error files with recorded write timestamps as input.
 // Anything else is read in order, as with --readers 1. A --split process
 // stripes its own ranges (spans) as a run stripes whole files: their
@@ -83,7 +95,7 @@ func stripeSources(spans []span, o *Options, stamped bool) (*stripes, error) {
 		return nil, nil
 	}
 	minStripe := o.StripeSize
-	cut := make([]bool, len(spans))
+	cut := make([]cutBy, len(spans))
 	anyCut := false
 	for i, sp := range spans {
 		obj := sp.obj
@@ -93,16 +105,27 @@ func stripeSources(spans []span, o *Options, stamped bool) (*stripes, error) {
 		if sp.end-sp.from < 2*minStripe {
 			continue
 		}
+		if o.Dialect.SkipRows > 0 || o.Dialect.MaxRows >= 0 {
+			return nil, nil // counted from the file's start
+		}
 		ok, err := rangeable(obj, o)
-		if err != nil || !ok {
-			// Compressed, or counted from the file's start; an
-			// unreadable file fails in the load, where it is reported.
-			if err != nil || o.Dialect.SkipRows > 0 || o.Dialect.MaxRows >= 0 {
-				return nil, nil
-			}
+		if err == nil && !ok && sp.from == 0 && sp.end == obj.Size {
+			cut[i] = byParts
+			ok, err = csvparse.Multipart(obj.Name, obj.ReaderAt, obj.Size)
+		}
+		if err != nil {
+			// An unreadable file fails in the load, where it is
+			// reported.
+			return nil, nil
+		}
+		if !ok {
+			cut[i] = whole
 			continue
 		}
-		cut[i], anyCut = true, true
+		if cut[i] == whole {
+			cut[i] = byOffset
+		}
+		anyCut = true
 	}
 	if !anyCut {
 		return nil, nil
@@ -111,15 +134,16 @@ func stripeSources(spans []span, o *Options, stamped bool) (*stripes, error) {
 	var before int64 // records of the load before the current span
 	for i, sp := range spans {
 		k := 1
-		if cut[i] {
+		if cut[i] != whole {
 			k = int(min(int64(o.Readers), (sp.end-sp.from)/minStripe))
 		}
-		starts, records, err := countRecords(sp, o, k)
+		c, err := countRecords(sp, o, k, cut[i] == byParts)
 		if err != nil {
 			// The load reads the input in order and reports what is
 			// wrong with it, where a pass ahead has nobody to tell.
 			return nil, nil
 		}
+		starts, records := c.starts, c.records
 		first := len(st.sources)
 		if len(starts) == 1 {
 			st.sources = append(st.sources, sp.src)
@@ -130,13 +154,18 @@ func stripeSources(spans []span, o *Options, stamped bool) (*stripes, error) {
 		}
 		for _, j := range spread(len(starts)) {
 			s := starts[j]
-			end := sp.end
-			if j+1 < len(starts) {
-				end = starts[j+1].offset
-			}
-			r, _, err := rangeSource(sp.obj, s.offset, end, o.Dialect, exactStarts{}, "--readers")
-			if err != nil {
-				return nil, err
+			var r csvparse.Source
+			switch {
+			case cut[i] == byParts:
+				r = partSource(sp.obj, starts, j, c)
+			default:
+				end := sp.end
+				if j+1 < len(starts) {
+					end = starts[j+1].offset
+				}
+				if r, _, err = rangeSource(sp.obj, s.offset, end, o.Dialect, exactStarts{}, "--readers"); err != nil {
+					return nil, err
+				}
 			}
 			// The span's own name and line numbers (the file's, or a
 			// --split range's): the stripes' rows are reported as a
@@ -151,16 +180,42 @@ func stripeSources(spans []span, o *Options, stamped bool) (*stripes, error) {
 	return st, nil
 }
 
-// stripeStart is where a stripe begins: a record's offset in the file,
-// its line as its span counts lines, and the span's records before it.
+// cutBy is how a span is read: whole, in stripes at file offsets, or
+// in stripes of its text from the parts of a Multipart file.
+type cutBy int
+
+const (
+	whole cutBy = iota
+	byOffset
+	byParts
+)
+
+// stripeStart is where a stripe begins: a record's offset in the file
+// (in its text, for a file read by parts), its line as its span counts
+// lines, and the span's records before it; for a file read by parts,
+// where the part that holds the record begins, in the file and in the
+// text.
 type stripeStart struct {
 	offset, line, ordinal int64
+	part, partText        int64
+}
+
+// counted is what the first pass learns of a span.
+type counted struct {
+	// starts are at most k stripes' starts, the first at the span's.
+	starts  []stripeStart
+	records int64
+	// Of a file read by parts: where its text ends, and its header
+	// (the text before its first record) when it has one.
+	textEnd int64
+	header  []byte
 }
 
 // countRecords cuts sp into records as the load will, and returns the
-// starts of at most k stripes of about equal size (the first at the
-// span's start) and the span's record count.
-func countRecords(sp span, o *Options, k int) ([]stripeStart, int64, error) {
+// starts of at most k stripes of about equal size in the file, the
+// span's record count and, when byParts, what a stripe of its text needs
+// besides.
+func countRecords(sp span, o *Options, k int, byParts bool) (counted, error) {
 	// Chunks of at most a sixteenth of a stripe place each start within
 	// that of its plan.
 	stripe := (sp.end - sp.from) / int64(k)
@@ -168,28 +223,148 @@ func countRecords(sp span, o *Options, k int) ([]stripeStart, int64, error) {
 	defer s.Close()
 	s.KeepTooLong = 0 // a record over MaxRecordBytes is only counted
 	s.FlushInterval = 0
-	starts := []stripeStart{{offset: sp.from, line: 1}}
-	var records int64
+	// The parts not yet behind the chunk being counted: the first holds
+	// its first record.
+	var parts [][2]int64
+	if byParts {
+		s.Parts = func(_ int, c, u int64) { parts = append(parts, [2]int64{c, u}) }
+	}
+	n := counted{starts: []stripeStart{{offset: sp.from, line: 1}}}
+	firstRecord := int64(-1)
 	for {
 		c, err := s.Next()
 		if err == io.EOF {
-			return starts, records, nil
+			break
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", sp.src.Name, err)
+			return counted{}, fmt.Errorf("%s: %w", sp.src.Name, err)
 		}
 		// The chunk's first record in the file: a range's stream has the
 		// header put before it.
 		off := sp.from + c.Offset - sp.src.HeaderBytes
+		at := off // where in the file the record lies, against the plan
+		var part [2]int64
+		if byParts {
+			for len(parts) > 1 && parts[1][1] <= off {
+				parts = parts[1:]
+			}
+			if len(parts) == 0 {
+				return counted{}, fmt.Errorf("%s: text before any compressed part", sp.src.Name)
+			}
+			part = parts[0]
+			at = part[0]
+		}
+		if c.Records > 0 && firstRecord < 0 {
+			firstRecord = off
+		}
 		// A chunk's first record starts the next stripe once the chunk
 		// lies past the stripe's planned start, and a stripe never
 		// starts before the header is past.
-		if next := sp.from + int64(len(starts))*(sp.end-sp.from)/int64(k); len(starts) < k && c.Records > 0 && off >= next {
-			starts = append(starts, stripeStart{offset: off, line: c.FirstLine, ordinal: records})
+		if next := sp.from + int64(len(n.starts))*(sp.end-sp.from)/int64(k); len(n.starts) < k && c.Records > 0 && at >= next {
+			n.starts = append(n.starts, stripeStart{offset: off, line: c.FirstLine, ordinal: n.records, part: part[0], partText: part[1]})
 		}
-		records += int64(c.Records)
+		n.records += int64(c.Records)
+		n.textEnd = max(n.textEnd, chunkEnd(c))
 		c.Release()
 	}
+	if byParts && o.Dialect.Header && len(n.starts) > 1 {
+		h, err := readText(sp.obj, stripeStart{}, firstRecord)
+		if err != nil {
+			return counted{}, err
+		}
+		n.header = h
+	}
+	return n, nil
+}
+
+// readText is n bytes of a multipart file's text from start.
+func readText(obj source.Object, start stripeStart, n int64) ([]byte, error) {
+	rc, err := openText(obj, start, obj.Size)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b := make([]byte, n)
+	if _, err := io.ReadFull(rc, b); err != nil {
+		return nil, fmt.Errorf("%s: %w", obj.Name, err)
+	}
+	return b, nil
+}
+
+// openText streams a multipart file's text from start: decompressed from
+// the part that holds it, the text before it dropped. The file is asked
+// for through the given offset first (openThrough).
+func openText(obj source.Object, start stripeStart, through int64) (io.ReadCloser, error) {
+	rc, err := openThrough(obj, start.part, through)
+	if err != nil {
+		return nil, err
+	}
+	d, err := csvparse.Decompress(rc)
+	if err == nil {
+		_, err = io.CopyN(io.Discard, d, start.offset-start.partText)
+		if err != nil {
+			_ = d.Close()
+		}
+	}
+	if err != nil {
+		_ = rc.Close()
+		return nil, fmt.Errorf("%s: from byte %d: %w", obj.Name, start.part, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{d, closeBoth{d, rc}}, nil
+}
+
+// closeBoth closes a decompressor and the stream under it.
+type closeBoth [2]io.Closer
+
+func (c closeBoth) Close() error {
+	return errors.Join(c[0].Close(), c[1].Close())
+}
+
+// partSource is stripe j of a multipart file: its text from the stripe's
+// first record to the next stripe's (Until), after the file's header.
+func partSource(obj source.Object, starts []stripeStart, j int, c counted) csvparse.Source {
+	s := starts[j]
+	end, through := c.textEnd, obj.Size
+	if j+1 < len(starts) {
+		// The next stripe's first record ends this one: its part, and a
+		// little more for the record that straddles the part's end.
+		end, through = starts[j+1].offset, starts[j+1].part+endSlack
+	}
+	header := c.header
+	if j == 0 {
+		header = nil // the file's start: its header is there
+	}
+	src := csvparse.Source{Size: int64(len(header)) + end - s.offset, Decoded: true,
+		Until: int64(len(header)) + end - s.offset, HeaderBytes: int64(len(header)), Continues: j > 0 && len(header) == 0,
+		Open: func() (io.ReadCloser, error) {
+			rc, err := openText(obj, s, through)
+			if err != nil || len(header) == 0 {
+				return rc, err
+			}
+			return struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(header), rc), rc}, nil
+		}}
+	if j+1 == len(starts) {
+		src.Until = 0 // to the end of the file
+	}
+	return src
+}
+
+// chunkEnd is where c's records end in its stream: its first record's
+// offset when it holds none.
+func chunkEnd(c *csvparse.Chunk) int64 {
+	switch {
+	case c.Records == 0:
+		return c.Offset
+	case c.TooLong:
+		return c.Offset + c.RecordBytes
+	}
+	return c.Offset + int64(len(c.Data))
 }
 
 // exactStarts is the startFinder of offsets known to be record starts.

@@ -1,10 +1,12 @@
 package loader
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/cqlload/cqlload/cqlsim"
 	"github.com/cqlload/cqlload/internal/murmur3"
+	"github.com/cqlload/cqlload/internal/proctest"
 	"github.com/cqlload/cqlload/loader/internal/runlog"
 	"github.com/cqlload/cqlload/source"
 )
@@ -50,6 +55,47 @@ func dupsFile(t *testing.T, rows, badLine int) (string, int) {
 		t.Fatal(err)
 	}
 	return path, rows
+}
+
+// compressedParts writes the file at path compressed in parts of about
+// 2 KiB of text, each ending inside a record: as bgzip writes it (gzip
+// members whose header says BGZF) or as zstd frames; "plain" is path.
+func compressedParts(t *testing.T, path, format string) string {
+	t.Helper()
+	if format == "plain" {
+		return path
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	ext := ".gz"
+	switch format {
+	case "bgzip":
+		if out, err = proctest.BGZF(text, 2000); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		ext = ".zst"
+		zw, err := zstd.NewWriter(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for from := 0; from < len(text); from += 2000 {
+			out = zw.EncodeAll(text[from:min(from+2000, len(text))], out)
+		}
+	}
+	dst := path + ext
+	if err := os.WriteFile(dst, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// isLineStart reports whether byte off of data begins line line.
+func isLineStart(data []byte, off int, line int64) bool {
+	return off == 0 || data[off-1] == '\n' && int64(bytes.Count(data[:off], []byte("\n"))+1) == line
 }
 
 // spansOf is the spans a run with o reads.
@@ -132,6 +178,56 @@ func TestStripePlan(t *testing.T) {
 		t.Errorf("stripe ordinals %v: %d of 3 are records' ordinals", st.bases, found)
 	}
 
+	// A compressed file in parts: its stripes, read one after another in
+	// the order of their first records, are its text.
+	for _, format := range []string{"bgzip", "zstd frames"} {
+		o2 := o
+		o2.Files = []string{compressedParts(t, path, format)}
+		o2.StripeSize = 1 << 10
+		st, err := stripeSources(spansOf(t, &o2), &o2, false)
+		if err != nil || st == nil || len(st.sources) != 4 {
+			t.Fatalf("%s: stripes %v, %v; want 4", format, st, err)
+		}
+		order := make([]int, len(st.sources))
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool { return st.bases[order[a]] < st.bases[order[b]] })
+		var text []byte
+		for n, i := range order {
+			src := st.sources[i]
+			rc, err := src.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(rc)
+			_ = rc.Close()
+			if err != nil {
+				t.Fatalf("%s: stripe %d: %v", format, i, err)
+			}
+			// The header: the text before the first record (a blank
+			// line follows it in this file).
+			if n > 0 && (!bytes.HasPrefix(b, []byte("k,c,v,n\n")) || src.HeaderBytes != int64(len("k,c,v,n\n\n"))) {
+				t.Fatalf("%s: stripe %d does not begin with the header (%d bytes): %.20q", format, i, src.HeaderBytes, b)
+			}
+			b = b[src.HeaderBytes:]
+			if src.Until > 0 {
+				b = b[:src.Until-src.HeaderBytes]
+			}
+			text = append(text, b...)
+			if !bytes.HasPrefix(data, text) {
+				t.Fatalf("%s: stripe %d (from record %d, line %d) is not the text that follows the stripe before it", format, i, st.bases[i], src.FirstLine)
+			}
+			if at := len(text) - len(b); n > 0 && (!isLineStart(data, at, src.FirstLine) || want[int64(at)] != st.bases[i]) {
+				t.Fatalf("%s: stripe %d at byte %d of the text says line %d, record %d; want line %d, record %d",
+					format, i, at, src.FirstLine, st.bases[i], bytes.Count(data[:at], []byte("\n"))+1, want[int64(at)])
+			}
+		}
+		if !bytes.Equal(text, data) {
+			t.Fatalf("%s: the stripes hold %d bytes of the file's %d", format, len(text), len(data))
+		}
+	}
+
 	for _, tc := range []struct {
 		name string
 		mod  func(*Options)
@@ -161,8 +257,13 @@ func TestStripePlan(t *testing.T) {
 func TestStripesKeepTheInputsOrder(t *testing.T) {
 	c := startCluster(t, 3, 1, `CREATE TABLE ks.d (k int, c int, v text, n int, PRIMARY KEY (k, c));`, nil)
 	const badLine = 2500
-	path, rows := dupsFile(t, 3000, badLine)
-	for _, readers := range []int{1, 5} {
+	plain, rows := dupsFile(t, 3000, badLine)
+	for _, tc := range []struct {
+		format  string
+		readers int
+	}{{"plain", 1}, {"plain", 5}, {"bgzip", 5}, {"zstd frames", 5}} {
+		path := compressedParts(t, plain, tc.format)
+		readers := tc.readers
 		o := testOptions(t, c, "d", path)
 		o.Dialect.Header = true
 		o.Readers = readers
@@ -170,11 +271,16 @@ func TestStripesKeepTheInputsOrder(t *testing.T) {
 		o.ChunkSize = 100
 		s, err := runLoad(t, o)
 		if err != nil || s.RowsWritten != int64(rows) || s.RowsFailedParse != 1 {
-			t.Fatalf("readers %d: written %d, failed parse %d, err %v; want %d and 1", readers, s.RowsWritten, s.RowsFailedParse, err, rows)
+			t.Fatalf("%s, readers %d: written %d, failed parse %d, err %v; want %d and 1", tc.format, readers, s.RowsWritten, s.RowsFailedParse, err, rows)
+		}
+		// A compressed file has fewer stripes: --stripe-size counts its
+		// bytes, not its text's.
+		if readers == 1 && s.Stripes != 0 || readers > 1 && (s.Stripes < 3 || s.Stripes > readers) {
+			t.Errorf("%s, readers %d: %d stripes, want 3 to %d", tc.format, readers, s.Stripes, readers)
 		}
 		log, _ := os.ReadFile(o.ErrFile + ".log")
 		if !strings.Contains(string(log), fmt.Sprintf("%s:%d:", path, badLine)) {
-			t.Errorf("readers %d: the error log does not name line %d:\n%s", readers, badLine, log)
+			t.Errorf("%s, readers %d: the error log does not name line %d:\n%s", tc.format, readers, badLine, log)
 		}
 		iter := session(t, c).Query(`SELECT k, v, n FROM ks.d`).Iter()
 		var k, n int
@@ -184,11 +290,14 @@ func TestStripesKeepTheInputsOrder(t *testing.T) {
 			seen++
 			last := 2900 + k // the key's last row in the file
 			if n != 100000-last || !strings.HasPrefix(v, fmt.Sprintf("v%05d", 99999-last)) {
-				t.Errorf("readers %d: key %d holds %q, %d; want the file's last row, n = %d", readers, k, v, n, 100000-last)
+				t.Errorf("%s, readers %d: key %d holds %q, %d; want the file's last row, n = %d", tc.format, readers, k, v, n, 100000-last)
 			}
 		}
 		if err := iter.Close(); err != nil || seen != 100 {
-			t.Fatalf("readers %d: %d keys (err %v)", readers, seen, err)
+			t.Fatalf("%s, readers %d: %d keys (err %v)", tc.format, readers, seen, err)
+		}
+		if err := session(t, c).Query(`TRUNCATE ks.d`).Exec(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
@@ -221,7 +330,7 @@ func TestStripesKeepEveryNodeBusy(t *testing.T) {
 	// early is each node's share of the first fifth or so of the rows
 	// written, over its share of the file: 1 for a node that wrote its
 	// part from the start, 0 for one that had not begun.
-	early := func(readers int) []float64 {
+	early := func(path string, readers int) []float64 {
 		base := perNode(c)
 		o := testOptions(t, c, "s", path)
 		o.Readers = readers
@@ -264,14 +373,18 @@ func TestStripesKeepEveryNodeBusy(t *testing.T) {
 		}
 		return got
 	}
-	for i, r := range early(6) {
-		if r < 0.5 {
-			t.Errorf("read as 6 stripes, node %d wrote %.2f of its share in the first fifth of the rows, want at least half", i, r)
+	// The file, and the file compressed with bgzip: its blocks are
+	// read from as many places.
+	for _, format := range []string{"plain", "bgzip"} {
+		for i, r := range early(compressedParts(t, path, format), 6) {
+			if r < 0.5 {
+				t.Errorf("%s, read as 6 stripes, node %d wrote %.2f of its share in the first fifth of the rows, want at least half", format, i, r)
+			}
 		}
 	}
 	// The same file read in order: the check above can fail.
 	idle := 0
-	for _, r := range early(1) {
+	for _, r := range early(path, 1) {
 		if r < 0.5 {
 			idle++
 		}

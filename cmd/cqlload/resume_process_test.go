@@ -917,6 +917,9 @@ func TestResumeAfterKill(t *testing.T) {
 			{name: "chunks of 1000", rows: 36_000, bad: 50, chunk: 1000, rate: 12000, stops: 12},
 			{name: "chunks of 500, 16 in flight", rows: 30_000, bad: 50, chunk: 500, rate: 12000, stops: 12, args: []string{"--max-in-flight", "16"}},
 			{name: "stripes", rows: 36_000, bad: 50, chunk: 1000, rate: 12000, stops: 12, args: stripes, striped: true},
+			// bgzip's blocks of 8 KB of text, 4 stripes of about 16 KiB.
+			{name: "stripes of a bgzip file", rows: 36_000, bad: 50, chunk: 1000, rate: 12000, stops: 12,
+				args: []string{"--readers", "4", "--stripe-size", "16KiB"}, striped: true, bgzip: true},
 		}
 	}
 	testResumeAfterStops(t, syscall.SIGKILL, cases)
@@ -948,6 +951,8 @@ type stopCase struct {
 	// are not numbered in the order of its lines; what a checkpoint
 	// settled is checked at the end only.
 	striped bool
+	// bgzip: the input is compressed with bgzip (proctest.BGZF).
+	bgzip bool
 }
 
 func testResumeAfterStops(t *testing.T, sig syscall.Signal, cases []stopCase) {
@@ -961,6 +966,19 @@ func testResumeAfterStops(t *testing.T, sig syscall.Signal, cases []stopCase) {
 			sess := sim.Session(t)
 			dir := t.TempDir()
 			in := newKVInput(t, rng, filepath.Join(dir, "in.csv"), tc.rows, tc.bad)
+			if tc.bgzip {
+				text, err := os.ReadFile(in.path)
+				if err == nil {
+					text, err = proctest.BGZF(text, 8000)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.path += ".gz"
+				if err := os.WriteFile(in.path, text, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			ckpt, errf, sum := filepath.Join(dir, "ckpt.json"), filepath.Join(dir, "rejected.err"), filepath.Join(dir, "summary.json")
 			args := append([]string{"--progress", "none", "--table", "ks.t", "--resume", ckpt, "--err-file", errf, "--summary-json", sum,
 				"--chunk-size", strconv.Itoa(tc.chunk), "--ingest-rate", strconv.Itoa(tc.rate)}, tc.args...)

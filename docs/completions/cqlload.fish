@@ -33,7 +33,7 @@ complete -c cqlload -l config-file -r -F -d 'cqlshrc-style file whose [copy], [c
 complete -c cqlload -l flush-interval -x -d 'a stream silent this long has the rows read so far sent; 0 waits for full chunks'
 complete -c cqlload -l store-connect-timeout -x -d 'longest a connection to an object store may take: the dial and the TLS handshake'
 complete -c cqlload -l store-timeout -x -d 'longest a request to an object store waits for a byte; a store that has answered nothing yet fails at once, a later stall is retried from the byte reached'
-complete -c cqlload -l readers -x -d 'places of the input read at once: a large uncompressed file is cut into stripes read side by side, so that a file in token order keeps every node busy; 1 reads each file from start to end'
+complete -c cqlload -l readers -x -d 'places of the input read at once: a large file is cut into stripes read side by side, so that a file in token order keeps every node busy; 1 reads each file from start to end'
 complete -c cqlload -l stripe-size -x -d 'with --readers, the smallest stripe: a file under two of them is read from start to end'
 complete -c cqlload -l repeat -x -d 'read the input this many times, keys unchanged: a file makes a sustained load'
 complete -c cqlload -l split -x -d 'load split I of N of the inputs: N runs with the same inputs load every record exactly once'

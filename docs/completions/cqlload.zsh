@@ -34,7 +34,7 @@ _arguments \
   '--flush-interval=[a stream silent this long has the rows read so far sent; 0 waits for full chunks]:duration: ' \
   '--store-connect-timeout=[longest a connection to an object store may take\: the dial and the TLS handshake]:duration: ' \
   '--store-timeout=[longest a request to an object store waits for a byte; a store that has answered nothing yet fails at once, a later stall is retried from the byte reached]:duration: ' \
-  '--readers=[places of the input read at once\: a large uncompressed file is cut into stripes read side by side, so that a file in token order keeps every node busy; 1 reads each file from start to end]:int: ' \
+  '--readers=[places of the input read at once\: a large file is cut into stripes read side by side, so that a file in token order keeps every node busy; 1 reads each file from start to end]:int: ' \
   '--stripe-size=[with --readers, the smallest stripe\: a file under two of them is read from start to end]:bytes: ' \
   '--repeat=[read the input this many times, keys unchanged\: a file makes a sustained load]:int: ' \
   '--split=[load split I of N of the inputs\: N runs with the same inputs load every record exactly once]:I/N: ' \
