@@ -116,10 +116,11 @@ func readErrOr(err error, msg string) error {
 
 // Decompress decompresses r, which begins at a gzip member or a zstd
 // frame and may hold more after it, as the Splitter does: each member
-// (or frame) that fits DefaultVerifyBuffer checked before any of its
-// bytes is returned, zero bytes after the last gzip member taken for its
-// end. A stripe of a multipart file reads from its part so.
-func Decompress(r io.Reader) (io.ReadCloser, error) {
+// (or frame) of at most verifyBuffer compressed bytes checked before
+// any of its bytes is returned (see Splitter.VerifyBuffer; <= 0 checks
+// none first), zero bytes after the last gzip member taken for its end.
+// A stripe of a multipart file reads from its part so.
+func Decompress(r io.Reader, verifyBuffer int) (io.ReadCloser, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	magic, err := br.Peek(len(zstdMagic))
 	if err != nil && len(magic) == 0 {
@@ -129,5 +130,5 @@ func Decompress(r io.Reader) (io.ReadCloser, error) {
 	if !isGzip && !strings.HasPrefix(string(magic), zstdMagic) {
 		return nil, errors.New("not the start of a gzip member or a zstd frame")
 	}
-	return newVerified(isGzip, br, DefaultVerifyBuffer)
+	return newVerified(isGzip, br, verifyBuffer)
 }

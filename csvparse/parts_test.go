@@ -142,7 +142,7 @@ func TestPartsThenDecompress(t *testing.T) {
 					t.Fatalf("parts %v, want %v", got, want)
 				}
 				for _, p := range got {
-					rc, err := Decompress(bytes.NewReader(data[p.c:]))
+					rc, err := Decompress(bytes.NewReader(data[p.c:]), verify)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -155,7 +155,7 @@ func TestPartsThenDecompress(t *testing.T) {
 			})
 		}
 	}
-	if _, err := Decompress(strings.NewReader("a,b\n")); err == nil {
+	if _, err := Decompress(strings.NewReader("a,b\n"), DefaultVerifyBuffer); err == nil {
 		t.Error("Decompress of text: no error")
 	}
 }

@@ -60,6 +60,13 @@ const DefaultReaders = 12
 // load's peak RSS from 39 to 53 MiB.
 const stripeChunkBytes = MaxChunkBytes / 2
 
+// stripeVerifyBuffer is the verify buffer of a stripe of a compressed
+// file (csvparse.Decompress): each stripe read at once holds one, where
+// the 8 MiB of a file read in order would make 12 stripes cost 96 MiB.
+// bgzip's blocks (64 KiB) are checked before use as ever; a larger zstd
+// frame is streamed, and was checked whole by the first pass.
+const stripeVerifyBuffer = 256 << 10
+
 // DefaultStripeSize is the smallest stripe by default: a file smaller
 // than two is read whole. Each stripe read at once holds a block of
 // input, and the first pass costs the same whatever the size.
@@ -299,7 +306,7 @@ func openText(obj source.Object, start stripeStart, through int64) (io.ReadClose
 	if err != nil {
 		return nil, err
 	}
-	d, err := csvparse.Decompress(rc)
+	d, err := csvparse.Decompress(rc, stripeVerifyBuffer)
 	if err == nil {
 		_, err = io.CopyN(io.Discard, d, start.offset-start.partText)
 		if err != nil {

@@ -18,8 +18,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/cqlload/cqlload/cqlsim"
+	"github.com/cqlload/cqlload/internal/bgzf"
 	"github.com/cqlload/cqlload/internal/murmur3"
-	"github.com/cqlload/cqlload/internal/proctest"
 	"github.com/cqlload/cqlload/loader/internal/runlog"
 	"github.com/cqlload/cqlload/source"
 )
@@ -73,7 +73,7 @@ func compressedParts(t *testing.T, path, format string) string {
 	ext := ".gz"
 	switch format {
 	case "bgzip":
-		if out, err = proctest.BGZF(text, 2000); err != nil {
+		if out, err = bgzf.Compress(text, 2000); err != nil {
 			t.Fatal(err)
 		}
 	default:

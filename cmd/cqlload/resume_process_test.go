@@ -31,6 +31,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlload/cqlload/internal/bgzf"
 	"github.com/cqlload/cqlload/internal/proctest"
 	"github.com/cqlload/cqlload/loader"
 )
@@ -951,7 +952,7 @@ type stopCase struct {
 	// are not numbered in the order of its lines; what a checkpoint
 	// settled is checked at the end only.
 	striped bool
-	// bgzip: the input is compressed with bgzip (proctest.BGZF).
+	// bgzip: the input is compressed with bgzip (bgzf.Compress).
 	bgzip bool
 }
 
@@ -969,7 +970,7 @@ func testResumeAfterStops(t *testing.T, sig syscall.Signal, cases []stopCase) {
 			if tc.bgzip {
 				text, err := os.ReadFile(in.path)
 				if err == nil {
-					text, err = proctest.BGZF(text, 8000)
+					text, err = bgzf.Compress(text, 8000)
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -1,4 +1,7 @@
-package proctest
+// Package bgzf writes bgzip's format (BGZF), for the tests and
+// benchmarks of reading a compressed file in stripes: cqlload reads such
+// a file itself (csvparse), and needs no writer.
+package bgzf
 
 import (
 	"bytes"
@@ -7,11 +10,11 @@ import (
 	"fmt"
 )
 
-// BGZF compresses data as bgzip does: gzip members of at most block
+// Compress compresses data as bgzip does: gzip members of at most block
 // bytes of text each, whose headers carry the extra field BC with the
 // member's size less one, cut wherever the block ends (inside a record,
 // often). cqlload reads such a file in stripes, as a plain one.
-func BGZF(data []byte, block int) ([]byte, error) {
+func Compress(data []byte, block int) ([]byte, error) {
 	var out bytes.Buffer
 	for from := 0; from < len(data); from += block {
 		var b bytes.Buffer
