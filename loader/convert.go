@@ -234,7 +234,7 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 	if t.Counter {
 		p.stmt, binds = schema.CounterStatement(t, loaded)
 	} else {
-		p.stmt, binds = schema.InsertStatement(t, loaded, o.TTL, true)
+		p.stmt, binds = schema.InsertStatement(t, loaded, schema.Using{TTL: o.TTL, Timestamp: true})
 	}
 	p.tsBind = binds.Timestamp()
 	p.nbind = len(binds)
@@ -288,7 +288,7 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 				null[pf.col] = true
 			}
 		}
-		stmt, _ := schema.InsertNullTuples(t, loaded, o.TTL, true, null, o.NullMode == NullUnset)
+		stmt, _ := schema.InsertNullTuples(t, loaded, schema.Using{TTL: o.TTL, Timestamp: true}, null, o.NullMode == NullUnset)
 		return stmt
 	}
 	return p, nil

@@ -38,7 +38,7 @@ func ExampleInsertStatement() {
 	if err != nil {
 		panic(err)
 	}
-	stmt, binds := schema.InsertStatement(t, t.Columns, 86400, false)
+	stmt, binds := schema.InsertStatement(t, t.Columns, schema.Using{TTL: 86400})
 	fmt.Println(stmt)
 	fmt.Println(binds.Names())
 	// Output:

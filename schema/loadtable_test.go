@@ -169,7 +169,7 @@ func TestConvertedValuesWriteAndReadBack(t *testing.T) {
 		"st": "static", "ve": "[1.5, -2, 0]", "vt": "['a', 'bc']",
 	}
 	cols := tb.Columns
-	stmt, binds := schema.InsertStatement(tb, cols, 0, false)
+	stmt, binds := schema.InsertStatement(tb, cols, schema.Using{})
 	var values []any
 	for _, c := range cols {
 		conv, err := schema.NewConverter(c.Type, schema.DefaultFormats())

@@ -16,24 +16,30 @@ func (t *Table) tableName() string {
 }
 
 // Bind is what fills one bind marker of a statement: a column's value,
-// one element of a top-level tuple column, or the write timestamp. It
+// one element of a top-level tuple column, the write timestamp or the
+// TTL. It
 // says so by reference, not by a name: any text a name could take is also
 // a name some column can have ("[timestamp]", "t[0]" beside a tuple t),
 // and a lookup by name would then bind one marker twice and another never.
 type Bind struct {
-	Column *Column // nil for the write timestamp
+	Column *Column // nil for the write timestamp and the TTL
 	// Elem is the element of a tuple column bound element by element,
 	// -1 when the marker takes the whole value.
 	Elem int
+	// TTL: the marker takes the TTL (Column is nil).
+	TTL bool
 }
 
 // Timestamp says the marker takes the write timestamp.
-func (b Bind) Timestamp() bool { return b.Column == nil }
+func (b Bind) Timestamp() bool { return b.Column == nil && !b.TTL }
 
 // String names the marker for messages: the column's name, "name[i]" for
-// a tuple element, "USING TIMESTAMP" for the write timestamp.
+// a tuple element, "USING TIMESTAMP" for the write timestamp, "USING
+// TTL" for the TTL.
 func (b Bind) String() string {
 	switch {
+	case b.TTL:
+		return "USING TTL"
 	case b.Column == nil:
 		return "USING TIMESTAMP"
 	case b.Elem >= 0:
@@ -67,6 +73,17 @@ func (bs Binds) Timestamp() int {
 	return -1
 }
 
+// TTL is the position of the TTL's marker, -1 when the statement has
+// none.
+func (bs Binds) TTL() int {
+	for i, b := range bs {
+		if b.TTL {
+			return i
+		}
+	}
+	return -1
+}
+
 // Names gives each marker's String, for messages and tests.
 func (bs Binds) Names() []string {
 	names := make([]string, len(bs))
@@ -76,17 +93,28 @@ func (bs Binds) Names() []string {
 	return names
 }
 
-// InsertStatement builds "INSERT INTO ks.t (a,b) VALUES (?,?) [USING TTL n]"
-// for the given columns; binds says what fills each bind marker, in order.
-// A ttl of zero or less adds no TTL clause; with timestamp, "USING
-// TIMESTAMP ?" is bound last.
+// Using is an INSERT's USING clause.
+type Using struct {
+	// TTL is the TTL in seconds of every row; none when zero or less.
+	TTL int
+	// TTLBound: each row's TTL is bound ("USING TTL ?"), and TTL is
+	// not used.
+	TTLBound bool
+	// Timestamp: each row's write timestamp is bound ("USING
+	// TIMESTAMP ?").
+	Timestamp bool
+}
+
+// InsertStatement builds "INSERT INTO ks.t (a,b) VALUES (?,?) [USING …]"
+// for the given columns; binds says what fills each bind marker, in order:
+// the columns', then the TTL's and the write timestamp's when bound.
 //
 // A tuple column is bound element by element, "(?,?)": gocql counts a
 // bind marker of tuple type as one value per element and rejects a single
 // value for it. Bind the parts SplitTuple cuts from the column's converted
 // value. Tuples nested in other types are not affected.
-func InsertStatement(t *Table, cols []*Column, ttl int, timestamp bool) (stmt string, binds Binds) {
-	return InsertNullTuples(t, cols, ttl, timestamp, nil, false)
+func InsertStatement(t *Table, cols []*Column, using Using) (stmt string, binds Binds) {
+	return InsertNullTuples(t, cols, using, nil, false)
 }
 
 // InsertNullTuples is InsertStatement for a row whose top-level tuple
@@ -94,7 +122,7 @@ func InsertStatement(t *Table, cols []*Column, ttl int, timestamp bool) (stmt st
 // null tuple (gocql would send a tuple of nulls), so such a column is
 // written as the literal null, or with unset left out of the statement.
 // It fills no bind marker.
-func InsertNullTuples(t *Table, cols []*Column, ttl int, timestamp bool, null map[*Column]bool, unset bool) (stmt string, binds Binds) {
+func InsertNullTuples(t *Table, cols []*Column, using Using, null map[*Column]bool, unset bool) (stmt string, binds Binds) {
 	b := qb.Insert(t.tableName())
 	for _, c := range cols {
 		if null[c] && tupleArity(c) > 0 {
@@ -110,10 +138,14 @@ func InsertNullTuples(t *Table, cols []*Column, ttl int, timestamp bool, null ma
 		}
 		binds = appendBinds(binds, c)
 	}
-	if ttl > 0 {
-		b.TTL(time.Duration(ttl) * time.Second)
+	switch {
+	case using.TTLBound:
+		b.TTLNamed("ttl")
+		binds = append(binds, Bind{Elem: -1, TTL: true})
+	case using.TTL > 0:
+		b.TTL(time.Duration(using.TTL) * time.Second)
 	}
-	if timestamp {
+	if using.Timestamp {
 		// USING TIMESTAMP ?, bound last.
 		b.TimestampNamed("timestamp")
 		binds = append(binds, Bind{Elem: -1})

@@ -301,23 +301,31 @@ func TestStatements(t *testing.T) {
 		}
 		return cs
 	}
-	stmt, binds := InsertStatement(tb, pick("sensor", "day", "at", "seq", "Label", "where"), 0, false)
+	stmt, binds := InsertStatement(tb, pick("sensor", "day", "at", "seq", "Label", "where"), Using{})
 	if want := `INSERT INTO ks.events (sensor,day,at,seq,"Label","where") VALUES (?,?,?,?,?,?)`; stmt != want {
 		t.Errorf("insert:\n got %s\nwant %s", stmt, want)
 	}
 	if want := []string{"sensor", "day", "at", "seq", "Label", "where"}; !reflect.DeepEqual(binds.Names(), want) {
 		t.Errorf("insert names = %q, want %q", binds.Names(), want)
 	}
-	stmt, _ = InsertStatement(tb, pick("sensor", "day", "at", "seq"), 3600, false)
+	stmt, _ = InsertStatement(tb, pick("sensor", "day", "at", "seq"), Using{TTL: 3600})
 	if want := `INSERT INTO ks.events (sensor,day,at,seq) VALUES (?,?,?,?) USING TTL 3600`; stmt != want {
 		t.Errorf("insert with TTL:\n got %s\nwant %s", stmt, want)
 	}
-	stmt, binds = InsertStatement(tb, pick("sensor", "day"), 3600, true)
+	stmt, binds = InsertStatement(tb, pick("sensor", "day"), Using{TTL: 3600, Timestamp: true})
 	if want := `INSERT INTO ks.events (sensor,day) VALUES (?,?) USING TTL 3600 AND TIMESTAMP ?`; stmt != want {
 		t.Errorf("insert with TTL and timestamp:\n got %s\nwant %s", stmt, want)
 	}
 	if want := []string{"sensor", "day", "USING TIMESTAMP"}; !reflect.DeepEqual(binds.Names(), want) {
 		t.Errorf("insert with timestamp: names = %q, want %q", binds.Names(), want)
+	}
+	// Each row's TTL and write timestamp (--ttl-field, --writetime-field).
+	stmt, binds = InsertStatement(tb, pick("sensor", "day"), Using{TTL: 3600, TTLBound: true, Timestamp: true})
+	if want := `INSERT INTO ks.events (sensor,day) VALUES (?,?) USING TTL ? AND TIMESTAMP ?`; stmt != want {
+		t.Errorf("insert with TTL and timestamp bound:\n got %s\nwant %s", stmt, want)
+	}
+	if want := []string{"sensor", "day", "USING TTL", "USING TIMESTAMP"}; !reflect.DeepEqual(binds.Names(), want) || binds.TTL() != 2 || binds.Timestamp() != 3 {
+		t.Errorf("insert with TTL and timestamp bound: names = %q, TTL at %d, timestamp at %d; want %q, 2, 3", binds.Names(), binds.TTL(), binds.Timestamp(), want)
 	}
 
 	tup, err := NewTable("ks", "t", []*Column{
@@ -328,7 +336,7 @@ func TestStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmt, binds = InsertStatement(tup, tup.Columns, 0, false)
+	stmt, binds = InsertStatement(tup, tup.Columns, Using{})
 	if want := `INSERT INTO ks.t (k,l,v) VALUES ((?,?),?,(?,?,?))`; stmt != want {
 		t.Errorf("insert with tuples:\n got %s\nwant %s", stmt, want)
 	}

@@ -183,7 +183,7 @@ func (s *Source) plan(header []string) error {
 		s.counter = true
 	} else {
 		// The loader's statement, write timestamp included.
-		s.stmt, binds = schema.InsertStatement(t, cols, s.opts.TTL, true)
+		s.stmt, binds = schema.InsertStatement(t, cols, schema.Using{TTL: s.opts.TTL, Timestamp: true})
 	}
 	s.nbind = len(binds)
 	s.tsBind = binds.Timestamp()
