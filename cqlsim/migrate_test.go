@@ -1,0 +1,295 @@
+package cqlsim
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+	"github.com/gocql/gocql"
+)
+
+// The tests in this file check, through gocql, what loading with each
+// row's write time and TTL and with users' own statements relies on:
+// USING TIMESTAMP/TTL with bind markers, last-write-wins, writetime() and
+// ttl(), collection and counter updates, deletions, lightweight
+// transactions and functions in values, as Cassandra 4 answers them.
+
+// wantInvalid fails unless err is an Invalid (0x2200) error whose message
+// holds want.
+func wantInvalid(t *testing.T, what string, err error, want string) {
+	t.Helper()
+	if err == nil || codeOf(err) != 0x2200 || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: got %v (code %#x), want Invalid %q", what, err, codeOf(err), want)
+	}
+}
+
+func TestPreparedUsingMetadata(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks1, "CREATE TABLE ks.m (k int, c int, v text, PRIMARY KEY (k, c))")
+	type bind struct {
+		name string
+		typ  primitive.DataTypeCode
+	}
+	cases := []struct {
+		query string
+		binds []bind
+		pk    []uint16
+	}{
+		{"INSERT INTO ks.m (k, c, v) VALUES (?, ?, ?) USING TIMESTAMP ? AND TTL ?",
+			[]bind{{"k", primitive.DataTypeCodeInt}, {"c", primitive.DataTypeCodeInt}, {"v", primitive.DataTypeCodeVarchar},
+				{"[timestamp]", primitive.DataTypeCodeBigint}, {"[ttl]", primitive.DataTypeCodeInt}}, []uint16{0}},
+		// A named marker is named by its name, as Cassandra names it.
+		{"INSERT INTO ks.m (k, c, v) VALUES (:k, :c, :v) USING TIMESTAMP :ts AND TTL :ttl",
+			[]bind{{"k", primitive.DataTypeCodeInt}, {"c", primitive.DataTypeCodeInt}, {"v", primitive.DataTypeCodeVarchar},
+				{"ts", primitive.DataTypeCodeBigint}, {"ttl", primitive.DataTypeCodeInt}}, []uint16{0}},
+		{"UPDATE ks.m USING TTL ? AND TIMESTAMP ? SET v = ? WHERE k = ? AND c = ?",
+			[]bind{{"[ttl]", primitive.DataTypeCodeInt}, {"[timestamp]", primitive.DataTypeCodeBigint}, {"v", primitive.DataTypeCodeVarchar},
+				{"k", primitive.DataTypeCodeInt}, {"c", primitive.DataTypeCodeInt}}, []uint16{3}},
+		{"DELETE FROM ks.m USING TIMESTAMP :ts WHERE k = :k AND c > :c",
+			[]bind{{"ts", primitive.DataTypeCodeBigint}, {"k", primitive.DataTypeCodeInt}, {"c", primitive.DataTypeCodeInt}}, []uint16{1}},
+		{"UPDATE ks.m SET v = :v WHERE k = :k AND c = :c IF v = :old",
+			[]bind{{"v", primitive.DataTypeCodeVarchar}, {"k", primitive.DataTypeCodeInt}, {"c", primitive.DataTypeCodeInt},
+				{"old", primitive.DataTypeCodeVarchar}}, []uint16{1}},
+	}
+	for _, c := range cases {
+		p, id, err := cl.Node(0).prepare(&session{}, c.query)
+		if err != nil {
+			t.Errorf("%s: %v", c.query, err)
+			continue
+		}
+		res := p.preparedResult(id, primitive.ProtocolVersion4).(*message.PreparedResult)
+		var got []bind
+		for _, col := range res.VariablesMetadata.Columns {
+			got = append(got, bind{col.Name, col.Type.Code()})
+		}
+		if !reflect.DeepEqual(got, c.binds) || !reflect.DeepEqual(res.VariablesMetadata.PkIndices, c.pk) {
+			t.Errorf("%s:\n got binds %v pk %v\nwant binds %v pk %v", c.query, got, res.VariablesMetadata.PkIndices, c.binds, c.pk)
+		}
+	}
+	// gocql routes by the partition key bind, wherever it is in the statement.
+	q := s.Query("UPDATE ks.m USING TTL ? AND TIMESTAMP ? SET v = ? WHERE k = ? AND c = ?", 10, int64(5), "x", 7, 1)
+	key, err := q.GetRoutingKey()
+	if err != nil || !reflect.DeepEqual(key, []byte{0, 0, 0, 7}) {
+		t.Errorf("routing key %x, %v; want 00000007", key, err)
+	}
+}
+
+func TestUsingTimestampAndTTLBinds(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks1, "CREATE TABLE ks.m (k int, c int, v text, PRIMARY KEY (k, c))",
+		"CREATE TABLE ks.d (k int PRIMARY KEY, v text) WITH default_time_to_live = 500")
+	read := func(table string, k int) (v *string, wt *int64, ttl *int, ok bool) {
+		q := "SELECT v, WRITETIME(v), TTL(v) FROM ks." + table + " WHERE k = ?"
+		if err := s.Query(q, k).Scan(&v, &wt, &ttl); err != nil {
+			if err == gocql.ErrNotFound {
+				return nil, nil, nil, false
+			}
+			t.Fatal(err)
+		}
+		return v, wt, ttl, true
+	}
+	cases := []struct {
+		name  string
+		table string
+		k     int
+		query string
+		args  []any
+		wt    int64 // 0: not checked
+		ttl   int   // -1: no TTL; else about this many seconds
+	}{
+		{"positional insert", "m", 1, "INSERT INTO ks.m (k, c, v) VALUES (?, ?, ?) USING TIMESTAMP ? AND TTL ?",
+			[]any{1, 1, "a", int64(1000), 300}, 1000, 300},
+		{"named insert", "m", 2, "INSERT INTO ks.m (k, c, v) VALUES (:k, :c, :v) USING TIMESTAMP :ts AND TTL :ttl",
+			// gocql marshals by position but sends the names: c and k
+			// swapped (both int) are bound by name.
+			[]any{gocql.NamedValue("c", 1), gocql.NamedValue("k", 2), gocql.NamedValue("v", "b"), gocql.NamedValue("ts", int64(2000)), gocql.NamedValue("ttl", 200)}, 2000, 200},
+		{"update ttl then timestamp", "m", 3, "UPDATE ks.m USING TTL ? AND TIMESTAMP ? SET v = ? WHERE k = ? AND c = ?",
+			[]any{100, int64(3000), "c", 3, 1}, 3000, 100},
+		{"TTL 0 is none", "m", 4, "INSERT INTO ks.m (k, c, v) VALUES (?, ?, ?) USING TTL ?",
+			[]any{4, 1, "d", 0}, 0, -1},
+		// Cassandra 4: a null TTL is no TTL; an unset one is the table's default.
+		{"null TTL is none", "d", 5, "INSERT INTO ks.d (k, v) VALUES (?, ?) USING TTL ?",
+			[]any{5, "e", nil}, 0, -1},
+		{"unset TTL is the default", "d", 6, "INSERT INTO ks.d (k, v) VALUES (?, ?) USING TTL ?",
+			[]any{6, "f", gocql.UnsetValue}, 0, 500},
+		{"TTL 0 overrides the default", "d", 7, "INSERT INTO ks.d (k, v) VALUES (?, ?) USING TTL ?",
+			[]any{7, "g", 0}, 0, -1},
+		{"unset timestamp is the default", "m", 8, "INSERT INTO ks.m (k, c, v) VALUES (?, ?, ?) USING TIMESTAMP ?",
+			[]any{8, 1, "h", gocql.UnsetValue}, 0, -1},
+	}
+	for _, c := range cases {
+		if err := s.Query(c.query, c.args...).Exec(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		v, wt, ttl, ok := read(c.table, c.k)
+		if !ok || v == nil {
+			t.Errorf("%s: row %d not written", c.name, c.k)
+			continue
+		}
+		if c.wt != 0 && (wt == nil || *wt != c.wt) {
+			t.Errorf("%s: writetime %v, want %d", c.name, wt, c.wt)
+		}
+		if c.wt == 0 && (wt == nil || *wt < time.Now().Add(-time.Minute).UnixMicro()) {
+			t.Errorf("%s: writetime %v, want about now", c.name, wt)
+		}
+		switch {
+		case c.ttl < 0 && ttl != nil:
+			t.Errorf("%s: ttl %d, want none", c.name, *ttl)
+		case c.ttl >= 0 && (ttl == nil || *ttl > c.ttl || *ttl < c.ttl-10):
+			t.Errorf("%s: ttl %v, want about %d", c.name, ttl, c.ttl)
+		}
+	}
+	refused := []struct {
+		query string
+		args  []any
+		want  string
+	}{
+		{"INSERT INTO ks.m (k, c, v) VALUES (?, ?, ?) USING TIMESTAMP ?", []any{9, 1, "x", nil}, "Invalid null value of timestamp"},
+		{"UPDATE ks.m USING TIMESTAMP ? SET v = ? WHERE k = ? AND c = ?", []any{nil, "x", 9, 1}, "Invalid null value of timestamp"},
+		{"INSERT INTO ks.m (k, c, v) VALUES (?, ?, ?) USING TTL ?", []any{9, 1, "x", -1}, "A TTL must be greater or equal to 0, but was -1"},
+		{"INSERT INTO ks.m (k, c, v) VALUES (?, ?, ?) USING TTL ?", []any{9, 1, "x", maxTTL + 1}, "ttl is too large"},
+	}
+	for _, r := range refused {
+		wantInvalid(t, r.query, s.Query(r.query, r.args...).Exec(), r.want)
+	}
+	if _, _, _, ok := read("m", 9); ok {
+		t.Error("a refused write stored row 9")
+	}
+}
+
+func TestLastWriteWinsByWriteTime(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks1, "CREATE TABLE ks.l (k int, c int, v text, PRIMARY KEY (k, c))")
+	// Each case runs its statements on its own partition k, then reads
+	// v at c = 1 ("" means no row, "<null>" a row without v).
+	cases := []struct {
+		name  string
+		stmts []string
+		want  string
+	}{
+		{"older insert after newer insert", []string{
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'new') USING TIMESTAMP 200",
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'old') USING TIMESTAMP 100"}, "new"},
+		{"older update after newer insert", []string{
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'new') USING TIMESTAMP 200",
+			"UPDATE ks.l USING TIMESTAMP 100 SET v = 'old' WHERE k = %d AND c = 1"}, "new"},
+		{"older insert after newer delete", []string{
+			"DELETE FROM ks.l USING TIMESTAMP 200 WHERE k = %d AND c = 1",
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'old') USING TIMESTAMP 100"}, ""},
+		{"older delete after newer insert", []string{
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'new') USING TIMESTAMP 200",
+			"DELETE FROM ks.l USING TIMESTAMP 100 WHERE k = %d AND c = 1"}, "new"},
+		{"older cell delete after newer update", []string{
+			"UPDATE ks.l USING TIMESTAMP 200 SET v = 'new' WHERE k = %d AND c = 1",
+			"DELETE v FROM ks.l USING TIMESTAMP 100 WHERE k = %d AND c = 1"}, "new"},
+		{"newer insert after delete", []string{
+			"DELETE FROM ks.l USING TIMESTAMP 100 WHERE k = %d",
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'new') USING TIMESTAMP 200"}, "new"},
+		{"equal timestamps: greater value wins", []string{
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'b') USING TIMESTAMP 100",
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'a') USING TIMESTAMP 100"}, "b"},
+		{"equal timestamps: greater value wins either order", []string{
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'a') USING TIMESTAMP 100",
+			"UPDATE ks.l USING TIMESTAMP 100 SET v = 'b' WHERE k = %d AND c = 1"}, "b"},
+		{"equal timestamps: a cell delete wins", []string{
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'a') USING TIMESTAMP 100",
+			"DELETE v FROM ks.l USING TIMESTAMP 100 WHERE k = %d AND c = 1"}, "<null>"},
+		{"equal timestamps: a row delete wins", []string{
+			"DELETE FROM ks.l USING TIMESTAMP 100 WHERE k = %d AND c = 1",
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'a') USING TIMESTAMP 100"}, ""},
+		{"range delete shadows a later older write", []string{
+			"DELETE FROM ks.l USING TIMESTAMP 200 WHERE k = %d AND c >= 0",
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'old') USING TIMESTAMP 100"}, ""},
+		{"range delete spares a newer write", []string{
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'new') USING TIMESTAMP 300",
+			"DELETE FROM ks.l USING TIMESTAMP 200 WHERE k = %d AND c >= 0 AND c < 5"}, "new"},
+		{"range delete outside the slice", []string{
+			"INSERT INTO ks.l (k, c, v) VALUES (%d, 1, 'kept') USING TIMESTAMP 100",
+			"DELETE FROM ks.l USING TIMESTAMP 200 WHERE k = %d AND c > 1"}, "kept"},
+	}
+	for i, c := range cases {
+		k := 100 + i
+		for _, st := range c.stmts {
+			q := strings.ReplaceAll(st, "%d", strconv.Itoa(k))
+			if err := s.Query(q).Exec(); err != nil {
+				t.Fatalf("%s: %s: %v", c.name, q, err)
+			}
+		}
+		var v *string
+		got := ""
+		err := s.Query("SELECT v FROM ks.l WHERE k = ? AND c = 1", k).Scan(&v)
+		switch {
+		case err == gocql.ErrNotFound:
+		case err != nil:
+			t.Fatal(err)
+		case v == nil:
+			got = "<null>"
+		default:
+			got = *v
+		}
+		if got != c.want {
+			t.Errorf("%s: v = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestWritetimeAndTTLSelectors(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks1, "CREATE TYPE ks.pt (x int)",
+		"CREATE TABLE ks.s (k int, c int, v int, fl frozen<list<int>>, l list<int>, u pt, fu frozen<pt>, st int STATIC, PRIMARY KEY (k, c))",
+		"INSERT INTO ks.s (k, c, v, fl, st) VALUES (1, 1, 10, [1], 5) USING TIMESTAMP 1234 AND TTL 600",
+		"UPDATE ks.s USING TIMESTAMP 99 SET v = 11 WHERE k = 2 AND c = 1")
+	// Any case, with aliases; the metadata names the columns as Cassandra does.
+	iter := s.Query("SELECT WRITETIME(v) AS w, Ttl(v), writetime(fl), ttl(st), WriteTime(st) FROM ks.s WHERE k = 1").Iter()
+	var names []string
+	for _, c := range iter.Columns() {
+		names = append(names, c.Name)
+	}
+	if want := []string{"w", "ttl(v)", "writetime(fl)", "ttl(st)", "writetime(st)"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("columns %v, want %v", names, want)
+	}
+	var w, wfl, wst int64
+	var ttl, ttlst int
+	if !iter.Scan(&w, &ttl, &wfl, &ttlst, &wst) {
+		t.Fatalf("no row: %v", iter.Close())
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if w != 1234 || wfl != 1234 || wst != 1234 || ttl < 590 || ttl > 600 || ttlst < 590 || ttlst > 600 {
+		t.Errorf("writetime %d %d %d, ttl %d %d; want 1234 and about 600", w, wfl, wst, ttl, ttlst)
+	}
+	// No TTL reads as null; a missing cell has neither.
+	var wt, tt *int64
+	var ttl2 *int
+	if err := s.Query("SELECT writetime(v), ttl(v), writetime(fl) FROM ks.s WHERE k = 2 AND c = 1").Scan(&wt, &ttl2, &tt); err != nil {
+		t.Fatal(err)
+	}
+	if wt == nil || *wt != 99 || ttl2 != nil || tt != nil {
+		t.Errorf("row 2: writetime(v) %v ttl(v) %v writetime(fl) %v; want 99, null, null", wt, ttl2, tt)
+	}
+	// The functions Cassandra 4 refuses, with its messages.
+	refused := map[string]string{
+		"SELECT writetime(k) FROM ks.s":  "Cannot use selection function writeTime on PRIMARY KEY part k",
+		"SELECT ttl(c) FROM ks.s":        "Cannot use selection function ttl on PRIMARY KEY part c",
+		"SELECT writetime(l) FROM ks.s":  "Cannot use selection function writeTime on non-frozen collection l",
+		"SELECT TTL(l) FROM ks.s":        "Cannot use selection function ttl on non-frozen collection l",
+		"SELECT writetime(u) FROM ks.s":  "Cannot use selection function writeTime on non-frozen UDT u",
+		"SELECT writetime(no) FROM ks.s": "Undefined column name no",
+	}
+	for q, want := range refused {
+		wantInvalid(t, q, s.Query(q).Exec(), want)
+	}
+	if err := s.Query("SELECT writetime(fu), ttl(fl) FROM ks.s").Exec(); err != nil {
+		t.Errorf("writetime of frozen values: %v", err)
+	}
+}
