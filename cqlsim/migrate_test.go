@@ -293,3 +293,139 @@ func TestWritetimeAndTTLSelectors(t *testing.T) {
 		t.Errorf("writetime of frozen values: %v", err)
 	}
 }
+
+func TestUpdateOperationsNamedAndBatched(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks1, "CREATE TABLE ks.u (k int PRIMARY KEY, l list<int>, st set<int>, m map<text, int>)",
+		"CREATE TABLE ks.n (k int PRIMARY KEY, c counter)")
+	steps := []struct {
+		stmt string
+		args []any
+	}{
+		{"UPDATE ks.u SET l = l + :v WHERE k = :k", []any{gocql.NamedValue("v", []int{1, 2}), gocql.NamedValue("k", 1)}},
+		{"UPDATE ks.u SET l = :v + l WHERE k = :k", []any{gocql.NamedValue("v", []int{0}), gocql.NamedValue("k", 1)}},
+		{"UPDATE ks.u SET l[:i] = :v WHERE k = :k", []any{gocql.NamedValue("i", 2), gocql.NamedValue("v", 7), gocql.NamedValue("k", 1)}},
+		{"UPDATE ks.u SET st = st + :v WHERE k = :k", []any{gocql.NamedValue("v", []int{3, 1, 2}), gocql.NamedValue("k", 1)}},
+		{"UPDATE ks.u SET st = st - :v WHERE k = :k", []any{gocql.NamedValue("v", []int{2}), gocql.NamedValue("k", 1)}},
+		{"UPDATE ks.u SET m = m + :v WHERE k = :k", []any{gocql.NamedValue("v", map[string]int{"a": 1, "b": 2}), gocql.NamedValue("k", 1)}},
+		{"UPDATE ks.u SET m[:key] = :v WHERE k = :k", []any{gocql.NamedValue("key", "c"), gocql.NamedValue("v", 3), gocql.NamedValue("k", 1)}},
+		{"DELETE m[:key] FROM ks.u WHERE k = :k", []any{gocql.NamedValue("key", "a"), gocql.NamedValue("k", 1)}},
+		{"UPDATE ks.n SET c = c + :n WHERE k = :k", []any{gocql.NamedValue("n", int64(10)), gocql.NamedValue("k", 1)}},
+		{"UPDATE ks.n SET c = c - :n WHERE k = :k", []any{gocql.NamedValue("n", int64(3)), gocql.NamedValue("k", 1)}},
+	}
+	for _, st := range steps {
+		if err := s.Query(st.stmt, st.args...).Exec(); err != nil {
+			t.Fatalf("%s: %v", st.stmt, err)
+		}
+	}
+	var l, st []int
+	var m map[string]int
+	if err := s.Query("SELECT l, st, m FROM ks.u WHERE k = 1").Scan(&l, &st, &m); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l, []int{0, 1, 7}) || !reflect.DeepEqual(st, []int{1, 3}) || !reflect.DeepEqual(m, map[string]int{"b": 2, "c": 3}) {
+		t.Errorf("l %v st %v m %v; want [0 1 7] [1 3] map[b:2 c:3]", l, st, m)
+	}
+	var c int64
+	if err := s.Query("SELECT c FROM ks.n WHERE k = 1").Scan(&c); err != nil || c != 7 {
+		t.Errorf("counter %d, %v; want 7", c, err)
+	}
+	// A list append is not idempotent: the same batch sent twice appends
+	// twice, through a driver batch of prepared statements and through
+	// BEGIN BATCH alike.
+	for i := 0; i < 2; i++ {
+		b := s.NewBatch(gocql.LoggedBatch)
+		b.Query("UPDATE ks.u SET l = l + ? WHERE k = ?", []int{5}, 2)
+		b.Query("UPDATE ks.n SET c = c + 0 WHERE k = 9") // refused below: counters need a counter batch
+		if err := s.ExecuteBatch(b); err == nil {
+			t.Error("a logged batch took a counter update")
+		}
+		b = s.NewBatch(gocql.UnloggedBatch)
+		b.Query("UPDATE ks.u SET l = l + ? WHERE k = ?", []int{5}, 2)
+		if err := s.ExecuteBatch(b); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, s, "BEGIN BATCH UPDATE ks.u SET l = l + [6] WHERE k = 2; APPLY BATCH")
+	}
+	if err := s.Query("SELECT l FROM ks.u WHERE k = 2").Scan(&l); err != nil || !reflect.DeepEqual(l, []int{5, 6, 5, 6}) {
+		t.Errorf("after two batches l = %v, %v; want [5 6 5 6]", l, err)
+	}
+}
+
+func TestDeletes(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks1, "CREATE TABLE ks.d (k int, a int, b int, v text, PRIMARY KEY (k, a, b))")
+	fill := func(k int) {
+		for a := 0; a < 3; a++ {
+			for b := 0; b < 3; b++ {
+				if err := s.Query("INSERT INTO ks.d (k, a, b, v) VALUES (?, ?, ?, 'x') USING TIMESTAMP 100", k, a, b).Exec(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	rows := func(k int) string {
+		iter := s.Query("SELECT a, b, v FROM ks.d WHERE k = ?", k).Iter()
+		var a, b int
+		var v *string
+		var out []string
+		for iter.Scan(&a, &b, &v) {
+			cell := "-"
+			if v != nil {
+				cell = *v
+			}
+			out = append(out, strconv.Itoa(a)+strconv.Itoa(b)+cell)
+		}
+		if err := iter.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, " ")
+	}
+	cases := []struct {
+		name string
+		stmt string
+		args []any
+		want string
+	}{
+		{"partition", "DELETE FROM ks.d WHERE k = ?", []any{1}, ""},
+		{"row", "DELETE FROM ks.d WHERE k = ? AND a = 1 AND b = 1", []any{2}, "00x 01x 02x 10x 12x 20x 21x 22x"},
+		{"clustering prefix", "DELETE FROM ks.d WHERE k = ? AND a = 1", []any{3}, "00x 01x 02x 20x 21x 22x"},
+		{"slice of the first column", "DELETE FROM ks.d WHERE k = ? AND a > 0", []any{4}, "00x 01x 02x"},
+		{"slice after a prefix", "DELETE FROM ks.d WHERE k = ? AND a = 2 AND b >= 1 AND b < 2", []any{5}, "00x 01x 02x 10x 11x 12x 20x 22x"},
+		{"bound slice", "DELETE FROM ks.d WHERE k = ? AND a = ? AND b <= ?", []any{6, 0, 1}, "02x 10x 11x 12x 20x 21x 22x"},
+		{"cell", "DELETE v FROM ks.d WHERE k = ? AND a = 0 AND b = 0", []any{7}, "00- 01x 02x 10x 11x 12x 20x 21x 22x"},
+		{"older partition delete", "DELETE FROM ks.d USING TIMESTAMP 50 WHERE k = ?", []any{8}, "00x 01x 02x 10x 11x 12x 20x 21x 22x"},
+		{"older range delete", "DELETE FROM ks.d USING TIMESTAMP ? WHERE k = ? AND a < 2", []any{int64(99), 9}, "00x 01x 02x 10x 11x 12x 20x 21x 22x"},
+		{"newer range delete", "DELETE FROM ks.d USING TIMESTAMP ? WHERE k = ? AND a < 2", []any{int64(101), 10}, "20x 21x 22x"},
+		{"range in a batch", "BEGIN UNLOGGED BATCH DELETE FROM ks.d WHERE k = ? AND a = 0; DELETE FROM ks.d WHERE k = ? AND a = 2 AND b > 0 APPLY BATCH", []any{11, 11}, "10x 11x 12x 20x"},
+	}
+	for _, c := range cases {
+		// The partition is the first int argument (after a timestamp).
+		k, ok := c.args[0].(int)
+		if !ok {
+			k = c.args[1].(int)
+		}
+		fill(k)
+		if err := s.Query(c.stmt, c.args...).Exec(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := rows(k); got != c.want {
+			t.Errorf("%s: rows %q, want %q", c.name, got, c.want)
+		}
+	}
+	refused := map[string]string{
+		"DELETE v FROM ks.d WHERE k = 1 AND a > 0":                            "Range deletions are not supported for specific columns",
+		"DELETE FROM ks.d WHERE k = 1 AND a > 0 AND b = 1":                    "cannot be restricted (preceding column \"a\" is restricted by a non-EQ relation)",
+		"DELETE FROM ks.d WHERE k = 1 AND a = 1 IF EXISTS":                    "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions",
+		"UPDATE ks.d SET v = 'y' WHERE k = 1 AND a = 1 AND b > 1":             "Slice restrictions are not supported on the clustering columns in UPDATE statements",
+		"DELETE FROM ks.d WHERE k = 1 AND a = 1 AND a > 0":                    "cannot be restricted by both an equality and an inequality relation",
+		"DELETE FROM ks.d WHERE k = 1 AND a > 0 AND a > 1":                    "More than one restriction was found for the start bound on a",
+		"DELETE FROM ks.d USING TIMESTAMP 5 WHERE k = 1 AND a = 1 IF v = 'x'": "Cannot provide custom timestamp for conditional updates",
+	}
+	for q, want := range refused {
+		wantInvalid(t, q, s.Query(q).Exec(), want)
+	}
+}

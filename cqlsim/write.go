@@ -432,6 +432,13 @@ func (cp *compiler) delete(p *plan, st *cql.Delete) error {
 	if err := checkAttrs(t, w, nil, st.Timestamp); err != nil {
 		return err
 	}
+	if !w.deleteRow && len(w.ck) > 0 && w.ck[0].col != nil {
+		for i := range w.ck {
+			if w.ck[i].col == nil || w.ck[i].isRange() {
+				return invalidf("Range deletions are not supported for specific columns")
+			}
+		}
+	}
 	if err := checkKeys(t, w, !w.deleteRow); err != nil {
 		return err
 	}
