@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlload/cqlload/cqlsim/internal/cql"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/gocql/gocql"
@@ -427,5 +428,173 @@ func TestDeletes(t *testing.T) {
 	}
 	for q, want := range refused {
 		wantInvalid(t, q, s.Query(q).Exec(), want)
+	}
+}
+
+func TestConditionalWrites(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 3})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks3, "CREATE TABLE ks.c (k int, c int, v text, w int, PRIMARY KEY (k, c))",
+		"CREATE TABLE ks.o (k int, c int, v text, PRIMARY KEY (k, c))",
+		"CREATE TABLE ks.n (k int PRIMARY KEY, n counter)",
+		"INSERT INTO ks.c (k, c, v, w) VALUES (1, 1, 'a', 10)")
+	// Each step runs on the state the previous ones left. existing is
+	// what MapScanCAS reads besides [applied]: the row's columns when not
+	// applied (all of them for IF [NOT] EXISTS, those of the conditions
+	// otherwise), nothing when the row is not there.
+	steps := []struct {
+		stmt     string
+		args     []any
+		applied  bool
+		existing map[string]any
+	}{
+		{"INSERT INTO ks.c (k, c, v, w) VALUES (?, ?, ?, ?) IF NOT EXISTS", []any{1, 1, "b", 20}, false,
+			map[string]any{"k": 1, "c": 1, "v": "a", "w": 10}},
+		{"INSERT INTO ks.c (k, c, v, w) VALUES (?, ?, ?, ?) IF NOT EXISTS", []any{1, 2, "b", 20}, true, map[string]any{}},
+		{"UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF EXISTS", []any{"x", 1, 3}, false, map[string]any{}},
+		{"UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF EXISTS", []any{"c", 1, 2}, true, map[string]any{}},
+		{"UPDATE ks.c SET v = :v WHERE k = :k AND c = :c IF v = :old", []any{gocql.NamedValue("v", "d"), gocql.NamedValue("k", 1), gocql.NamedValue("c", 1), gocql.NamedValue("old", "zzz")}, false,
+			map[string]any{"v": "a"}},
+		{"UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF v = ? AND w = ?", []any{"d", 1, 1, "a", 11}, false,
+			map[string]any{"v": "a", "w": 10}},
+		{"UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF v = ? AND w = ?", []any{"d", 1, 1, "a", 10}, true, map[string]any{}},
+		{"UPDATE ks.c SET w = ? WHERE k = ? AND c = ? IF w > ? AND v IN (?, ?)", []any{5, 1, 1, 9, "q", "d"}, true, map[string]any{}},
+		{"UPDATE ks.c SET w = ? WHERE k = ? AND c = ? IF w != ?", []any{6, 1, 1, 5}, false, map[string]any{"w": 5}},
+		// A missing row's cells are null: IF v = null holds there.
+		{"UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF v = null", []any{"new", 2, 1}, true, map[string]any{}},
+		{"UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF v = ?", []any{"x", 3, 1, "a"}, false, map[string]any{}},
+		{"DELETE FROM ks.c WHERE k = ? AND c = ? IF v = ?", []any{1, 2, "zzz"}, false, map[string]any{"v": "c"}},
+		{"DELETE FROM ks.c WHERE k = ? AND c = ? IF v = ?", []any{1, 2, "c"}, true, map[string]any{}},
+		{"DELETE FROM ks.c WHERE k = ? AND c = ? IF EXISTS", []any{1, 2}, false, map[string]any{}},
+		{"DELETE w FROM ks.c WHERE k = ? AND c = ? IF EXISTS", []any{1, 1}, true, map[string]any{}},
+	}
+	for _, st := range steps {
+		existing := map[string]any{}
+		applied, err := s.Query(st.stmt, st.args...).SerialConsistency(gocql.Serial).MapScanCAS(existing)
+		if err != nil {
+			t.Fatalf("%s %v: %v", st.stmt, st.args, err)
+		}
+		if applied != st.applied || !reflect.DeepEqual(existing, st.existing) {
+			t.Errorf("%s %v: applied %v, existing %v; want %v, %v", st.stmt, st.args, applied, existing, st.applied, st.existing)
+		}
+	}
+	var v string
+	var w *int
+	if err := s.Query("SELECT v, w FROM ks.c WHERE k = 1 AND c = 1").Scan(&v, &w); err != nil || v != "d" || w != nil {
+		t.Errorf("row (1, 1): v %q w %v, %v; want d and null", v, w, err)
+	}
+	// ScanCAS with the columns of the conditions, and LOCAL_SERIAL.
+	var cur string
+	applied, err := s.Query("UPDATE ks.c SET v = 'e' WHERE k = 1 AND c = 1 IF v = 'nope'").SerialConsistency(gocql.LocalSerial).ScanCAS(&cur)
+	if err != nil || applied || cur != "d" {
+		t.Errorf("ScanCAS: applied %v current %q, %v; want false, d", applied, cur, err)
+	}
+	// The simple-query path answers the same.
+	applied, err = s.Query("UPDATE ks.c SET v = 'e' WHERE k = 1 AND c = 1 IF v = 'd'").MapScanCAS(map[string]any{})
+	if err != nil || !applied {
+		t.Errorf("unbound conditional update: applied %v, %v", applied, err)
+	}
+
+	refused := []struct {
+		stmt string
+		args []any
+		want string
+	}{
+		{"INSERT INTO ks.c (k, c, v) VALUES (1, 9, 'x') IF NOT EXISTS USING TIMESTAMP 5", nil, "Cannot provide custom timestamp for conditional updates"},
+		{"UPDATE ks.c USING TIMESTAMP 5 SET v = 'x' WHERE k = 1 AND c = 9 IF v = 'y'", nil, "Cannot provide custom timestamp for conditional updates"},
+		{"UPDATE ks.n SET n = n + 1 WHERE k = 1 IF EXISTS", nil, "Conditional updates are not supported on counter tables"},
+		{"UPDATE ks.n USING TIMESTAMP 5 SET n = n + 1 WHERE k = 1", nil, "Cannot provide custom timestamp for counter updates"},
+		{"UPDATE ks.n USING TTL 5 SET n = n + 1 WHERE k = 1", nil, "Cannot provide custom TTL for counter updates"},
+		{"UPDATE ks.c SET v = 'x' WHERE k IN (1, 2) AND c = 1 IF v = 'y'", nil, "IN on the partition key is not supported with conditional updates"},
+		{"DELETE FROM ks.c WHERE k = 1 AND c IN (1, 2) IF v = 'y'", nil, "IN on the clustering key columns is not supported with conditional deletions"},
+		{"UPDATE ks.c SET v = 'x' WHERE k = 1 AND c = 1 IF c = 1", nil, "PRIMARY KEY column 'c' cannot have IF conditions"},
+		{"UPDATE ks.c SET v = 'x' WHERE k = 1 AND c = 1 IF w > ?", []any{nil}, "Invalid comparison with null for operator \">\""},
+	}
+	for _, r := range refused {
+		wantInvalid(t, r.stmt, s.Query(r.stmt, r.args...).Exec(), r.want)
+	}
+	// Drivers refuse to send a serial consistency that is not one; the
+	// server refuses it too.
+	quorum := primitive.ConsistencyLevelQuorum
+	st, err := cql.Parse("UPDATE ks.c SET v = 'x' WHERE k = 1 AND c = 1 IF v = 'y'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cl.Node(0).run(&session{}, st, &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne, SerialConsistency: &quorum})
+	if err == nil || !strings.Contains(err.Error(), "Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL") {
+		t.Errorf("serial consistency QUORUM: %v", err)
+	}
+
+	// Conditional batches: one partition of one table, all or nothing.
+	b := s.NewBatch(gocql.LoggedBatch)
+	b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS", 5, 1, "a")
+	b.Query("UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF v = null", "b", 5, 2)
+	b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?)", 5, 3, "c")
+	if applied, _, err := s.MapExecuteBatchCAS(b, map[string]any{}); err != nil || !applied {
+		t.Fatalf("first conditional batch: applied %v, %v", applied, err)
+	}
+	b = s.NewBatch(gocql.LoggedBatch)
+	b.Query("UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF v = ?", "z", 5, 1, "a")
+	b.Query("UPDATE ks.c SET w = ? WHERE k = ? AND c = ? IF v = ?", 1, 5, 2, "wrong")
+	var bk, bc int
+	var bv string
+	applied, iter, err := s.ExecuteBatchCAS(b, &bk, &bc, &bv)
+	if err != nil || applied {
+		t.Fatalf("failing conditional batch: applied %v, %v", applied, err)
+	}
+	// Not applied: a row per row read, with the primary key and the
+	// columns of the conditions.
+	got := []string{strconv.Itoa(bk) + strconv.Itoa(bc) + bv}
+	for iter.Scan(&applied, &bk, &bc, &bv) {
+		got = append(got, strconv.Itoa(bk)+strconv.Itoa(bc)+bv)
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"51a", "52b"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("failed batch rows %v, want %v", got, want)
+	}
+	if err := s.Query("SELECT v FROM ks.c WHERE k = 5 AND c = 1").Scan(&v); err != nil || v != "a" {
+		t.Errorf("a failed conditional batch wrote: v = %q, %v", v, err)
+	}
+	batchRefused := []struct {
+		name string
+		make func() *gocql.Batch
+		want string
+	}{
+		{"two partitions", func() *gocql.Batch {
+			b := s.NewBatch(gocql.LoggedBatch)
+			b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS", 6, 1, "a")
+			b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?)", 7, 1, "a")
+			return b
+		}, "Batch with conditions cannot span multiple partitions"},
+		{"two tables", func() *gocql.Batch {
+			b := s.NewBatch(gocql.LoggedBatch)
+			b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS", 6, 1, "a")
+			b.Query("INSERT INTO ks.o (k, c, v) VALUES (?, ?, ?)", 6, 1, "a")
+			return b
+		}, "Batch with conditions cannot span multiple tables"},
+		{"IN on the partition key", func() *gocql.Batch {
+			b := s.NewBatch(gocql.LoggedBatch)
+			b.Query("UPDATE ks.c SET v = 'x' WHERE k IN (6, 7) AND c = 1")
+			b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS", 6, 1, "a")
+			return b
+		}, "Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)"},
+	}
+	for _, r := range batchRefused {
+		_, _, err := s.MapExecuteBatchCAS(r.make(), map[string]any{})
+		wantInvalid(t, r.name, err, r.want)
+	}
+	wantInvalid(t, "BEGIN BATCH USING TIMESTAMP with a condition",
+		s.Query("BEGIN BATCH USING TIMESTAMP 10 INSERT INTO ks.c (k, c, v) VALUES (8, 1, 'a') IF NOT EXISTS; APPLY BATCH").Exec(),
+		"Cannot provide custom timestamp for conditional BATCH")
+	var n int
+	if err := s.Query("SELECT count(*) FROM ks.c WHERE k IN (6, 7, 8)").Scan(&n); err != nil || n != 0 {
+		t.Errorf("refused batches wrote %d rows, %v", n, err)
+	}
+	// BEGIN BATCH with conditions answers [applied] too.
+	applied, err = s.Query("BEGIN BATCH INSERT INTO ks.c (k, c, v) VALUES (8, 1, 'a') IF NOT EXISTS; UPDATE ks.c SET w = 1 WHERE k = 8 AND c = 2; APPLY BATCH").MapScanCAS(map[string]any{})
+	if err != nil || !applied {
+		t.Errorf("BEGIN BATCH with IF NOT EXISTS: applied %v, %v", applied, err)
 	}
 }
