@@ -598,3 +598,77 @@ func TestConditionalWrites(t *testing.T) {
 		t.Errorf("BEGIN BATCH with IF NOT EXISTS: applied %v, %v", applied, err)
 	}
 }
+
+func TestFunctionsInWrites(t *testing.T) {
+	cl := startCluster(t, Config{Nodes: 1})
+	s := connect(t, cl, nil)
+	mustExec(t, s, ks1, `CREATE TABLE ks.f (k uuid, c timeuuid, ts timestamp, ts2 timestamp, d date, d2 date, tm time,
+		tu timeuuid, u uuid, ux bigint, PRIMARY KEY (k, c))`,
+		"CREATE TABLE ks.t (k timeuuid PRIMARY KEY, v int)",
+		"CREATE TABLE ks.i (k int PRIMARY KEY, v int)")
+	before := time.Now().Add(-time.Second)
+	// A function may give a primary key column its value: uuid() and
+	// now() here, in the simple and the prepared path and in a batch.
+	ins := `INSERT INTO ks.f (k, c, ts, ts2, d, d2, tm, tu, u, ux) VALUES (uuid(), now(), toTimestamp(now()),
+		currentTimestamp(), currentDate(), toDate(now()), currentTime(), currentTimeUUID(), now(), toUnixTimestamp(now()))`
+	mustExec(t, s, ins)
+	if err := s.Query(ins+" USING TTL ?", 100).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, s, "BEGIN BATCH "+ins+"; "+ins+"; APPLY BATCH")
+	after := time.Now().Add(time.Second)
+	iter := s.Query("SELECT k, c, ts, ts2, d, d2, tm, tu, u, ux FROM ks.f").Iter()
+	var k, c, tu, u gocql.UUID
+	var ts, ts2, d, d2 time.Time
+	var tm time.Duration
+	var ux int64
+	keys := map[gocql.UUID]bool{}
+	rows := 0
+	for iter.Scan(&k, &c, &ts, &ts2, &d, &d2, &tm, &tu, &u, &ux) {
+		rows++
+		keys[k] = true
+		if k.Version() != 4 || c.Version() != 1 || tu.Version() != 1 || u.Version() != 1 {
+			t.Errorf("uuid versions k %d c %d tu %d u %d; want 4 1 1 1", k.Version(), c.Version(), tu.Version(), u.Version())
+		}
+		for _, x := range []time.Time{ts, ts2, c.Time(), tu.Time(), time.UnixMilli(ux)} {
+			if x.Before(before) || x.After(after) {
+				t.Errorf("time %v not between %v and %v", x, before, after)
+			}
+		}
+		today := time.Now().UTC().Truncate(24 * time.Hour)
+		if !d.Equal(today) && !d.Equal(today.Add(-24*time.Hour)) || !d2.Equal(d) {
+			t.Errorf("dates %v %v; want today %v", d, d2, today)
+		}
+		if tm < 0 || tm >= 24*time.Hour {
+			t.Errorf("currentTime() %v", tm)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 4 || len(keys) != 4 {
+		t.Errorf("%d rows with %d distinct uuid() keys; want 4 and 4", rows, len(keys))
+	}
+	// now() in the WHERE of an UPDATE names a new partition each time.
+	for i := 0; i < 2; i++ {
+		mustExec(t, s, "UPDATE ks.t SET v = 1 WHERE k = now()")
+	}
+	var n int
+	if err := s.Query("SELECT count(*) FROM ks.t").Scan(&n); err != nil || n != 2 {
+		t.Errorf("UPDATE … WHERE k = now() twice: %d rows, %v; want 2", n, err)
+	}
+	// What Cassandra refuses: a function whose type does not fit the
+	// column, the key included. (It has no other rule against functions
+	// on primary key columns in writes; writetime() and ttl() on them are
+	// refused in SELECT, see TestWritetimeAndTTLSelectors.)
+	refused := map[string]string{
+		"INSERT INTO ks.i (k, v) VALUES (now(), 1)":          "Type error: cannot assign result of function system.now (type timeuuid) to k (type int)",
+		"INSERT INTO ks.t (k, v) VALUES (uuid(), 1)":         "Type error: cannot assign result of function system.uuid (type uuid) to k (type timeuuid)",
+		"UPDATE ks.i SET v = 1 WHERE k = toTimestamp(now())": "Type error: cannot assign result of function system.totimestamp (type timestamp) to k (type int)",
+		"INSERT INTO ks.i (k, v) VALUES (1, currentDate())":  "Type error: cannot assign result of function system.currentdate (type date) to v (type int)",
+		"DELETE FROM ks.i WHERE k = toUnixTimestamp(now())":  "Type error: cannot assign result of function system.tounixtimestamp (type bigint) to k (type int)",
+	}
+	for q, want := range refused {
+		wantInvalid(t, q, s.Query(q).Exec(), want)
+	}
+}
