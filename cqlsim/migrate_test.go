@@ -336,13 +336,13 @@ func TestUpdateOperationsNamedAndBatched(t *testing.T) {
 	// twice, through a driver batch of prepared statements and through
 	// BEGIN BATCH alike.
 	for i := 0; i < 2; i++ {
-		b := s.NewBatch(gocql.LoggedBatch)
+		b := s.Batch(gocql.LoggedBatch)
 		b.Query("UPDATE ks.u SET l = l + ? WHERE k = ?", []int{5}, 2)
 		b.Query("UPDATE ks.n SET c = c + 0 WHERE k = 9") // refused below: counters need a counter batch
 		if err := s.ExecuteBatch(b); err == nil {
 			t.Error("a logged batch took a counter update")
 		}
-		b = s.NewBatch(gocql.UnloggedBatch)
+		b = s.Batch(gocql.UnloggedBatch)
 		b.Query("UPDATE ks.u SET l = l + ? WHERE k = ?", []int{5}, 2)
 		if err := s.ExecuteBatch(b); err != nil {
 			t.Fatal(err)
@@ -526,14 +526,14 @@ func TestConditionalWrites(t *testing.T) {
 	}
 
 	// Conditional batches: one partition of one table, all or nothing.
-	b := s.NewBatch(gocql.LoggedBatch)
+	b := s.Batch(gocql.LoggedBatch)
 	b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS", 5, 1, "a")
 	b.Query("UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF v = null", "b", 5, 2)
 	b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?)", 5, 3, "c")
 	if applied, _, err := s.MapExecuteBatchCAS(b, map[string]any{}); err != nil || !applied {
 		t.Fatalf("first conditional batch: applied %v, %v", applied, err)
 	}
-	b = s.NewBatch(gocql.LoggedBatch)
+	b = s.Batch(gocql.LoggedBatch)
 	b.Query("UPDATE ks.c SET v = ? WHERE k = ? AND c = ? IF v = ?", "z", 5, 1, "a")
 	b.Query("UPDATE ks.c SET w = ? WHERE k = ? AND c = ? IF v = ?", 1, 5, 2, "wrong")
 	var bk, bc int
@@ -563,19 +563,19 @@ func TestConditionalWrites(t *testing.T) {
 		want string
 	}{
 		{"two partitions", func() *gocql.Batch {
-			b := s.NewBatch(gocql.LoggedBatch)
+			b := s.Batch(gocql.LoggedBatch)
 			b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS", 6, 1, "a")
 			b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?)", 7, 1, "a")
 			return b
 		}, "Batch with conditions cannot span multiple partitions"},
 		{"two tables", func() *gocql.Batch {
-			b := s.NewBatch(gocql.LoggedBatch)
+			b := s.Batch(gocql.LoggedBatch)
 			b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS", 6, 1, "a")
 			b.Query("INSERT INTO ks.o (k, c, v) VALUES (?, ?, ?)", 6, 1, "a")
 			return b
 		}, "Batch with conditions cannot span multiple tables"},
 		{"IN on the partition key", func() *gocql.Batch {
-			b := s.NewBatch(gocql.LoggedBatch)
+			b := s.Batch(gocql.LoggedBatch)
 			b.Query("UPDATE ks.c SET v = 'x' WHERE k IN (6, 7) AND c = 1")
 			b.Query("INSERT INTO ks.c (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS", 6, 1, "a")
 			return b

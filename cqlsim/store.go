@@ -316,6 +316,15 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 					p.static[i] = cell{}
 				}
 			}
+			// Range deletions the partition's covers shadow nothing more.
+			ranges := p.ranges[:0]
+			for _, rt := range p.ranges {
+				if rt.ts > m.ts {
+					ranges = append(ranges, rt)
+				}
+			}
+			clear(p.ranges[len(ranges):])
+			p.ranges = ranges
 		}
 		return nil
 	}
