@@ -30,10 +30,13 @@
 //
 // Not simulated: ALTER other than ALTER TABLE ADD and DROP, DESCRIBE
 // (answered with the SyntaxError drivers expect from servers without it),
-// secondary indexes and materialized views,
-// lightweight transactions beyond IF [NOT] EXISTS, JSON, GROUP BY and
-// functions other than count, token, writetime and ttl, range deletions,
-// per-element timestamps in collections, protocol v5, lz4, tracing, and
+// secondary indexes and materialized views, Paxos (a lightweight
+// transaction is one atomic step under its table's lock; conditions on
+// collection elements are unsupported), JSON, GROUP BY, functions in
+// SELECT other than count, token, writetime and ttl (in values: the time
+// and uuid functions of now()), per-element timestamps in collections
+// (an element update with an older timestamp than the collection's is
+// dropped whole), protocol v5, lz4, tracing, and
 // replication itself (one copy of each row, readable while enough replicas
 // are up for the consistency level).
 package cqlsim

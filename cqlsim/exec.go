@@ -38,7 +38,7 @@ func (p *plan) writeKind() writeKind {
 	if p.t != nil && p.t.counter {
 		return writeCounter
 	}
-	if w := p.write; w != nil && (w.ifNotExists || w.ifExists) {
+	if w := p.write; w != nil && w.conditional() {
 		return writeCAS
 	}
 	return writeSimple
@@ -140,7 +140,7 @@ func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions, vals 
 		if n.cl.cfg.Blackhole {
 			return n.blackholeBatch(sess, p.batchType, children)
 		}
-		return n.applyBatch(sess, p.batchType, children)
+		return n.applyBatch(sess, p.batchType, children, p.batchTS != nil)
 	}
 	muts, err := p.write.mutations(a, nil)
 	if err != nil {
@@ -152,8 +152,8 @@ func (n *Node) execute(sess *session, p *plan, opts *message.QueryOptions, vals 
 		}
 	}
 	w := p.write
-	if w.ifNotExists || w.ifExists {
-		return n.conditional(sess, w, muts, a)
+	if w.conditional() {
+		return n.conditional(sess, p, muts, a)
 	}
 	if n.cl.cfg.Blackhole {
 		n.count(sess, p.t, muts)
@@ -205,24 +205,38 @@ func (n *Node) isReplica(ks *keyspace, token int64) bool {
 	return false
 }
 
-// conditional applies IF [NOT] EXISTS writes atomically per table and
-// answers with the [applied] row Cassandra sends.
-func (n *Node) conditional(sess *session, w *writePlan, muts []*mutation, a *execArgs) (message.Message, []string, error) {
+// conditional applies a lightweight transaction (IF [NOT] EXISTS, IF
+// col op v) atomically per table and answers with the [applied] row
+// Cassandra sends: when not applied, the row's current values (every
+// column for IF [NOT] EXISTS, the columns of the conditions otherwise) if
+// the row exists.
+func (n *Node) conditional(sess *session, p *plan, muts []*mutation, a *execArgs) (message.Message, []string, error) {
+	w := p.write
+	verb := "updates"
+	if p.kind == planDelete {
+		verb = "deletions"
+	}
+	if err := checkSerial(a); err != nil {
+		return nil, nil, err
+	}
 	if len(muts) != 1 {
-		return nil, nil, invalidf("IN on the partition key is not supported with conditional updates")
+		if len(muts) > 1 && string(muts[0].key) != string(muts[1].key) {
+			return nil, nil, invalidf("IN on the partition key is not supported with conditional %s", verb)
+		}
+		return nil, nil, invalidf("IN on the clustering key columns is not supported with conditional %s", verb)
 	}
 	m := muts[0]
+	want, err := w.condValues(a)
+	if err != nil {
+		return nil, nil, err
+	}
 	now := a.now.Unix()
 	d := w.t.data
 	d.mu.Lock()
-	exists := d.rowExists(w.t, m, now)
-	applied := exists == w.ifExists
-	var current [][]byte
-	var err error
+	cur, exists := d.currentRow(w.t, m, now)
+	applied := w.holds(cur, exists, want)
 	if applied {
 		err = d.applyLocked(w.t, m, now)
-	} else if exists {
-		current = d.rowValues(w.t, m, now)
 	}
 	d.mu.Unlock()
 	if err != nil {
@@ -231,19 +245,53 @@ func (n *Node) conditional(sess *session, w *writePlan, muts []*mutation, a *exe
 	if applied {
 		n.count(sess, w.t, muts)
 	}
-	meta := []*message.ColumnMetadata{{Keyspace: w.t.ks, Table: w.t.name, Name: "[applied]", Type: wireType(boolType)}}
-	row := [][]byte{encBool(applied)}
-	if current != nil {
-		// A failed IF NOT EXISTS also returns the row that is there.
-		for i, c := range w.t.cols {
-			meta = append(meta, &message.ColumnMetadata{Keyspace: w.t.ks, Table: w.t.name, Name: c.name, Index: int32(i + 1), Type: wireType(c.typ)})
+	var cols []*column
+	if !applied && exists {
+		cols = w.condCols
+		if cols == nil {
+			cols = w.t.cols
 		}
-		row = append(row, current...)
+	}
+	return casResult(w.t, applied, cols, [][][]byte{cur}), nil, nil
+}
+
+// checkSerial refuses a serial consistency that is not one, as Cassandra
+// does for conditional writes.
+func checkSerial(a *execArgs) error {
+	if a.opts == nil || a.opts.SerialConsistency == nil {
+		return nil
+	}
+	switch *a.opts.SerialConsistency {
+	case primitive.ConsistencyLevelSerial, primitive.ConsistencyLevelLocalSerial:
+		return nil
+	}
+	return invalidf("Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL")
+}
+
+// casResult is the answer to a conditional write: [applied], then, when
+// cols is not empty, those columns of each of rows (full rows in table
+// column order).
+func casResult(t *table, applied bool, cols []*column, rows [][][]byte) message.Message {
+	meta := []*message.ColumnMetadata{{Keyspace: t.ks, Table: t.name, Name: "[applied]", Type: wireType(boolType)}}
+	for i, c := range cols {
+		meta = append(meta, &message.ColumnMetadata{Keyspace: t.ks, Table: t.name, Name: c.name, Index: int32(i + 1), Type: wireType(c.typ)})
+	}
+	var data [][][]byte
+	if len(cols) == 0 {
+		data = [][][]byte{{encBool(applied)}}
+	} else {
+		for _, r := range rows {
+			out := [][]byte{encBool(applied)}
+			for _, c := range cols {
+				out = append(out, r[c.idx])
+			}
+			data = append(data, out)
+		}
 	}
 	return &message.RowsResult{
 		Metadata: &message.RowsMetadata{ColumnCount: int32(len(meta)), Columns: meta},
-		Data:     [][][]byte{row},
-	}, nil, nil
+		Data:     data,
+	}
 }
 
 func (n *Node) selectRows(p *plan, a *execArgs) (message.Message, []string, error) {
@@ -378,7 +426,7 @@ func (n *Node) batch(sess *session, req *batchRequest) (message.Message, []strin
 	if n.cl.cfg.Blackhole {
 		msg, warn, err = n.blackholeBatch(sess, bt, children)
 	} else {
-		msg, warn, err = n.applyBatch(sess, bt, children)
+		msg, warn, err = n.applyBatch(sess, bt, children, false)
 	}
 	if err != nil {
 		return errorMessage(err), nil
@@ -392,14 +440,18 @@ func (n *Node) batch(sess *session, req *batchRequest) (message.Message, []strin
 	return msg, warn
 }
 
-func (n *Node) applyBatch(sess *session, bt cql.BatchType, children []batchChild) (message.Message, []string, error) {
+// applyBatch executes a batch's statements; customTS says the batch has
+// USING TIMESTAMP.
+func (n *Node) applyBatch(sess *session, bt cql.BatchType, children []batchChild, customTS bool) (message.Message, []string, error) {
+	for _, c := range children {
+		if c.p.write.conditional() {
+			return n.conditionalBatch(sess, children, customTS)
+		}
+	}
 	var muts []*mutation
 	tables := map[*table]bool{}
 	for _, c := range children {
 		w := c.p.write
-		if w.ifExists || w.ifNotExists {
-			return nil, nil, invalidf("cqlsim does not support conditional statements in batches")
-		}
 		if bt == cql.CounterBatch && !c.p.t.counter {
 			return nil, nil, invalidf("Cannot include non-counter statement in a counter batch")
 		}

@@ -92,6 +92,11 @@ func (cp *compiler) term(t cql.Term, typ *cql.Type, name string) (*source, error
 	}
 	if hasFunc(t) {
 		if _, err := cql.EncodeTerm(typ, t); err != nil {
+			if f, ok := t.(*cql.FuncCall); ok {
+				if rt := funcReturnType(f); rt != "" && rt != typ.String() {
+					return nil, invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", strings.ToLower(f.Name), rt, name, typ)
+				}
+			}
 			return nil, invalidf("Invalid value for %s of type %s: %v", name, typ, err)
 		}
 		return &source{bind: -1, fn: t, typ: typ}, nil
@@ -180,6 +185,26 @@ func (cp *compiler) composite(t cql.Term, typ *cql.Type, name string) (*source, 
 		return nil, invalidf("cqlsim does not support bind markers inside %s (column %s)", cql.TermString(t), name)
 	}
 	return src, nil
+}
+
+// funcReturnType is the CQL type a native function of the time and uuid
+// families returns, "" for others.
+func funcReturnType(f *cql.FuncCall) string {
+	switch strings.ToLower(f.Name) {
+	case "now", "currenttimeuuid":
+		return "timeuuid"
+	case "uuid":
+		return "uuid"
+	case "currenttimestamp", "totimestamp":
+		return "timestamp"
+	case "currentdate", "todate":
+		return "date"
+	case "currenttime":
+		return "time"
+	case "tounixtimestamp":
+		return "bigint"
+	}
+	return ""
 }
 
 func hasBind(t cql.Term) bool {

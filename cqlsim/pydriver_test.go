@@ -47,4 +47,9 @@ func TestPythonDriver(t *testing.T) {
 	if w := cl.Stats().Total().RowsWritten; w < 1002 {
 		t.Errorf("the Python driver wrote %d rows, want at least 1002", w)
 	}
+	// The writes of migrations: USING binds, conditional writes, functions.
+	out, err = exec.CommandContext(ctx, py, "testdata/pydriver_writes.py", "127.0.0.1", strconv.Itoa(cl.Port())).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "OK") {
+		t.Fatalf("pydriver_writes.py: %v\n%s", err, out)
+	}
 }

@@ -76,7 +76,12 @@ func (cp *compiler) selectPlan(p *plan, st *cql.Select) error {
 					return invalidf("Cannot use selection function %s on PRIMARY KEY part %s", map[bool]string{true: "writeTime", false: "ttl"}[sel.Kind == cql.SelWritetime], col.name)
 				}
 				if isMultiCell(col.typ) {
-					return invalidf("Cannot use selection function on non-frozen collection %s", col.name)
+					// Cassandra 4.0.5 and later (CASSANDRA-17628); 5.0 allows it.
+					kind := "UDT"
+					if col.typ.Kind == cql.List || col.typ.Kind == cql.Set || col.typ.Kind == cql.Map {
+						kind = "collection"
+					}
+					return invalidf("Cannot use selection function %s on non-frozen %s %s", map[bool]string{true: "writeTime", false: "ttl"}[sel.Kind == cql.SelWritetime], kind, col.name)
 				}
 				it.typ = bigintType
 				name = "writetime(" + col.name + ")"

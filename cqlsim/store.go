@@ -105,6 +105,8 @@ type partition struct {
 	static    []cell // by column index, nil when the table has no static column
 	rows      []*row // sorted by clustering key
 	deletedAt int64
+	// ranges are the partition's range deletions, newest last.
+	ranges []rangeTombstone
 }
 
 // tableData holds a table's rows. One lock per table: writers to different
@@ -157,7 +159,56 @@ type mutation struct {
 	insert bool // INSERT sets the row marker
 	// deleteRow deletes the row at ck, or the whole partition when ck is nil.
 	deleteRow bool
-	cells     []cellWrite
+	// rangeDelete deletes every row whose clustering key starts with ck
+	// and, when rng is set, whose next column lies in rng.
+	rangeDelete bool
+	rng         *ckRange
+	cells       []cellWrite
+}
+
+// ckRange bounds one clustering column: nil lo or hi is unbounded.
+type ckRange struct {
+	lo, hi         []byte
+	loIncl, hiIncl bool
+}
+
+// rangeTombstone is a DELETE of a range of rows: it shadows every write
+// at or before ts to a row it covers, including rows written afterwards.
+type rangeTombstone struct {
+	prefix [][]byte
+	rng    *ckRange
+	ts     int64
+}
+
+// covers reports whether the row with clustering key ck is in the range.
+func (rt *rangeTombstone) covers(t *table, ck [][]byte) bool {
+	if len(ck) < len(rt.prefix) {
+		return false
+	}
+	for i, v := range rt.prefix {
+		if cql.Compare(t.ck[i].typ, ck[i], v) != 0 {
+			return false
+		}
+	}
+	if rt.rng == nil {
+		return true
+	}
+	i := len(rt.prefix)
+	if i >= len(ck) {
+		return false
+	}
+	typ := t.ck[i].typ
+	if rt.rng.lo != nil {
+		if d := cql.Compare(typ, ck[i], rt.rng.lo); d < 0 || d == 0 && !rt.rng.loIncl {
+			return false
+		}
+	}
+	if rt.rng.hi != nil {
+		if d := cql.Compare(typ, ck[i], rt.rng.hi); d > 0 || d == 0 && !rt.rng.hiIncl {
+			return false
+		}
+	}
+	return true
 }
 
 type cellWrite struct {
@@ -265,7 +316,27 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 					p.static[i] = cell{}
 				}
 			}
+			// Range deletions the partition's covers shadow nothing more.
+			ranges := p.ranges[:0]
+			for _, rt := range p.ranges {
+				if rt.ts > m.ts {
+					ranges = append(ranges, rt)
+				}
+			}
+			clear(p.ranges[len(ranges):])
+			p.ranges = ranges
 		}
+		return nil
+	}
+	if m.rangeDelete {
+		rt := rangeTombstone{prefix: m.ck, rng: m.rng, ts: m.ts}
+		for _, r := range p.rows {
+			if rt.covers(t, r.ck) && m.ts > r.deletedAt {
+				r.deletedAt = m.ts
+				shadowCells(r, m.ts)
+			}
+		}
+		p.ranges = append(p.ranges, rt)
 		return nil
 	}
 	var r *row
@@ -291,6 +362,13 @@ func (d *tableData) applyLocked(t *table, m *mutation, now int64) error {
 	shadow := p.deletedAt
 	if r != nil && r.deletedAt > shadow {
 		shadow = r.deletedAt
+	}
+	if r != nil {
+		for i := range p.ranges {
+			if rt := &p.ranges[i]; rt.ts > shadow && rt.covers(t, r.ck) {
+				shadow = rt.ts
+			}
+		}
 	}
 	if m.deleteRow {
 		if r != nil && m.ts > r.deletedAt {
@@ -370,46 +448,48 @@ func anyNewer(cells []cell, ts int64) bool {
 	return false
 }
 
-// rowExists reports whether m's target row is live, for IF [NOT] EXISTS.
-func (d *tableData) rowExists(t *table, m *mutation, now int64) bool {
+// currentRow returns the live values of m's target row, every column in
+// table order (static columns from the partition), and whether the row
+// exists, for the conditions of a lightweight transaction.
+func (d *tableData) currentRow(t *table, m *mutation, now int64) ([][]byte, bool) {
+	out := make([][]byte, len(t.cols))
 	p := d.parts[string(m.key)]
 	if p == nil {
-		return false
+		return out, false
 	}
+	var r *row
 	if len(t.ck) == 0 {
-		return len(p.rows) > 0 && p.rows[0].live(now, t)
+		if len(p.rows) > 0 {
+			r = p.rows[0]
+		}
+	} else if m.ck != nil {
+		if i, found := t.findRow(p, m.ck); found {
+			r = p.rows[i]
+		}
 	}
-	i, found := t.findRow(p, m.ck)
-	return found && p.rows[i].live(now, t)
-}
-
-// rowValues returns the live values of m's target row, every column in
-// table order; the caller knows the row exists.
-func (d *tableData) rowValues(t *table, m *mutation, now int64) [][]byte {
-	p := d.parts[string(m.key)]
-	r := p.rows[0]
-	if len(t.ck) > 0 {
-		i, _ := t.findRow(p, m.ck)
-		r = p.rows[i]
-	}
-	out := make([][]byte, len(t.cols))
+	exists := r != nil && r.live(now, t)
 	for i, c := range t.cols {
 		switch c.kind {
 		case kindPartition:
 			out[i] = p.pk[c.pos]
 		case kindClustering:
-			out[i] = r.ck[c.pos]
+			if m.ck != nil && c.pos < len(m.ck) {
+				out[i] = m.ck[c.pos]
+			}
 		case kindStatic:
 			if s := slotOf(p.static, c.ri); s != nil && s.live(now) {
 				out[i] = s.value
 			}
 		default:
+			if !exists {
+				continue
+			}
 			if s := slotOf(r.cells, c.ri); s != nil && s.live(now) {
 				out[i] = s.value
 			}
 		}
 	}
-	return out
+	return out, exists
 }
 
 // ordered returns the partitions in token order (ties by key bytes), the

@@ -11,6 +11,21 @@ type keyRestr struct {
 	eq     *source
 	in     []*source
 	inList *source // IN ?: one bound list
+	// lo and hi bound a clustering column of a range deletion (c > ?, c <= ?).
+	lo, hi         *source
+	loIncl, hiIncl bool
+}
+
+// isRange reports whether r bounds its column instead of naming values.
+func (r *keyRestr) isRange() bool { return r.lo != nil || r.hi != nil }
+
+// condition is one IF col op value of an UPDATE or DELETE.
+type condition struct {
+	col  *column
+	op   cql.RelOp
+	vals []*source // one value, or the IN (…) list
+	// inList is IF c IN ?: one bound list.
+	inList *source
 }
 
 type assign struct {
@@ -30,6 +45,35 @@ type writePlan struct {
 	// deleteRow is DELETE without a column list.
 	deleteRow             bool
 	ifNotExists, ifExists bool
+	// conds are the IF col op v conditions; condCols the columns they
+	// name, each once in order of appearance: a write whose conditions do
+	// not hold answers with their current values.
+	conds    []condition
+	condCols []*column
+	// rangeDelete is a DELETE of a range of rows: ck holds a prefix of
+	// the clustering key, whose last restriction may bound a slice.
+	rangeDelete bool
+}
+
+// conditional reports whether the write is a lightweight transaction.
+func (w *writePlan) conditional() bool {
+	return w.ifExists || w.ifNotExists || len(w.conds) > 0
+}
+
+// checkAttrs refuses the USING clauses and conditions Cassandra refuses
+// together, with its messages, in its order.
+func checkAttrs(t *table, w *writePlan, ttl, ts cql.Term) error {
+	switch {
+	case t.counter && w.conditional():
+		return invalidf("Conditional updates are not supported on counter tables")
+	case w.conditional() && ts != nil:
+		return invalidf("Cannot provide custom timestamp for conditional updates")
+	case t.counter && ts != nil:
+		return invalidf("Cannot provide custom timestamp for counter updates")
+	case t.counter && ttl != nil:
+		return invalidf("Cannot provide custom TTL for counter updates")
+	}
+	return nil
 }
 
 const maxTTL = 20 * 365 * 24 * 60 * 60
@@ -80,6 +124,9 @@ func (cp *compiler) insert(p *plan, st *cql.Insert) error {
 // clustering key too when needCK), compiles its USING clause and sets it
 // as p's write.
 func (cp *compiler) finishWrite(p *plan, t *table, w *writePlan, needCK bool, ttl, ts cql.Term) error {
+	if err := checkAttrs(t, w, ttl, ts); err != nil {
+		return err
+	}
 	if err := checkKeys(t, w, needCK); err != nil {
 		return err
 	}
@@ -125,14 +172,30 @@ func checkKeys(t *table, w *writePlan, fullCK bool) error {
 			return invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", w.ck[i].col.name, t.ck[n].name)
 		}
 	}
+	for i := 0; i+1 < n; i++ {
+		if w.ck[i].isRange() {
+			return invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", w.ck[i+1].col.name, w.ck[i].col.name)
+		}
+	}
+	ranged := n > 0 && w.ck[n-1].isRange()
 	if fullCK && n < len(w.ck) {
 		for i := n; i < len(w.ck); i++ {
 			missing = append(missing, t.ck[i].name)
 		}
 		return invalidf("Some clustering keys are missing: %s", join(missing))
 	}
-	if n > 0 && n < len(w.ck) {
-		return invalidf("cqlsim does not support range deletions (restrict all clustering columns or none)")
+	if n > 0 && (n < len(w.ck) || ranged) {
+		// A DELETE of a clustering prefix or slice deletes a range of rows;
+		// nothing else may name part of a clustering key.
+		if !w.deleteRow {
+			return invalidf("Range deletions are not supported for specific columns")
+		}
+		if w.conditional() {
+			return invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions")
+		}
+		w.ck = w.ck[:n]
+		w.rangeDelete = true
+		return nil
 	}
 	if n == 0 {
 		w.ck = nil
@@ -162,11 +225,23 @@ func pkIndexes(pk []keyRestr) []uint16 {
 	return idx
 }
 
-// where compiles key relations of UPDATE and DELETE.
-func (cp *compiler) where(t *table, w *writePlan, rels []cql.Relation) error {
+// where compiles key relations of UPDATE and DELETE; slices of a
+// clustering column only when allowSlice (DELETE).
+func (cp *compiler) where(t *table, w *writePlan, rels []cql.Relation, allowSlice bool) error {
 	w.pk = make([]keyRestr, len(t.pk))
 	w.ck = make([]keyRestr, len(t.ck))
 	for _, r := range rels {
+		if isSliceOp(r.Op) && !r.Token && len(r.Columns) == 1 {
+			if col := t.byName[r.Columns[0]]; col != nil && col.kind == kindClustering {
+				if !allowSlice {
+					return invalidf("Slice restrictions are not supported on the clustering columns in UPDATE statements")
+				}
+				if err := cp.sliceRestr(&w.ck[col.pos], col, r); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		if r.Token || len(r.Columns) != 1 {
 			return invalidf("cqlsim supports only column = value and column IN (…) restrictions in UPDATE and DELETE")
 		}
@@ -184,8 +259,37 @@ func (cp *compiler) where(t *table, w *writePlan, rels []cql.Relation) error {
 		if col.kind == kindPartition {
 			w.pk[col.pos] = kr
 		} else {
+			if w.ck[col.pos].isRange() {
+				return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.name)
+			}
 			w.ck[col.pos] = kr
 		}
+	}
+	return nil
+}
+
+func isSliceOp(op cql.RelOp) bool {
+	return op == cql.RelLt || op == cql.RelLte || op == cql.RelGt || op == cql.RelGte
+}
+
+// sliceRestr adds one bound of a clustering slice to kr.
+func (cp *compiler) sliceRestr(kr *keyRestr, col *column, r cql.Relation) error {
+	if kr.eq != nil || kr.in != nil || kr.inList != nil {
+		return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.name)
+	}
+	kr.col = col
+	src, err := cp.term(r.Values[0], col.typ, col.name)
+	if err != nil {
+		return err
+	}
+	lower := r.Op == cql.RelGt || r.Op == cql.RelGte
+	if lower && kr.lo != nil || !lower && kr.hi != nil {
+		return invalidf("More than one restriction was found for the %s bound on %s", map[bool]string{true: "start", false: "end"}[lower], col.name)
+	}
+	if lower {
+		kr.lo, kr.loIncl = src, r.Op == cql.RelGte
+	} else {
+		kr.hi, kr.hiIncl = src, r.Op == cql.RelLte
 	}
 	return nil
 }
@@ -231,9 +335,6 @@ func (cp *compiler) update(p *plan, st *cql.Update) error {
 	}
 	p.t = t
 	w := &writePlan{t: t, ifExists: st.IfExists}
-	if len(st.Conditions) > 0 {
-		return invalidf("cqlsim does not support conditional updates (IF col = …); IF EXISTS is supported")
-	}
 	// SET before WHERE in the text, so its markers come first; compile in
 	// text order so that marker types line up either way.
 	for _, a := range st.Set {
@@ -276,7 +377,10 @@ func (cp *compiler) update(p *plan, st *cql.Update) error {
 		}
 		w.cells = append(w.cells, assign{col: col, op: a.Op, src: src})
 	}
-	if err := cp.where(t, w, st.Where); err != nil {
+	if err := cp.where(t, w, st.Where, false); err != nil {
+		return err
+	}
+	if err := cp.conditions(t, w, st.Conditions); err != nil {
 		return err
 	}
 	staticOnly := len(w.cells) > 0
@@ -292,9 +396,6 @@ func (cp *compiler) delete(p *plan, st *cql.Delete) error {
 		return err
 	}
 	p.t = t
-	if len(st.Conditions) > 0 {
-		return invalidf("cqlsim does not support conditional deletes (IF col = …); IF EXISTS is supported")
-	}
 	w := &writePlan{t: t, ifExists: st.IfExists, deleteRow: len(st.Columns) == 0}
 	for i, name := range st.Columns {
 		col := t.byName[name]
@@ -322,14 +423,85 @@ func (cp *compiler) delete(p *plan, st *cql.Delete) error {
 			return err
 		}
 	}
-	if err := cp.where(t, w, st.Where); err != nil {
+	if err := cp.where(t, w, st.Where, true); err != nil {
 		return err
+	}
+	if err := cp.conditions(t, w, st.Conditions); err != nil {
+		return err
+	}
+	if err := checkAttrs(t, w, nil, st.Timestamp); err != nil {
+		return err
+	}
+	if !w.deleteRow && len(w.ck) > 0 && w.ck[0].col != nil {
+		for i := range w.ck {
+			if w.ck[i].col == nil || w.ck[i].isRange() {
+				return invalidf("Range deletions are not supported for specific columns")
+			}
+		}
 	}
 	if err := checkKeys(t, w, !w.deleteRow); err != nil {
 		return err
 	}
 	p.write = w
 	p.pkIdx = pkIndexes(w.pk)
+	return nil
+}
+
+// conditions compiles the IF col op v conditions of an UPDATE or DELETE.
+func (cp *compiler) conditions(t *table, w *writePlan, rels []cql.Relation) error {
+	for _, r := range rels {
+		if r.Token || len(r.Columns) != 1 {
+			return invalidf("Invalid condition: only column conditions are allowed in IF")
+		}
+		col := t.byName[r.Columns[0]]
+		if col == nil {
+			return invalidf("Undefined column name %s", r.Columns[0])
+		}
+		if col.kind == kindPartition || col.kind == kindClustering {
+			return invalidf("PRIMARY KEY column '%s' cannot have IF conditions", col.name)
+		}
+		if r.Key != nil {
+			return invalidf("cqlsim does not support conditions on collection elements (%s[…])", col.name)
+		}
+		c := condition{col: col, op: r.Op}
+		switch r.Op {
+		case cql.RelEq, cql.RelNeq, cql.RelLt, cql.RelLte, cql.RelGt, cql.RelGte:
+			src, err := cp.term(r.Values[0], col.typ, col.name)
+			if err != nil {
+				return err
+			}
+			c.vals = []*source{src}
+		case cql.RelIn:
+			if len(r.Values) == 1 {
+				if _, ok := r.Values[0].(*cql.BindMarker); ok {
+					lt := &cql.Type{Kind: cql.List, Elems: []*cql.Type{col.typ}}
+					src, err := cp.term(r.Values[0], lt, "in("+col.name+")")
+					if err != nil {
+						return err
+					}
+					c.inList = src
+					break
+				}
+			}
+			for _, v := range r.Values {
+				src, err := cp.term(v, col.typ, col.name)
+				if err != nil {
+					return err
+				}
+				c.vals = append(c.vals, src)
+			}
+		default:
+			return invalidf("cqlsim does not support this operator in IF conditions (column %s)", col.name)
+		}
+		w.conds = append(w.conds, c)
+		seen := false
+		for _, cc := range w.condCols {
+			seen = seen || cc == col
+		}
+		if !seen {
+			w.condCols = append(w.condCols, col)
+		}
+	}
 	return nil
 }
 
@@ -439,6 +611,32 @@ func (a *execArgs) keyValues(r *keyRestr) ([][]byte, error) {
 	return out, nil
 }
 
+// ckRange evaluates the bounds of a clustering slice; the bytes are copies,
+// kept by the range tombstone after the request's buffer is reused.
+func (a *execArgs) ckRange(r *keyRestr) (*ckRange, error) {
+	rng := &ckRange{loIncl: r.loIncl, hiIncl: r.hiIncl}
+	for _, b := range []struct {
+		src *source
+		dst *[]byte
+	}{{r.lo, &rng.lo}, {r.hi, &rng.hi}} {
+		if b.src == nil {
+			continue
+		}
+		v, unset, err := a.value(b.src)
+		if err != nil {
+			return nil, err
+		}
+		if unset || v == nil {
+			return nil, invalidf("Invalid null or unset value for column %s", r.col.name)
+		}
+		if err := validate(r.col, v); err != nil {
+			return nil, err
+		}
+		*b.dst = append([]byte{}, v...)
+	}
+	return rng, nil
+}
+
 // product returns every combination of the restrictions' values.
 func (a *execArgs) product(rs []keyRestr) ([][][]byte, error) {
 	combos := [][][]byte{make([][]byte, 0, len(rs))}
@@ -474,10 +672,15 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 		if err != nil {
 			return nil, err
 		}
-		if !unset {
+		// As in Cassandra: unset takes the default, null is refused.
+		switch {
+		case unset:
+		case v == nil:
+			return nil, invalidf("Invalid null value of timestamp")
+		default:
 			n, ok := decBigint(v)
 			if !ok {
-				return nil, invalidf("Invalid null or malformed value for timestamp")
+				return nil, invalidf("Invalid timestamp value: expected 8 bytes, got %d", len(v))
 			}
 			ts = n
 		}
@@ -563,7 +766,19 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 		return nil, err
 	}
 	var cks [][][]byte
-	if w.ck != nil {
+	var rng *ckRange
+	if w.rangeDelete {
+		prefix := w.ck
+		if last := &w.ck[len(w.ck)-1]; last.isRange() {
+			prefix = w.ck[:len(w.ck)-1]
+			if rng, err = a.ckRange(last); err != nil {
+				return nil, err
+			}
+		}
+		if cks, err = a.product(prefix); err != nil {
+			return nil, err
+		}
+	} else if w.ck != nil {
 		if cks, err = a.product(w.ck); err != nil {
 			return nil, err
 		}
@@ -585,6 +800,9 @@ func (w *writePlan) mutations(a *execArgs, out []*mutation) ([]*mutation, error)
 			m := &ms[0]
 			ms = ms[1:]
 			*m = mutation{t: t, key: key, token: tok, pk: pk, ck: ck, ts: ts, ttl: ttl, insert: w.insert, deleteRow: w.deleteRow, cells: cells}
+			if w.rangeDelete {
+				m.rangeDelete, m.rng = true, rng
+			}
 			if ck == nil && !w.deleteRow {
 				// Writes without clustering key may only touch static columns.
 				for _, c := range cells {
