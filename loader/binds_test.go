@@ -51,7 +51,7 @@ func TestPlanBindsEveryMarkerOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := DefaultOptions()
-			p, err := newPlan(tbl, tbl.Columns, &o)
+			p, err := newPlan(tbl, tbl.Columns, noUsing, &o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -94,6 +94,12 @@ type plan struct {
 	// tsBind is the bind position of the write timestamp, -1 for counter
 	// updates, which take none.
 	tsBind int
+	// using are the fields that give a row's write time and TTL, and
+	// ttlBind the TTL's bind position (-1 when none is bound); writeTime
+	// reads the write time field.
+	using     usingFields
+	ttlBind   int
+	writeTime *schema.WriteTimeParser
 	// tuples are the bind positions of the top-level tuple columns (64
 	// at most), and nullTuples builds the statement for a row whose
 	// tuples in a mask of them are null.
@@ -191,8 +197,12 @@ type planField struct {
 }
 
 // newPlan builds the statement and field mapping for fileCols, the table
-// columns in the order the file holds them (nil for a skipped field).
-func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, error) {
+// columns in the order the file holds them (nil for a skipped field, and
+// for the fields using names).
+func newPlan(t *schema.Table, fileCols []*schema.Column, using usingFields, o *Options) (*plan, error) {
+	if t.Counter && using != noUsing {
+		return nil, errors.New("a counter table's updates take no write time or TTL of their own (Cassandra refuses USING TIMESTAMP and TTL on counters): leave out --writetime-field and --ttl-field")
+	}
 	var loaded []*schema.Column
 	present := map[string]bool{}
 	for _, c := range fileCols {
@@ -226,7 +236,15 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 			tupleIdx[c] = len(tupleIdx)
 		}
 	}
-	p := &plan{nfields: len(fileCols), counter: t.Counter, cache: new(stmtCache)}
+	p := &plan{nfields: len(fileCols), counter: t.Counter, cache: new(stmtCache), using: using}
+	stmtUsing := schema.Using{TTL: o.TTL, TTLBound: using.ttl >= 0, Timestamp: true}
+	if using.writeTime >= 0 {
+		wt, err := schema.NewWriteTimeParser(o.Formats)
+		if err != nil {
+			return nil, err
+		}
+		p.writeTime = wt
+	}
 	p.tuples = make([]tupleBind, len(tupleIdx))
 	// Fields find their markers by column, never by a name: a column
 	// may be called anything a bind name could be ("[timestamp]", "t[0]").
@@ -234,9 +252,9 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 	if t.Counter {
 		p.stmt, binds = schema.CounterStatement(t, loaded)
 	} else {
-		p.stmt, binds = schema.InsertStatement(t, loaded, schema.Using{TTL: o.TTL, Timestamp: true})
+		p.stmt, binds = schema.InsertStatement(t, loaded, stmtUsing)
 	}
-	p.tsBind = binds.Timestamp()
+	p.tsBind, p.ttlBind = binds.Timestamp(), binds.TTL()
 	p.nbind = len(binds)
 	isKey := map[*schema.Column]bool{}
 	for _, c := range t.PartitionKey {
@@ -288,7 +306,7 @@ func newPlan(t *schema.Table, fileCols []*schema.Column, o *Options) (*plan, err
 				null[pf.col] = true
 			}
 		}
-		stmt, _ := schema.InsertNullTuples(t, loaded, schema.Using{TTL: o.TTL, Timestamp: true}, null, o.NullMode == NullUnset)
+		stmt, _ := schema.InsertNullTuples(t, loaded, stmtUsing, null, o.NullMode == NullUnset)
 		return stmt
 	}
 	return p, nil
@@ -648,6 +666,10 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			vals[pf.bind] = valueAt(arena, start)
 			size += vlen
 		}
+		var own rowUsing
+		if bad == "" && p.using != noUsing {
+			own, bad, badField = p.usingOf(rec.Fields, nullMarker)
+		}
 		if bad != "" {
 			arena = arena[:start0]
 			clear(vals)
@@ -661,11 +683,26 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 			// with one primary key the later in the file wins, in a batch
 			// or not (with equal timestamps Cassandra keeps the greater
 			// value).
+			stamp := own.writeTime
+			if !own.stamped {
+				stamp = l.stampOf(cr, ri)
+			}
 			start := len(arena)
 			arena = binary.BigEndian.AppendUint32(arena, 8)
-			arena = binary.BigEndian.AppendUint64(arena, uint64(l.stampOf(cr, ri)))
+			arena = binary.BigEndian.AppendUint64(arena, uint64(stamp))
 			vals[p.tsBind] = valueAt(arena, start)
 			size += 8
+		}
+		if p.ttlBind >= 0 {
+			ttl := own.ttl
+			if !own.hasTTL {
+				ttl = int32(max(l.opts.TTL, 0)) // --ttl's, or none
+			}
+			start := len(arena)
+			arena = binary.BigEndian.AppendUint32(arena, 4)
+			arena = binary.BigEndian.AppendUint32(arena, uint32(ttl))
+			vals[p.ttlBind] = valueAt(arena, start)
+			size += 4
 		}
 		var rk *value
 		arena, rk = routingKey(arena, p, vals)
@@ -692,6 +729,37 @@ func (l *Loader) convertChunk(cr *chunkRecord, p *plan) []row {
 	sl.rows, sl.arena = rows, arena[:0]
 	cr.slabs = sl
 	return rows
+}
+
+// rowUsing is a row's own write time and TTL, from its fields.
+type rowUsing struct {
+	writeTime       int64
+	ttl             int32
+	stamped, hasTTL bool
+}
+
+// usingOf reads a record's write time and TTL fields (plan.using); an
+// empty one, or one equal to NULL, gives none. bad is why a field is
+// wrong, at field badField.
+func (p *plan) usingOf(fields [][]byte, nullMarker []byte) (u rowUsing, bad string, badField int) {
+	field := func(i int) []byte {
+		if bytes.Equal(fields[i], nullMarker) {
+			return nil
+		}
+		return fields[i]
+	}
+	var err error
+	if i := p.using.writeTime; i >= 0 {
+		if u.writeTime, u.stamped, err = p.writeTime.Parse(field(i)); err != nil {
+			return u, fmt.Sprintf("--writetime-field: %v", err), i
+		}
+	}
+	if i := p.using.ttl; i >= 0 {
+		if u.ttl, u.hasTTL, err = schema.ParseTTL(field(i)); err != nil {
+			return u, fmt.Sprintf("--ttl-field: %v", err), i
+		}
+	}
+	return u, "", 0
 }
 
 // within reports whether f is a non-empty sub-slice of data. A field the

@@ -111,7 +111,7 @@ func TestSkipColsNames(t *testing.T) {
 	}
 	for _, tc := range tests {
 		l := &Loader{table: tbl, opts: Options{Columns: tc.columns, SkipCols: tc.skip}}
-		cols, err := l.fileColumns(tc.header != nil, tc.header)
+		cols, _, err := l.fileColumns(tc.header != nil, tc.header)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -186,7 +186,7 @@ func TestFileColumnsExactFirst(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := &Loader{table: tbl, opts: o}
-			cols, err := l.fileColumns(tc.header != nil, tc.header)
+			cols, _, err := l.fileColumns(tc.header != nil, tc.header)
 			if tc.err != nil {
 				if err == nil {
 					t.Fatalf("columns %v, want an error", cols)
@@ -212,7 +212,7 @@ func TestFileColumnsExactFirst(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("columns %q, want %q", got, tc.want)
 			}
-			if _, err := newPlan(tbl, cols, &o); err != nil {
+			if _, err := newPlan(tbl, cols, noUsing, &o); err != nil {
 				t.Errorf("plan: %v", err)
 			}
 		})

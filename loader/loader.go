@@ -651,13 +651,26 @@ func (l *Loader) closeOwned() {
 const maxHeaderSkipped = 1024
 
 // maxHeaderFields bounds the fields of a header that can fit the table:
-// one a column, and with SKIPCOLS maxHeaderSkipped more. The splitter
+// one a column, those of the rows' write times and TTLs, and with
+// SKIPCOLS maxHeaderSkipped more. The splitter
 // keeps no more names than that, so a header that is a line of
 // delimiters costs no more memory than any other line.
 func (l *Loader) maxHeaderFields() int {
-	n := len(l.table.Columns)
+	n := len(l.table.Columns) + l.usingNamed()
 	if len(l.opts.SkipCols) > 0 {
 		n += maxHeaderSkipped
+	}
+	return n
+}
+
+// usingNamed is how many fields the options name to give the rows'
+// write times and TTLs.
+func (l *Loader) usingNamed() int {
+	n := 0
+	for _, f := range []string{l.opts.WriteTimeField, l.opts.TTLField} {
+		if f != "" {
+			n++
+		}
 	}
 	return n
 }
@@ -698,20 +711,24 @@ func (l *Loader) planFor(source int, file string, header []string, headerFields 
 		}
 	}
 	var cols []*schema.Column
+	var using usingFields
 	var err error
 	if byHeader && headerFields > len(header) {
 		why := fmt.Sprintf("its %d columns", len(l.table.Columns))
+		if n := l.usingNamed(); n > 0 {
+			why += fmt.Sprintf(", %d for --writetime-field and --ttl-field", n)
+		}
 		if len(l.opts.SkipCols) > 0 {
 			why += fmt.Sprintf(", and %d more for SKIPCOLS names", maxHeaderSkipped)
 		}
 		err = fmt.Errorf("it has %d fields, more than the %d that can fit %s.%s (%s)",
 			headerFields, l.maxHeaderFields(), l.table.Keyspace, l.table.Name, why)
 	} else {
-		cols, err = l.fileColumns(byHeader, header)
+		cols, using, err = l.fileColumns(byHeader, header)
 	}
 	var p *plan
 	if err == nil {
-		p, err = newPlan(l.table, cols, &l.opts)
+		p, err = newPlan(l.table, cols, using, &l.opts)
 	}
 	if err != nil {
 		if !byHeader {
@@ -801,14 +818,23 @@ func (l *Loader) prepareBatchStatements(p *plan) {
 	wg.Wait()
 }
 
+// usingFields are the places among a file's fields of the fields that
+// give each row's write time and TTL (Options.WriteTimeField, TTLField),
+// -1 for none.
+type usingFields struct{ writeTime, ttl int }
+
+// noUsing: no field gives a row's write time or TTL.
+var noUsing = usingFields{-1, -1}
+
 // fileColumns lists the table column of each field of the file (nil for a
-// field dropped by SKIPCOLS). Header names and the column list's
+// field dropped by SKIPCOLS, or one that gives the rows' write times or
+// TTLs, whose places using gives). Header names and the column list's
 // identifiers find their columns by one rule (schema.Table.Named and
 // Ident): the exact name wins, and a name only case folding matches to two
 // columns is an error naming both, never a guess.
-func (l *Loader) fileColumns(byHeader bool, header []string) ([]*schema.Column, error) {
+func (l *Loader) fileColumns(byHeader bool, header []string) (cols []*schema.Column, using usingFields, err error) {
 	var names []string
-	cols := make([]*schema.Column, 0, max(len(l.opts.Columns), len(header), len(l.table.Columns)))
+	cols = make([]*schema.Column, 0, max(len(l.opts.Columns), len(header), len(l.table.Columns)))
 	what := "the column list"
 	// A name's problem counts only if SKIPCOLS does not drop its field:
 	// a file's extra column need not be the table's.
@@ -842,9 +868,33 @@ func (l *Loader) fileColumns(byHeader bool, header []string) ([]*schema.Column, 
 	if err != nil {
 		errs = append(errs, err)
 	}
+	using = noUsing
+	for _, u := range []struct {
+		opt, name string
+		at        *int
+	}{{"--writetime-field", l.opts.WriteTimeField, &using.writeTime}, {"--ttl-field", l.opts.TTLField, &using.ttl}} {
+		if u.name == "" {
+			continue
+		}
+		i, err := fieldNamed(u.name, names, len(l.opts.Columns) > 0)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s %s: %w", u.opt, u.name, err))
+		case i < 0 && len(names) == 0 || i < 0 && !byHeader && len(l.opts.Columns) == 0:
+			errs = append(errs, fmt.Errorf("%s %s: the input's fields have no names: give a header (--header) or a column list that names it", u.opt, u.name))
+		case i < 0:
+			errs = append(errs, fmt.Errorf("%s %s: %s names no such field", u.opt, u.name, what))
+		case i == using.writeTime:
+			errs = append(errs, fmt.Errorf("--ttl-field %s: the field --writetime-field names", u.name))
+		default:
+			*u.at = i
+		}
+	}
 	var unknown []string
 	for i, n := range names {
 		switch err := problems[i]; {
+		case i == using.writeTime || i == using.ttl:
+			cols[i] = nil // not a column
 		case skip[i]:
 			cols[i] = nil
 		case errors.Is(err, schema.ErrNoColumn):
@@ -857,9 +907,48 @@ func (l *Loader) fileColumns(byHeader bool, header []string) ([]*schema.Column, 
 		errs = append([]error{fmt.Errorf("%s names columns that %s.%s does not have: %s", what, l.table.Keyspace, l.table.Name, strings.Join(unknown, ", "))}, errs...)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, noUsing, err
 	}
-	return cols, nil
+	return cols, using, nil
+}
+
+// fieldNamed is the place of the field called name among the file's
+// names, -1 when there is none: exactly that name, else the one equal to
+// it when case is ignored (two such are an error naming both), as
+// SKIPCOLS finds its names. Of a column list (idents), names are
+// compared unquoted; a "quoted" name matches only exactly.
+func fieldNamed(name string, names []string, idents bool) (int, error) {
+	exact, quoted := schema.UnquoteIdent(name)
+	if !quoted {
+		exact = name
+	}
+	found, folded := -1, []int{}
+	for i, n := range names {
+		if u, ok := schema.UnquoteIdent(n); ok && idents {
+			n = u
+		}
+		switch {
+		case n == exact && found >= 0:
+			return -1, fmt.Errorf("two fields are named %s", schema.QuoteIdent(exact))
+		case n == exact:
+			found = i
+		case !quoted && strings.EqualFold(n, exact):
+			folded = append(folded, i)
+		}
+	}
+	switch {
+	case found >= 0:
+		return found, nil
+	case len(folded) == 1:
+		return folded[0], nil
+	case len(folded) > 1:
+		var both []string
+		for _, i := range folded {
+			both = append(both, schema.QuoteIdent(names[i]))
+		}
+		return -1, fmt.Errorf("matches %s only when case is ignored (write the name exactly as one of them)", strings.Join(both, " and "))
+	}
+	return -1, nil
 }
 
 // skippedFields says which of the file's fields SKIPCOLS drops. A SKIPCOLS

@@ -37,7 +37,7 @@ func FuzzHeaderColumns(f *testing.F) {
 		}
 		fields := strings.Split(header, "\n")
 		l := &Loader{table: tbl, opts: o}
-		got, err := l.fileColumns(true, fields)
+		got, _, err := l.fileColumns(true, fields)
 		if err != nil {
 			return
 		}
@@ -64,7 +64,7 @@ func FuzzHeaderColumns(f *testing.F) {
 				t.Fatalf("field %q mapped to %q, one of %d columns equal to it but for case", fields[i], c.Name, ambiguous)
 			}
 		}
-		if _, err := newPlan(tbl, got, &o); err != nil {
+		if _, err := newPlan(tbl, got, noUsing, &o); err != nil {
 			var dup bool
 			for i := range got {
 				for j := range i {

@@ -45,7 +45,7 @@ func TestNullTupleRow(t *testing.T) {
 	for _, tt := range tests {
 		o := DefaultOptions()
 		o.NullMode = tt.mode
-		p, err := newPlan(tbl, file, &o)
+		p, err := newPlan(tbl, file, noUsing, &o)
 		if err != nil {
 			t.Fatal(err)
 		}

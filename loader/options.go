@@ -94,6 +94,14 @@ type Options struct {
 	// how long the run goes on while no node answers at all. Default 60s.
 	RetryWindow time.Duration
 	TTL         int // TTL in seconds; < 0 none (default -1)
+	// WriteTimeField and TTLField name fields of the input (by the
+	// header or the column list) that are not columns but give each
+	// row's write time (USING TIMESTAMP: microseconds since the epoch,
+	// or a timestamp) and TTL (USING TTL, seconds; 0 none): a migration
+	// keeps the source's, so that an older row never overwrites a newer
+	// live write. A row whose field is empty keeps the run's write time
+	// (its place in the input) or TTL. "" (the default): none.
+	WriteTimeField, TTLField string
 
 	// Errors.
 	MaxParseErrors  int    // MAXPARSEERRORS: rows; < 0 unlimited (default -1)

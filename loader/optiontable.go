@@ -637,6 +637,18 @@ func optionTable() []Option {
 		with(Option{Name: "TTL", Kind: KindShape, Flag: "ttl", Value: "int", Section: SectionValues, Cqlsh: true,
 			Help: "time to live of written rows in seconds; -1 = none"},
 			intOpt(func(o *Options) *int { return &o.TTL })),
+		with(Option{Name: "WRITETIMEFIELD", Kind: KindShape, Flag: "writetime-field", Value: "name", Section: SectionValues,
+			Help: "a field of the input (named by the header or the column list), not a column, that gives each row's write time: " +
+				"microseconds since the epoch, as writetime() returns them, or a timestamp; an empty field keeps the run's own",
+			Documented: "none",
+			Differs:    "cqlload extension (DSBulk: a mapping to writetime(*)): a migration keeps the source's write times, so that an older row never overwrites a newer live write",
+			Example:    "cqlload --table ks.t --header --writetime-field wt --ttl-field ttl export.csv"},
+			textOpt(func(o *Options) *string { return &o.WriteTimeField })),
+		with(Option{Name: "TTLFIELD", Kind: KindShape, Flag: "ttl-field", Value: "name", Section: SectionValues,
+			Help:       "a field of the input, not a column, that gives each row's TTL in seconds (0: none); an empty field takes --ttl's",
+			Documented: "none",
+			Differs:    "cqlload extension (DSBulk: a mapping to ttl(*))"},
+			textOpt(func(o *Options) *string { return &o.TTLField })),
 
 		// Batching and rate.
 		with(Option{Name: "NUMPROCESSES", Kind: KindRun, Flag: "workers", Value: "int", Section: SectionBatching, Cqlsh: true,

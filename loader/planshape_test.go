@@ -53,7 +53,7 @@ func TestPlanStatementByColumns(t *testing.T) {
 		for _, n := range header {
 			file = append(file, col(n))
 		}
-		p, err := newPlan(tbl, file, &o)
+		p, err := newPlan(tbl, file, noUsing, &o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestPlanStatementByColumns(t *testing.T) {
 		}
 	}
 	// Other columns: another statement.
-	p, err := newPlan(tbl, []*schema.Column{col("v"), col("k")}, &o)
+	p, err := newPlan(tbl, []*schema.Column{col("v"), col("k")}, noUsing, &o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ var shapeSamples = map[string]string{
 	"HEADER": "true", "DELIMITER": "|", "QUOTE": "'", "ESCAPE": "", "ENCODING": "latin-1", "MAXRECORDBYTES": "1000",
 	"NULL": "N", "NULLMODE": "unset", "DATETIMEFORMAT": "%d/%m/%Y", "TIMEZONE": "Local", "DECIMALSEP": ",",
 	"THOUSANDSSEP": ".", "BOOLSTYLE": "Y,N", "CQLSHESCAPES": "true", "TTL": "60", "CHUNKSIZE": "10", "READERS": "3", "STRIPESIZE": "65536",
+	"WRITETIMEFIELD": "wt", "TTLFIELD": "ttl",
 }
 
 // TestShapeOptionsRecorded: the checkpoint records every shape option:
@@ -98,7 +99,7 @@ func shapeOptionsV2(o *Options, chunkBytes int) map[string]string {
 
 // sinceFormat2 are the shape options added since checkpoints' format 2,
 // by the flag they are recorded under.
-var sinceFormat2 = map[string]string{"REPEAT": "repeat", "READERS": "readers", "STRIPESIZE": "stripesize"}
+var sinceFormat2 = map[string]string{"REPEAT": "repeat", "READERS": "readers", "STRIPESIZE": "stripesize", "WRITETIMEFIELD": "writetimefield", "TTLFIELD": "ttlfield"}
 
 // TestShapeOptionsCompatible: the options of format 2 keep their keys
 // and forms, whatever their values; an option recorded since is left

@@ -235,6 +235,10 @@ func countRecords(sp span, o *Options, k int, byParts bool) (counted, error) {
 	var parts [][2]int64
 	if byParts {
 		s.Parts = func(_ int, c, u int64) { parts = append(parts, [2]int64{c, u}) }
+		// Counted, not loaded: a member over the buffer is streamed, and
+		// if it is damaged the load reads the file in order and says so.
+		// At 8 MiB the pass alone raised a bgzip load's peak RSS by 12 MiB.
+		s.VerifyBuffer = stripeVerifyBuffer
 	}
 	n := counted{starts: []stripeStart{{offset: sp.from, line: 1}}}
 	firstRecord := int64(-1)

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -22,7 +21,8 @@ const MaxTTL = 20 * 365 * 24 * 60 * 60
 // DATETIMEFORMAT, a CQL literal), whose milliseconds it gives in
 // microseconds. An empty field gives ok false: the row has none.
 type WriteTimeParser struct {
-	conv Converter
+	conv   Converter
+	format string
 }
 
 // NewWriteTimeParser builds the parser for timestamps written as f says.
@@ -31,7 +31,7 @@ func NewWriteTimeParser(f Formats) (*WriteTimeParser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &WriteTimeParser{conv: conv}, nil
+	return &WriteTimeParser{conv: conv, format: f.DateTimeFormat}, nil
 }
 
 // Parse reads field as a write time in microseconds.
@@ -51,11 +51,9 @@ func (p *WriteTimeParser) Parse(field []byte) (us int64, ok bool, err error) {
 	var buf [8]byte
 	b, err := p.conv(buf[:0], field)
 	if err != nil {
-		var ce *ConvertError
-		if errors.As(err, &ce) {
-			err = ce.Err // the field is named here
-		}
-		return 0, false, fmt.Errorf("write time %s: neither microseconds since the epoch nor a timestamp: %w", truncate(field), err)
+		// The converter's reason would offer integer milliseconds,
+		// which a write time's integers are not.
+		return 0, false, fmt.Errorf("write time %s: neither microseconds since the epoch nor a timestamp (DATETIMEFORMAT %q, or a CQL timestamp: yyyy-mm-dd[( |T)hh:mm[:ss[.fff]]][[ ]Z|±hh[:mm]])", truncate(field), p.format)
 	}
 	ms := int64(binary.BigEndian.Uint64(b))
 	if ms > math.MaxInt64/1000 || ms < math.MinInt64/1000+1 {

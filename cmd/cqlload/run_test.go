@@ -113,7 +113,7 @@ func TestFlagsAreOptions(t *testing.T) {
 	values := map[string]string{
 		"int": "7", "true|false": "true", "seconds": "3", "duration": "42s", "char": "|",
 		"text": "latin-1", "list": "a,b", "level": "QUORUM", "path": "some.file", "null|unset": "unset", "zone": "Europe/Paris",
-		"I/N": "1/3", "bytes": "2048",
+		"I/N": "1/3", "bytes": "2048", "name": "wt",
 	}
 	for _, o := range loader.OptionTable() {
 		if o.Flag == "" || !o.Settable() {

@@ -56,6 +56,8 @@ _arguments \
   '--bool-style=[true and false words, comma separated]:text: ' \
   '--cqlsh-escapes=[the input was written by cqlsh COPY TO\: undo its backslash escapes inside text]:true or false:(true false)' \
   '--ttl=[time to live of written rows in seconds; -1 = none]:int: ' \
+  '--writetime-field=[a field of the input, not a column, that gives each row'\''s write time\: microseconds since the epoch, as writetime returns them, or a timestamp; an empty field keeps the run'\''s own]:name: ' \
+  '--ttl-field=[a field of the input, not a column, that gives each row'\''s TTL in seconds; an empty field takes --ttl'\''s]:name: ' \
   '--workers=[parse/convert workers]:int: ' \
   '--chunk-size=[records per chunk handed to a worker]:int: ' \
   '--ingest-rate=[rows per second at most; 0 = unlimited]:int: ' \
