@@ -201,7 +201,7 @@ type planField struct {
 // for the fields using names).
 func newPlan(t *schema.Table, fileCols []*schema.Column, using usingFields, o *Options) (*plan, error) {
 	if t.Counter && using != noUsing {
-		return nil, errors.New("a counter table's updates take no write time or TTL of their own (Cassandra refuses USING TIMESTAMP and TTL on counters): leave out --writetime-field and --ttl-field")
+		return nil, errCounterUsing
 	}
 	var loaded []*schema.Column
 	present := map[string]bool{}

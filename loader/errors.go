@@ -44,6 +44,10 @@ const (
 
 var classNames = [...]string{"ok", "rejected", "aborted", "fatal", "interrupted", "usage"}
 
+// errCounterUsing refuses --writetime-field and --ttl-field on a counter
+// table, before anything is read.
+var errCounterUsing = errors.New("a counter table's updates take no write time or TTL of their own (Cassandra refuses USING TIMESTAMP and TTL on counters): leave out --writetime-field and --ttl-field")
+
 func (c Class) String() string {
 	if c < 0 || int(c) >= len(classNames) {
 		return fmt.Sprintf("Class(%d)", int(c))

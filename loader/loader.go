@@ -599,6 +599,10 @@ func (l *Loader) setup(ctx context.Context) error {
 		return err
 	}
 	l.table = t
+	if t.Counter && l.usingNamed() > 0 {
+		l.closeOwned()
+		return errCounterUsing
+	}
 	r, err := loadRing(l.session, l.opts.Keyspace, l.opts.LocalDC)
 	if err != nil {
 		l.closeOwned()
