@@ -138,24 +138,32 @@ func TestPartsThenDecompress(t *testing.T) {
 					c += int64(len(zstdOrGzipPart(t, tc.name, p, i, tc.data)))
 					u += int64(len(p))
 				}
+				want = append(want, part{c, u}) // the end
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Fatalf("parts %v, want %v", got, want)
 				}
+				got = got[:len(got)-1]
 				for _, p := range got {
-					rc, err := Decompress(bytes.NewReader(data[p.c:]), verify)
+					rc, err := Decompress(bytes.NewReader(data[p.c:]))
 					if err != nil {
 						t.Fatal(err)
 					}
-					out, err := io.ReadAll(rc)
-					_ = rc.Close()
+					// The text to its end, and no further: zero padding
+					// after it reads as damage.
+					out := make([]byte, len(text)-int(p.u))
+					_, err = io.ReadFull(rc, out)
 					if err != nil || string(out) != text[p.u:] {
-						t.Fatalf("from byte %d: %d bytes, %v; want the text from %d (%d bytes)", p.c, len(out), err, p.u, len(text)-int(p.u))
+						t.Fatalf("from byte %d: %v; want the text from %d (%d bytes)", p.c, err, p.u, len(text)-int(p.u))
 					}
+					if n, err := rc.Read(make([]byte, 10)); tc.padding == 0 && (n != 0 || err != io.EOF) {
+						t.Fatalf("from byte %d: %d bytes, %v after the text, want EOF", p.c, n, err)
+					}
+					_ = rc.Close()
 				}
 			})
 		}
 	}
-	if _, err := Decompress(strings.NewReader("a,b\n"), DefaultVerifyBuffer); err == nil {
+	if _, err := Decompress(strings.NewReader("a,b\n")); err == nil {
 		t.Error("Decompress of text: no error")
 	}
 }

@@ -215,9 +215,10 @@ type Splitter struct {
 	// Parts, if set, is told where each gzip member or zstd frame of a
 	// compressed source begins: its offset in the file and in the
 	// decompressed text (the offsets of Chunk.Offset), as the Splitter
-	// comes to it, before any record of it is handed out. A loader
-	// learns so where stripes of a Multipart file can start. Set it
-	// before the first Next.
+	// comes to it, before any record of it is handed out; and, once the
+	// source is read to its end, where its parts and its text end. A
+	// loader learns so where stripes of a Multipart file can start. Set
+	// it before the first Next.
 	Parts func(source int, compressed, decompressed int64)
 
 	spills     spills

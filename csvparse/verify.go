@@ -205,6 +205,7 @@ func (v *verified) fill() {
 func (v *verified) next() error {
 	v.fill()
 	data := v.buf[v.off:]
+	end := v.read.n - int64(len(data)) // where the member before ends
 	// Zero bytes after the last gzip member (the padding tar and dd
 	// write) end the input, as gzip -d takes them; anything else after
 	// them is a member that fails below. Zeros where the first member
@@ -217,6 +218,9 @@ func (v *verified) next() error {
 	}
 	if len(data) == 0 || padding && allZero(data) {
 		if v.srcErr == io.EOF {
+			if v.onPart != nil {
+				v.onPart(end, v.out) // the end, before any padding
+			}
 			return io.EOF
 		}
 		return v.srcErr

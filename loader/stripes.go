@@ -60,12 +60,11 @@ const DefaultReaders = 12
 // load's peak RSS from 39 to 53 MiB.
 const stripeChunkBytes = MaxChunkBytes / 2
 
-// stripeVerifyBuffer is the verify buffer of a stripe of a compressed
-// file (csvparse.Decompress): each stripe read at once holds one, where
-// the 8 MiB of a file read in order would make 12 stripes cost 96 MiB.
-// bgzip's blocks (64 KiB) are checked before use as ever; a larger zstd
-// frame is streamed, and was checked whole by the first pass.
-const stripeVerifyBuffer = 256 << 10
+// partsVerifyBuffer is the verify buffer of the first pass over a
+// multipart file, which only counts its records: bgzip's blocks (64 KiB
+// at most) fit it; a larger zstd frame is streamed, and if it is damaged
+// the load reads the file in order and says so.
+const partsVerifyBuffer = 128 << 10
 
 // DefaultStripeSize is the smallest stripe by default: a file smaller
 // than two is read whole. Each stripe read at once holds a block of
@@ -212,7 +211,7 @@ type counted struct {
 	// starts are at most k stripes' starts, the first at the span's.
 	starts  []stripeStart
 	records int64
-	// Of a file read by parts: where its text ends, and its header
+	// Of a file read by parts: the length of its text, and its header
 	// (the text before its first record) when it has one.
 	textEnd int64
 	header  []byte
@@ -235,10 +234,7 @@ func countRecords(sp span, o *Options, k int, byParts bool) (counted, error) {
 	var parts [][2]int64
 	if byParts {
 		s.Parts = func(_ int, c, u int64) { parts = append(parts, [2]int64{c, u}) }
-		// Counted, not loaded: a member over the buffer is streamed, and
-		// if it is damaged the load reads the file in order and says so.
-		// At 8 MiB the pass alone raised a bgzip load's peak RSS by 12 MiB.
-		s.VerifyBuffer = stripeVerifyBuffer
+		s.VerifyBuffer = partsVerifyBuffer
 	}
 	n := counted{starts: []stripeStart{{offset: sp.from, line: 1}}}
 	firstRecord := int64(-1)
@@ -275,8 +271,10 @@ func countRecords(sp span, o *Options, k int, byParts bool) (counted, error) {
 			n.starts = append(n.starts, stripeStart{offset: off, line: c.FirstLine, ordinal: n.records, part: part[0], partText: part[1]})
 		}
 		n.records += int64(c.Records)
-		n.textEnd = max(n.textEnd, chunkEnd(c))
 		c.Release()
+	}
+	if byParts {
+		n.textEnd = parts[len(parts)-1][1] // told last: the end
 	}
 	if byParts && o.Dialect.Header && len(n.starts) > 1 {
 		h, err := readText(sp.obj, stripeStart{}, firstRecord)
@@ -304,13 +302,14 @@ func readText(obj source.Object, start stripeStart, n int64) ([]byte, error) {
 
 // openText streams a multipart file's text from start: decompressed from
 // the part that holds it, the text before it dropped. The file is asked
-// for through the given offset first (openThrough).
+// for through the given offset first (openThrough). It must not be read
+// past the text (exactly).
 func openText(obj source.Object, start stripeStart, through int64) (io.ReadCloser, error) {
 	rc, err := openThrough(obj, start.part, through)
 	if err != nil {
 		return nil, err
 	}
-	d, err := csvparse.Decompress(rc, stripeVerifyBuffer)
+	d, err := csvparse.Decompress(rc)
 	if err == nil {
 		_, err = io.CopyN(io.Discard, d, start.offset-start.partText)
 		if err != nil {
@@ -335,7 +334,8 @@ func (c closeBoth) Close() error {
 }
 
 // partSource is stripe j of a multipart file: its text from the stripe's
-// first record to the next stripe's (Until), after the file's header.
+// first record to the next stripe's, or to the text's end, after the
+// file's header.
 func partSource(obj source.Object, starts []stripeStart, j int, c counted) csvparse.Source {
 	s := starts[j]
 	end, through := c.textEnd, obj.Size
@@ -348,22 +348,44 @@ func partSource(obj source.Object, starts []stripeStart, j int, c counted) csvpa
 	if j == 0 {
 		header = nil // the file's start: its header is there
 	}
-	src := csvparse.Source{Size: int64(len(header)) + end - s.offset, Decoded: true,
-		Until: int64(len(header)) + end - s.offset, HeaderBytes: int64(len(header)), Continues: j > 0 && len(header) == 0,
+	return csvparse.Source{Size: int64(len(header)) + end - s.offset, Decoded: true,
+		HeaderBytes: int64(len(header)), Continues: j > 0 && len(header) == 0,
 		Open: func() (io.ReadCloser, error) {
 			rc, err := openText(obj, s, through)
-			if err != nil || len(header) == 0 {
-				return rc, err
+			if err != nil {
+				return nil, err
 			}
 			return struct {
 				io.Reader
 				io.Closer
-			}{io.MultiReader(bytes.NewReader(header), rc), rc}, nil
+			}{io.MultiReader(bytes.NewReader(header), &exactly{rc, end - s.offset}), rc}, nil
 		}}
-	if j+1 == len(starts) {
-		src.Until = 0 // to the end of the file
+}
+
+// exactly reads n bytes of r, then ends, whatever r holds after them: a
+// stripe's text ends at the next stripe's first record, and after a
+// file's last gzip member zeros may follow that read as damage.
+type exactly struct {
+	r io.Reader
+	n int64
+}
+
+func (e *exactly) Read(p []byte) (int, error) {
+	if e.n <= 0 {
+		return 0, io.EOF
 	}
-	return src
+	if int64(len(p)) > e.n {
+		p = p[:e.n]
+	}
+	n, err := e.r.Read(p)
+	e.n -= int64(n)
+	switch {
+	case e.n == 0:
+		return n, nil // what came with the last byte is past the text
+	case err == io.EOF:
+		return n, fmt.Errorf("the text ends %d bytes early: %w", e.n, io.ErrUnexpectedEOF)
+	}
+	return n, err
 }
 
 // chunkEnd is where c's records end in its stream: its first record's
