@@ -386,6 +386,7 @@ func checkShapesSmoke(t *testing.T, rep *report, stdout string, rows int64) {
 		"token-sorted, 16 tokens per node": rows, "key-sorted, 16 tokens per node": rows, "shuffled, 16 tokens per node": rows,
 		fmt.Sprintf("%d rows in one file", small): small, fmt.Sprintf("%d files of 10 rows", small/10): small,
 		"token-sorted, one gzip member, 1 token per node": rows,
+		"token-sorted, bgzip, 1 token per node":           rows,
 		fmt.Sprintf("%d rows of one partition", rows/5):   rows / 5,
 	}
 	for _, r := range sr.Runs {
@@ -414,17 +415,17 @@ func checkShapesSmoke(t *testing.T, rep *report, stdout string, rows int64) {
 	for name := range want {
 		t.Errorf("no shapes scenario %q", name)
 	}
-	// One target per order and token count, the one partition's, the
-	// small files', the warning's (met, missed or not measured) and peak
-	// RSS.
+	// One target per order and token count, the bgzip file's, the one
+	// partition's, the small files', the warning's (met, missed or not
+	// measured) and peak RSS.
 	n := 0
 	for _, tg := range rep.Targets {
 		if strings.HasPrefix(tg.What, "shapes: ") {
 			n++
 		}
 	}
-	if n != 10 {
-		t.Errorf("%d shapes targets, want 10", n)
+	if n != 11 {
+		t.Errorf("%d shapes targets, want 11", n)
 	}
 }
 
