@@ -2,6 +2,11 @@
 GO       ?= go
 BIN      := bin
 PKGS     := ./...
+# The process tests' cqlload and cqlsim, built once with the race
+# detector before the tests (internal/proctest.Build): each test binary
+# that runs them built its own, at once on a fresh machine, where the
+# build cache had none of their packages yet.
+TESTBIN  := $(CURDIR)/.testbin
 # TAGS=gcs,azure adds the gs:// and azblob:// drivers (see docs/storage-and-splitting.md,
 # Inputs in object storage); the default build reads s3:// and file://.
 TAGS     ?=
@@ -34,7 +39,8 @@ install:
 # node stopped mid-load, hostile input) on small inputs. About 4.5
 # minutes on 2 cores (docs/development.md).
 test:
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	$(GO) build -race -o $(TESTBIN)/ ./cmd/cqlload ./cmd/cqlsim
+	CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -race -count=1 -timeout 20m $(PKGS)
 	cd deploy/kubernetes && $(GO) test -count=1 ./...
 
 # Everything, as CI runs it: the tests built with the tag check (make
@@ -43,7 +49,8 @@ test:
 # issue's size (test-large) and every fuzz target for FUZZTIME. About
 # 17 minutes on 2 cores with FUZZTIME=5s, as CI runs it.
 check:
-	$(GO) test -race -count=1 -timeout 30m -tags check $(PKGS)
+	$(GO) build -race -o $(TESTBIN)/ ./cmd/cqlload ./cmd/cqlsim
+	CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -race -count=1 -timeout 30m -tags check $(PKGS)
 	cd deploy/kubernetes && $(GO) test -count=1 ./...
 	$(MAKE) test-large
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)

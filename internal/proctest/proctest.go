@@ -33,14 +33,26 @@ var (
 	buildOnce sync.Once
 	bins      Bins
 	buildErr  error
+	built     string // the directory Build made, "" when it made none
 )
 
 // Build compiles cmd/cqlload and cmd/cqlsim (with the race detector when
 // the test binary has it) into a directory that lives as long as the
-// test process; later calls return the same binaries.
+// test process; later calls return the same binaries. When
+// CQLLOAD_TEST_BIN names a directory, the binaries there are used
+// instead: make test builds them once for every test binary (TESTBIN).
 func Build(t testing.TB) Bins {
 	t.Helper()
 	buildOnce.Do(func() {
+		if dir := os.Getenv("CQLLOAD_TEST_BIN"); dir != "" {
+			bins = Bins{CQLLoad: filepath.Join(dir, "cqlload"), CQLSim: filepath.Join(dir, "cqlsim")}
+			for _, b := range []string{bins.CQLLoad, bins.CQLSim} {
+				if _, err := os.Stat(b); err != nil {
+					buildErr = fmt.Errorf("CQLLOAD_TEST_BIN: %w", err)
+				}
+			}
+			return
+		}
 		dir, err := os.MkdirTemp("", "cqlload-bin-")
 		if err != nil {
 			buildErr = err
@@ -63,6 +75,7 @@ func Build(t testing.TB) Bins {
 			return
 		}
 		bins = Bins{CQLLoad: filepath.Join(dir, "cqlload"), CQLSim: filepath.Join(dir, "cqlsim")}
+		built = dir
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -223,7 +236,7 @@ func (s *Sim) ReadStats() (cqlsim.Stats, error) {
 // RemoveBuild deletes the binaries Build made, if it made any. A test
 // binary's TestMain calls it after m.Run; Build must not be called after.
 func RemoveBuild() {
-	if bins.CQLLoad != "" {
-		_ = os.RemoveAll(filepath.Dir(bins.CQLLoad))
+	if built != "" {
+		_ = os.RemoveAll(built)
 	}
 }
