@@ -5,7 +5,10 @@ PKGS     := ./...
 # The process tests' cqlload and cqlsim, built once with the race
 # detector before the tests (internal/proctest.Build): each test binary
 # that runs them built its own, at once on a fresh machine, where the
-# build cache had none of their packages yet.
+# build cache had none of their packages yet. Tests are built without
+# profile-guided optimisation (-pgo=off): cmd/cqlload's default.pgo
+# made its test binary compile every package it imports twice more,
+# two thirds of a fresh machine's compiling.
 TESTBIN  := $(CURDIR)/.testbin
 # TAGS=gcs,azure adds the gs:// and azblob:// drivers (see docs/storage-and-splitting.md,
 # Inputs in object storage); the default build reads s3:// and file://.
@@ -39,8 +42,8 @@ install:
 # node stopped mid-load, hostile input) on small inputs. About 4.5
 # minutes on 2 cores (docs/development.md).
 test:
-	$(GO) build -race -o $(TESTBIN)/ ./cmd/cqlload ./cmd/cqlsim
-	CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -race -count=1 -timeout 20m $(PKGS)
+	$(GO) build -race -pgo=off -o $(TESTBIN)/ ./cmd/cqlload ./cmd/cqlsim
+	CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -race -pgo=off -count=1 -timeout 20m $(PKGS)
 	cd deploy/kubernetes && $(GO) test -count=1 ./...
 
 # Everything, as CI runs it: the tests built with the tag check (make
@@ -49,8 +52,8 @@ test:
 # issue's size (test-large) and every fuzz target for FUZZTIME. About
 # 17 minutes on 2 cores with FUZZTIME=5s, as CI runs it.
 check:
-	$(GO) build -race -o $(TESTBIN)/ ./cmd/cqlload ./cmd/cqlsim
-	CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -race -count=1 -timeout 30m -tags check $(PKGS)
+	$(GO) build -race -pgo=off -o $(TESTBIN)/ ./cmd/cqlload ./cmd/cqlsim
+	CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -race -pgo=off -count=1 -timeout 30m -tags check $(PKGS)
 	cd deploy/kubernetes && $(GO) test -count=1 ./...
 	$(MAKE) test-large
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)

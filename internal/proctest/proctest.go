@@ -63,7 +63,9 @@ func Build(t testing.TB) Bins {
 			buildErr = err
 			return
 		}
-		args := []string{"build", "-o", dir + string(os.PathSeparator)}
+		// Without profile-guided optimisation, as make test builds the
+		// tests: the packages compiled for them serve the binaries too.
+		args := []string{"build", "-pgo=off", "-o", dir + string(os.PathSeparator)}
 		if raceEnabled {
 			args = append(args, "-race")
 		}
