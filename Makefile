@@ -45,7 +45,7 @@ install:
 test:
 	$(GO) build -race -pgo=off -o $(TESTBIN)/ ./cmd/cqlload ./cmd/cqlsim
 	CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -race -pgo=off -vet=off -count=1 -timeout 20m $(PKGS)
-	cd deploy/kubernetes && $(GO) test -count=1 ./...
+	cd deploy/kubernetes && CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -count=1 ./...
 
 # Everything, as CI runs it: the tests built with the tag check (make
 # test's, plus the long process and chaos tests in *_check_test.go files
@@ -55,7 +55,7 @@ test:
 check:
 	$(GO) build -race -pgo=off -o $(TESTBIN)/ ./cmd/cqlload ./cmd/cqlsim
 	CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -race -pgo=off -vet=off -count=1 -timeout 30m -tags check $(PKGS)
-	cd deploy/kubernetes && $(GO) test -count=1 ./...
+	cd deploy/kubernetes && CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -count=1 ./...
 	$(MAKE) test-large
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 

@@ -680,8 +680,13 @@ func TestLoaderTemporaryFiles(t *testing.T) {
 }
 
 // help runs `cqlload [args] --help`, built from the repository's source
-// (../..), and parses the flags it lists.
+// (../..), and parses the flags it lists. make test has built it already
+// (CQLLOAD_TEST_BIN names the directory): go run would compile every
+// package again, its own way.
 var help = sync.OnceValues(func() (map[string]string, error) {
+	if dir := os.Getenv("CQLLOAD_TEST_BIN"); dir != "" {
+		return helpOf(filepath.Join(dir, "cqlload"))
+	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		return nil, fmt.Errorf("the Go command is not on PATH (%v): this test runs `go run github.com/cqlload/cqlload/cmd/cqlload --help` from the repository's root to learn cqlload's flags", err)
@@ -690,18 +695,35 @@ var help = sync.OnceValues(func() (map[string]string, error) {
 	if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err != nil || !bytes.Contains(b, []byte("module github.com/cqlload/cqlload\n")) {
 		return nil, fmt.Errorf("../.. is not the cqlload repository's root (its go.mod: %v)", err)
 	}
+	tmp, err := os.MkdirTemp("", "cqlload-help-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "cqlload")
+	build := exec.Command(goTool, "build", "-o", bin, "github.com/cqlload/cqlload/cmd/cqlload")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build github.com/cqlload/cqlload/cmd/cqlload (in ../..): %v\n%s", err, out)
+	}
+	return helpOf(bin)
+})
+
+// helpOf runs the cqlload binary bin for its --help and its summarize
+// command's.
+func helpOf(bin string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, cmd := range [][]string{{"--help"}, {"summarize", "--help"}} {
 		var stdout, stderr bytes.Buffer
-		run := exec.Command(goTool, append([]string{"run", "github.com/cqlload/cqlload/cmd/cqlload"}, cmd...)...)
-		run.Dir, run.Stdout, run.Stderr = root, &stdout, &stderr
+		run := exec.Command(bin, cmd...)
+		run.Stdout, run.Stderr = &stdout, &stderr
 		if err := run.Run(); err != nil {
-			return nil, fmt.Errorf("go run github.com/cqlload/cqlload/cmd/cqlload %s (in ../..): %v\n%s%s", strings.Join(cmd, " "), err, stdout.String(), stderr.String())
+			return nil, fmt.Errorf("%s %s: %v\n%s%s", bin, strings.Join(cmd, " "), err, stdout.String(), stderr.String())
 		}
 		out[cmd[0]] = stdout.String()
 	}
 	return out, nil
-})
+}
 
 func knownFlags(t *testing.T) (loader, summarize flagSet) {
 	t.Helper()
