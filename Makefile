@@ -44,8 +44,8 @@ install:
 # Unit and end-to-end tests (the latter start cqlsim in-process), with the
 # race detector, and a representative process test of each feature
 # (resume after kill -9 and SIGINT, splits, object storage, counters, a
-# node stopped mid-load, hostile input) on small inputs. About 4.5
-# minutes on 2 cores (docs/development.md).
+# node stopped mid-load, hostile input) on small inputs. About 3.5
+# minutes on 2 cores, 5.5 on a fresh machine (docs/development.md).
 test:
 	$(GO) build -race -pgo=off -o $(TESTBIN)/ ./cmd/cqlload ./cmd/cqlsim
 	CQLLOAD_TEST_BIN=$(TESTBIN) $(GO) test -race -pgo=off -vet=off -count=1 -p 4 -timeout 20m $(PKGS)
