@@ -108,16 +108,7 @@ func condHolds(c *condition, have []byte, want [][]byte) bool {
 	if have == nil {
 		return false
 	}
-	d := cql.Compare(c.col.typ, have, want[0])
-	switch c.op {
-	case cql.RelLt:
-		return d < 0
-	case cql.RelLte:
-		return d <= 0
-	case cql.RelGt:
-		return d > 0
-	}
-	return d >= 0
+	return cmpOp(c.op, cql.Compare(c.col.typ, have, want[0]))
 }
 
 // conditionalBatch applies a batch holding conditional statements as
