@@ -219,14 +219,9 @@ func (cp *compiler) filter(col *column, r cql.Relation) (filter, error) {
 	switch r.Op {
 	case cql.RelEq, cql.RelLt, cql.RelLte, cql.RelGt, cql.RelGte, cql.RelNeq:
 	case cql.RelIn:
-		if len(r.Values) == 1 {
-			if _, ok := r.Values[0].(*cql.BindMarker); ok {
-				lt := &cql.Type{Kind: cql.List, Elems: []*cql.Type{col.typ}}
-				src, err := cp.term(r.Values[0], lt, "in("+col.name+")")
-				f.list = src
-				return f, err
-			}
-		}
+		var err error
+		f.list, f.vals, err = cp.inValues(col, r.Values)
+		return f, err
 	default:
 		return f, invalidf("cqlsim does not support this operator on column %s", col.name)
 	}

@@ -294,6 +294,26 @@ func (cp *compiler) sliceRestr(kr *keyRestr, col *column, r cql.Relation) error 
 	return nil
 }
 
+// inValues compiles the values of col IN (…): one bind marker for the
+// whole list (IN ?), or each value.
+func (cp *compiler) inValues(col *column, values []cql.Term) (list *source, each []*source, err error) {
+	if len(values) == 1 {
+		if _, ok := values[0].(*cql.BindMarker); ok {
+			lt := &cql.Type{Kind: cql.List, Elems: []*cql.Type{col.typ}}
+			list, err = cp.term(values[0], lt, "in("+col.name+")")
+			return list, nil, err
+		}
+	}
+	for _, v := range values {
+		src, err := cp.term(v, col.typ, col.name)
+		if err != nil {
+			return nil, nil, err
+		}
+		each = append(each, src)
+	}
+	return nil, each, nil
+}
+
 func (cp *compiler) keyRestr(col *column, r cql.Relation) (keyRestr, error) {
 	kr := keyRestr{col: col}
 	switch r.Op {
@@ -304,23 +324,9 @@ func (cp *compiler) keyRestr(col *column, r cql.Relation) (keyRestr, error) {
 		}
 		kr.eq = src
 	case cql.RelIn:
-		if len(r.Values) == 1 {
-			if _, ok := r.Values[0].(*cql.BindMarker); ok {
-				lt := &cql.Type{Kind: cql.List, Elems: []*cql.Type{col.typ}}
-				src, err := cp.term(r.Values[0], lt, "in("+col.name+")")
-				if err != nil {
-					return kr, err
-				}
-				kr.inList = src
-				return kr, nil
-			}
-		}
-		for _, v := range r.Values {
-			src, err := cp.term(v, col.typ, col.name)
-			if err != nil {
-				return kr, err
-			}
-			kr.in = append(kr.in, src)
+		var err error
+		if kr.inList, kr.in, err = cp.inValues(col, r.Values); err != nil {
+			return kr, err
 		}
 	default:
 		return kr, invalidf("cqlsim supports only = and IN on primary key column %s here", col.name)
@@ -472,23 +478,9 @@ func (cp *compiler) conditions(t *table, w *writePlan, rels []cql.Relation) erro
 			}
 			c.vals = []*source{src}
 		case cql.RelIn:
-			if len(r.Values) == 1 {
-				if _, ok := r.Values[0].(*cql.BindMarker); ok {
-					lt := &cql.Type{Kind: cql.List, Elems: []*cql.Type{col.typ}}
-					src, err := cp.term(r.Values[0], lt, "in("+col.name+")")
-					if err != nil {
-						return err
-					}
-					c.inList = src
-					break
-				}
-			}
-			for _, v := range r.Values {
-				src, err := cp.term(v, col.typ, col.name)
-				if err != nil {
-					return err
-				}
-				c.vals = append(c.vals, src)
+			var err error
+			if c.inList, c.vals, err = cp.inValues(col, r.Values); err != nil {
+				return err
 			}
 		default:
 			return invalidf("cqlsim does not support this operator in IF conditions (column %s)", col.name)
