@@ -884,7 +884,7 @@ func (l *Loader) fileColumns(byHeader bool, header []string) (cols []*schema.Col
 		switch {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s %s: %w", u.opt, u.name, err))
-		case i < 0 && len(names) == 0 || i < 0 && !byHeader && len(l.opts.Columns) == 0:
+		case i < 0 && !byHeader && len(l.opts.Columns) == 0:
 			errs = append(errs, fmt.Errorf("%s %s: the input's fields have no names: give a header (--header) or a column list that names it", u.opt, u.name))
 		case i < 0:
 			errs = append(errs, fmt.Errorf("%s %s: %s names no such field", u.opt, u.name, what))
@@ -918,41 +918,55 @@ func (l *Loader) fileColumns(byHeader bool, header []string) (cols []*schema.Col
 
 // fieldNamed is the place of the field called name among the file's
 // names, -1 when there is none: exactly that name, else the one equal to
-// it when case is ignored (two such are an error naming both), as
-// SKIPCOLS finds its names. Of a column list (idents), names are
-// compared unquoted; a "quoted" name matches only exactly.
+// it when case is ignored (foldedName), as SKIPCOLS finds its names. Of a
+// column list (idents), names are compared unquoted; a "quoted" name
+// matches only exactly.
 func fieldNamed(name string, names []string, idents bool) (int, error) {
 	exact, quoted := schema.UnquoteIdent(name)
 	if !quoted {
 		exact = name
 	}
-	found, folded := -1, []int{}
+	plain := make([]string, len(names))
+	found := -1
 	for i, n := range names {
 		if u, ok := schema.UnquoteIdent(n); ok && idents {
 			n = u
 		}
+		plain[i] = n
 		switch {
 		case n == exact && found >= 0:
 			return -1, fmt.Errorf("two fields are named %s", schema.QuoteIdent(exact))
 		case n == exact:
 			found = i
-		case !quoted && strings.EqualFold(n, exact):
+		}
+	}
+	if found >= 0 || quoted {
+		return found, nil
+	}
+	return foldedName(exact, plain)
+}
+
+// foldedName is the place of the one name of names equal to name when
+// case is ignored, -1 when there is none; two or more are an error
+// naming them, never a guess.
+func foldedName(name string, names []string) (int, error) {
+	var folded []int
+	for i, n := range names {
+		if strings.EqualFold(n, name) {
 			folded = append(folded, i)
 		}
 	}
-	switch {
-	case found >= 0:
-		return found, nil
-	case len(folded) == 1:
+	switch len(folded) {
+	case 0:
+		return -1, nil
+	case 1:
 		return folded[0], nil
-	case len(folded) > 1:
-		var both []string
-		for _, i := range folded {
-			both = append(both, schema.QuoteIdent(names[i]))
-		}
-		return -1, fmt.Errorf("matches %s only when case is ignored (write the name exactly as one of them)", strings.Join(both, " and "))
 	}
-	return -1, nil
+	var both []string
+	for _, i := range folded {
+		both = append(both, schema.QuoteIdent(names[i]))
+	}
+	return -1, fmt.Errorf("matches %s only when case is ignored (write the name exactly as one of them)", strings.Join(both, " and "))
 }
 
 // skippedFields says which of the file's fields SKIPCOLS drops. A SKIPCOLS
@@ -988,22 +1002,13 @@ func (l *Loader) skippedFields(idents bool, names []string, cols []*schema.Colum
 			}
 		}
 		if !found && !quoted {
-			var folded []int
-			for i, n := range plain {
-				if strings.EqualFold(n, s) {
-					folded = append(folded, i)
-				}
-			}
+			i, err := foldedName(s, plain)
 			switch {
-			case len(folded) == 1:
-				skip[folded[0]], found = true, true
-			case len(folded) > 1:
-				var both []string
-				for _, i := range folded {
-					both = append(both, schema.QuoteIdent(plain[i]))
-				}
-				errs = append(errs, fmt.Errorf("SKIPCOLS name %s matches %s only when case is ignored (write the name exactly as one of them)", s, strings.Join(both, " and ")))
+			case err != nil:
+				errs = append(errs, fmt.Errorf("SKIPCOLS name %s %w", s, err))
 				found = true
+			case i >= 0:
+				skip[i], found = true, true
 			}
 		}
 		if found {

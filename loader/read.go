@@ -220,7 +220,13 @@ func (o *ownBytes) of(c *csvparse.Chunk, size int64) int64 {
 	case c.LastOfFile && size >= 0:
 		upto = size
 	case size >= 0:
-		end := chunkEnd(c)
+		end := c.Offset + int64(len(c.Data))
+		switch {
+		case c.Records == 0:
+			end = c.Offset
+		case c.TooLong:
+			end = c.Offset + c.RecordBytes
+		}
 		if o.decoded > 0 {
 			// Compressed: prorate the decompressed offset.
 			end = int64(float64(end) / float64(o.decoded) * float64(size))

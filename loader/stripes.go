@@ -114,9 +114,10 @@ func stripeSources(spans []span, o *Options, stamped bool) (*stripes, error) {
 		if o.Dialect.SkipRows > 0 || o.Dialect.MaxRows >= 0 {
 			return nil, nil // counted from the file's start
 		}
+		by := byOffset
 		ok, err := rangeable(obj, o)
 		if err == nil && !ok && sp.from == 0 && sp.end == obj.Size {
-			cut[i] = byParts
+			by = byParts
 			ok, err = csvparse.Multipart(obj.Name, obj.ReaderAt, obj.Size)
 		}
 		if err != nil {
@@ -124,14 +125,9 @@ func stripeSources(spans []span, o *Options, stamped bool) (*stripes, error) {
 			// reported.
 			return nil, nil
 		}
-		if !ok {
-			cut[i] = whole
-			continue
+		if ok {
+			cut[i], anyCut = by, true
 		}
-		if cut[i] == whole {
-			cut[i] = byOffset
-		}
-		anyCut = true
 	}
 	if !anyCut {
 		return nil, nil
@@ -386,18 +382,6 @@ func (e *exactly) Read(p []byte) (int, error) {
 		return n, fmt.Errorf("the text ends %d bytes early: %w", e.n, io.ErrUnexpectedEOF)
 	}
 	return n, err
-}
-
-// chunkEnd is where c's records end in its stream: its first record's
-// offset when it holds none.
-func chunkEnd(c *csvparse.Chunk) int64 {
-	switch {
-	case c.Records == 0:
-		return c.Offset
-	case c.TooLong:
-		return c.Offset + c.RecordBytes
-	}
-	return c.Offset + int64(len(c.Data))
 }
 
 // exactStarts is the startFinder of offsets known to be record starts.

@@ -86,6 +86,20 @@ CREATE TABLE ks.cnt (k int PRIMARY KEY, n counter);`, nil)
 		}
 	}
 
+	// A file whose header lacks the field: its rows are rejected with
+	// the header's reason, as for any header that does not fit.
+	noField := filepath.Join(t.TempDir(), "nofield.csv")
+	os.WriteFile(noField, []byte("k,v,ttl\n7,x,60\n8,y,\n"), 0o644)
+	o = testOptions(t, c, "m", noField)
+	o.Dialect.Header = true
+	o.WriteTimeField, o.TTLField = "wt", "ttl"
+	if sum, err := runLoad(t, o); err != nil || sum.RowsWritten != 0 || sum.RowsFailedParse != 2 {
+		t.Errorf("a header without the field: written %d, failed parse %d (%v); want 0 and 2", sum.RowsWritten, sum.RowsFailedParse, err)
+	}
+	if log, _ := os.ReadFile(o.ErrFile + ".log"); !strings.Contains(string(log), "header: the file's header does not fit the table: --writetime-field wt: the header names no such field") {
+		t.Errorf("the log does not give the header's reason:\n%s", log)
+	}
+
 	for _, tc := range []struct {
 		name  string
 		table string
@@ -103,6 +117,40 @@ CREATE TABLE ks.cnt (k int PRIMARY KEY, n counter);`, nil)
 		_, err := runLoad(t, o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestFieldNamed: the write time and TTL fields are found as SKIPCOLS
+// finds its names: exactly, else the one name equal but for case; two of
+// either kind are an error, never a guess.
+func TestFieldNamed(t *testing.T) {
+	tests := []struct {
+		name   string
+		names  []string
+		idents bool
+		want   int
+		err    string
+	}{
+		{"wt", []string{"k", "v", "wt"}, false, 2, ""},
+		{"wt", []string{"k", "WT", "v"}, false, 1, ""},
+		{"wt", []string{"Wt", "wt", "WT"}, false, 1, ""}, // exactly wins
+		{"wt", []string{"Wt", "WT"}, false, -1, `matches "Wt" and "WT" only when case is ignored`},
+		{"wt", []string{"wt", "k", "wt"}, false, -1, "two fields are named wt"},
+		{`"WT"`, []string{"wt", `"WT"`}, true, 1, ""}, // a column list's quoted name, unquoted
+		{`"WT"`, []string{"wt"}, true, -1, ""},        // quoted: exactly, or none
+		{"ttl", []string{"k", "v"}, false, -1, ""},
+	}
+	for _, tc := range tests {
+		got, err := fieldNamed(tc.name, tc.names, tc.idents)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("fieldNamed(%q, %q) = %d, %v; want an error with %q", tc.name, tc.names, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("fieldNamed(%q, %q) = %d, %v; want %d", tc.name, tc.names, got, err, tc.want)
 		}
 	}
 }
