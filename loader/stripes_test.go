@@ -228,6 +228,18 @@ func TestStripePlan(t *testing.T) {
 		}
 	}
 
+	// A damaged block: the first pass fails, and the file is read in
+	// order, where the load names the damage.
+	bz := compressedParts(t, path, "bgzip")
+	data2, _ := os.ReadFile(bz)
+	data2[len(data2)/2] ^= 0xff
+	os.WriteFile(bz, data2, 0o644)
+	o3 := o
+	o3.Files, o3.StripeSize = []string{bz}, 1<<10
+	if st, err := stripeSources(spansOf(t, &o3), &o3, false); st != nil || err != nil {
+		t.Errorf("a damaged bgzip file: %v stripes (%v), want it read in order", st != nil, err)
+	}
+
 	for _, tc := range []struct {
 		name string
 		mod  func(*Options)
